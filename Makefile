@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The one build entry for fxsampler. Every artifact goes under .output/.
+
+OUTPUT    := .output
+CLANG     ?= clang
+BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+CC        ?= cc
+PREFIX    ?= /usr/local
+VERSION   := 0.1.0
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error vmlinux/$(ARCH)/vmlinux.h is missing: run 'make vmlinux' on a kernel with BTF)
+endif
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wundef \
+	    -Wwrite-strings -Wformat=2 -Wdeclaration-after-statement -Wno-unused-parameter \
+	    -Wno-missing-field-initializers -Werror
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
+	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
+LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -Wall -Werror -mcpu=v3 -target bpf -D__TARGET_ARCH_$(ARCH) \
+	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf $(CLANG_BPF_SYS_INCLUDES)
+
+# Every daemon/*.c but the two mains is a library module, linked into both
+# binaries and every test.
+MAINS     := daemon/fxsampler.c daemon/fxsamplerd.c
+LIB_SRCS  := $(filter-out $(MAINS),$(wildcard daemon/*.c))
+LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+UNIT_SRCS := $(wildcard tests/check_*.c)
+UNIT_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+LIVE_SRCS := $(wildcard tests/live/check_*.c)
+LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
+# Programs whose call chains are known: frame pointers kept, no inlining.
+PROG_SRCS := $(wildcard tests/progs/*.c)
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS))
+PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
+
+BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
+
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all check check-live check-systemd test bench demo install deps vmlinux \
+	format format-check clean progs
+
+all: $(BINS)
+
+$(OUTPUT) $(OUTPUT)/daemon $(OUTPUT)/tests $(OUTPUT)/tests/live $(OUTPUT)/progs:
+	$(Q)mkdir -p $@
+
+# --- BPF: compile, link with bpftool (drops DWARF, keeps BTF), skeleton ---
+$(OUTPUT)/%.tmp.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.bpf.h) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/%.bpf.o: $(OUTPUT)/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# --- user space ---
+$(OUTPUT)/daemon/%.o: daemon/%.c | $(OUTPUT)/daemon $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libfxs.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+fxsampler fxsamplerd: %: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),-lsystemd) -o $@
+
+# --- tests ---
+$(OUTPUT)/tests/%: tests/%.c $(OUTPUT)/libfxs.a | $(OUTPUT)/tests $(OUTPUT)/tests/live
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) $(CHECK_LIBS) -o $@
+
+$(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
+progs: $(PROG_BINS)
+
+check: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+check-live: all $(LIVE_BINS) $(PROG_BINS)
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "SKIP: check-live needs root (BPF + perf_event_open); NOT RUN"; exit 0; fi; \
+	set -e; for t in $(LIVE_BINS); do echo "== $$t"; \
+		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done
+
+check-systemd: all
+	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
+	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
+
+test: all
+	$(MAKE) check
+	$(MAKE) check-live
+	$(MAKE) check-systemd
+
+demo: all $(OUTPUT)/progs/demo
+	./fxsampler record -F 999 -d 2 -o demo.fxt -- $(OUTPUT)/progs/demo 3
+	./fxsampler dump demo.fxt | head -40
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang llvm bpftool libbpf-dev libelf-dev \
+		zlib1g-dev check pkg-config libsystemd-dev make gcc
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+
+FORMAT_SRCS = $(wildcard bpf/*.c include/*.h daemon/*.[ch] tests/*.c tests/live/*.c tests/progs/*.c)
+format:
+	clang-format -i $(FORMAT_SRCS)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf $(OUTPUT) fxsampler fxsamplerd
+
+-include $(wildcard $(OUTPUT)/daemon/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/live/*.d)

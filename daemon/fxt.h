@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Fuchsia Trace Format writer. Pure: no libbpf, no I/O of its own.
+ *
+ * Two layers:
+ *  - fxt_put_*(): encode one record into a struct fxt_buf, refs given by the
+ *    caller (what the golden-byte tests pin down);
+ *  - struct fxt_stream: a writer that owns the string and thread tables,
+ *    interns strings, assigns thread slots, emits the table records on demand,
+ *    and hands full buffers to a sink.
+ */
+#ifndef FXS_DAEMON_FXT_H
+#define FXS_DAEMON_FXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FXT_MAGIC_WORD		0x0016547846040010ULL
+#define FXT_MAX_RECORD_WORDS	4095
+#define FXT_MAX_STRING_INDEX	0x7fff
+#define FXT_MAX_THREAD_INDEX	255
+#define FXT_MAX_INLINE_STRING	0x7fff
+
+enum fxt_record_type {
+	FXT_RT_METADATA = 0,
+	FXT_RT_INIT = 1,
+	FXT_RT_STRING = 2,
+	FXT_RT_THREAD = 3,
+	FXT_RT_EVENT = 4,
+	FXT_RT_BLOB = 5,
+	FXT_RT_USEROBJ = 6,
+	FXT_RT_KOBJ = 7,
+	FXT_RT_SCHED = 8,
+	FXT_RT_LOG = 9,
+	FXT_RT_PROFILER = 10,
+	FXT_RT_LARGE = 15,
+};
+
+#define FXT_META_PROVIDER_INFO	  1
+#define FXT_META_PROVIDER_SECTION 2
+#define FXT_META_PROVIDER_EVENT	  3
+#define FXT_META_TRACE_INFO	  4
+#define FXT_PROVIDER_EVENT_DROPPED 0	/* "buffer overflowed, records dropped" */
+
+#define FXT_OBJ_PROCESS 1
+#define FXT_OBJ_THREAD	2
+
+#define FXT_EVENT_INSTANT 0
+#define FXT_EVENT_COUNTER 1
+
+#define FXT_ARG_INT32	1
+#define FXT_ARG_UINT32	2
+#define FXT_ARG_INT64	3
+#define FXT_ARG_UINT64	4
+#define FXT_ARG_DOUBLE	5
+#define FXT_ARG_STRING	6
+#define FXT_ARG_POINTER 7
+#define FXT_ARG_KOID	8
+#define FXT_ARG_BOOL	9
+
+#define FXT_PROF_MODULE	   0
+#define FXT_PROF_MMAP	   1
+#define FXT_PROF_BACKTRACE 2
+
+/*
+ * fxsampler's use of the backtrace header's bits 36..63, which the spec leaves
+ * reserved and Fuchsia's Rust parser exposes as "flags". Readers that ignore
+ * them lose nothing but these hints.
+ */
+#define FXT_BT_FLAG_TRUNCATED	 0x1	/* the walk hit max_frames: the stack is cut */
+#define FXT_BT_FLAG_PC_IS_RETURN 0x2	/* frame 0 is a return address, not an exact pc */
+#define FXT_BT_FLAGS_SHIFT	 36
+
+/* A growable byte buffer. err latches the first allocation failure (-ENOMEM). */
+struct fxt_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	int err;
+};
+
+void fxt_buf_free(struct fxt_buf *b);
+
+/*
+ * A string ref as the encoders take it: index 1..0x7fff into the string
+ * table, or inline (index 0 and s non-NULL), or empty (index 0, s NULL).
+ */
+struct fxt_sref {
+	uint16_t index;
+	const char *s;
+	size_t len;
+};
+
+/* A thread ref: index 1..255 into the thread table, or 0 for inline pid/tid. */
+struct fxt_tref {
+	uint8_t index;
+	uint64_t pid;
+	uint64_t tid;
+};
+
+/* One argument; only the fields its type uses are read. */
+struct fxt_arg {
+	unsigned type;		/* FXT_ARG_* */
+	struct fxt_sref name;
+	uint64_t u;		/* uint32/uint64/pointer/koid/bool, int32/int64 as two's complement */
+	double d;
+	struct fxt_sref str;
+};
+
+/* Each returns 0 or a negative errno (-EINVAL for a field out of range). */
+int fxt_put_magic(struct fxt_buf *b);
+int fxt_put_provider_info(struct fxt_buf *b, uint32_t id, const char *name);
+int fxt_put_provider_section(struct fxt_buf *b, uint32_t id);
+int fxt_put_provider_event(struct fxt_buf *b, uint32_t id, unsigned event);
+int fxt_put_init(struct fxt_buf *b, uint64_t ticks_per_second);
+int fxt_put_string(struct fxt_buf *b, uint16_t index, const char *s, size_t len);
+int fxt_put_thread(struct fxt_buf *b, uint8_t index, uint64_t pid, uint64_t tid);
+int fxt_put_kobj(struct fxt_buf *b, unsigned obj_type, uint64_t koid, struct fxt_sref name,
+		 const struct fxt_arg *args, unsigned nr_args);
+int fxt_put_event(struct fxt_buf *b, unsigned event_type, uint64_t ts, struct fxt_tref thread,
+		  struct fxt_sref category, struct fxt_sref name, const struct fxt_arg *args,
+		  unsigned nr_args, uint64_t counter_id);
+int fxt_put_module(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, uint16_t module_id,
+		   const char *name, size_t name_len, const uint8_t *build_id, size_t build_id_len);
+int fxt_put_mmap(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, uint16_t module_id,
+		 unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr);
+int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, unsigned bt_flags,
+		      const uint64_t *frames, unsigned nr_frames);
+
+/* Where a stream's bytes go: return 0 or a negative errno (which latches). */
+typedef int (*fxt_sink_fn)(void *ctx, const void *data, size_t len);
+
+struct fxt_stream;
+
+/*
+ * A stream writes the magic, provider-info (id 1, provider_name) and
+ * initialization (ticks_per_second) records at once. Returns NULL with errno
+ * set on failure. The sink is called whenever the buffer passes 64 KiB, and on
+ * fxt_stream_flush().
+ */
+struct fxt_stream *fxt_stream__new(fxt_sink_fn sink, void *ctx, const char *provider_name,
+				   uint64_t ticks_per_second);
+/* Flushes nothing: call fxt_stream_flush() first to keep buffered records. */
+void fxt_stream__free(struct fxt_stream *s);
+int fxt_stream_flush(struct fxt_stream *s);
+/* Bytes handed to the sink plus bytes still buffered. */
+uint64_t fxt_stream_bytes(const struct fxt_stream *s);
+/* The first error of the stream (sink or encoding), or 0. */
+int fxt_stream_error(const struct fxt_stream *s);
+
+/* Intern a string: its table index, writing the string record the first time. */
+int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref);
+
+int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
+/* A thread kernel object with the "process" koid argument Perfetto needs. */
+int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name);
+int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+			 unsigned bt_flags, const uint64_t *frames, unsigned nr_frames);
+int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
+		      const char *path, const uint8_t *build_id, size_t build_id_len);
+int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
+		    unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr);
+/* A counter event on (pid, tid) with uint64 arguments named names[i]. */
+int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, uint64_t counter_id,
+		       const char *const *names, const uint64_t *values, unsigned nr);
+int fxt_stream_dropped(struct fxt_stream *s);
+
+#endif /* FXS_DAEMON_FXT_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What crosses the BPF / user-space boundary: the sample record, the state word
+ * and the per-CPU counters. Compiled on both sides: no functions, no includes
+ * beyond the fixed-width types, explicit padding only.
+ */
+#ifndef FXS_INCLUDE_SAMPLER_H
+#define FXS_INCLUDE_SAMPLER_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FXS_COMM_LEN		16
+#define FXS_DEFAULT_FRAMES	64
+/* FXT's backtrace frame count is an 8-bit field. */
+#define FXS_MAX_FRAMES		255
+#define FXS_MAX_CPUS		1024
+
+/*
+ * The state word, one u64 shared by the BPF program and user space, packed like
+ * Fuchsia's ThreadSampler::state_:
+ *
+ *   bits  0..3   state (enum below)
+ *   bits  8..31  writes in flight: the program adds FXS_INFLIGHT_ONE before it
+ *                writes a sample into a ring and subtracts it when done
+ *   bits 32..63  session id: bumped on every stop; each perf event carries the
+ *                session it was armed for as its BPF cookie, so a late sample of
+ *                an old session is dropped
+ */
+#define FXS_STATE_MASK		0xfULL
+#define FXS_INFLIGHT_SHIFT	8
+#define FXS_INFLIGHT_ONE	(1ULL << FXS_INFLIGHT_SHIFT)
+#define FXS_INFLIGHT_MASK	(0xffffffULL << FXS_INFLIGHT_SHIFT)
+#define FXS_SESSION_SHIFT	32
+#define FXS_SESSION_ONE		(1ULL << FXS_SESSION_SHIFT)
+
+#define FXS_ST_UNALLOCATED	0
+#define FXS_ST_CONFIGURED	1
+#define FXS_ST_RUNNING		2
+#define FXS_ST_STOPPING		3
+#define FXS_ST_DESTROYING	4
+
+/* fxs_sample.flags */
+#define FXS_SF_PC_IS_RETURN	0x01	/* landed in the kernel: frame 0 is where user code resumes */
+#define FXS_SF_TRUNCATED	0x02	/* the walk hit max_frames */
+#define FXS_SF_STOP_FAULT	0x04	/* a frame read faulted */
+#define FXS_SF_STOP_BAD_FP	0x08	/* an fp did not grow or was misaligned */
+#define FXS_SF_HAS_COMM		0x10	/* struct fxs_comm follows the header */
+
+/*
+ * One sample in a ring buffer: this header, then a struct fxs_comm when
+ * FXS_SF_HAS_COMM is set (the first sample of a thread in a session, and the first
+ * after a rename), then nr_frames u64 PCs, innermost first.
+ */
+struct fxs_sample {
+	__u64 time_ns;		/* bpf_ktime_get_boot_ns() */
+	__u32 pid;		/* thread group id */
+	__u32 tid;
+	__u16 cpu;
+	__u8 nr_frames;
+	__u8 flags;
+	__u32 pad;
+};
+
+struct fxs_comm {
+	char thread[FXS_COMM_LEN];
+	char process[FXS_COMM_LEN];	/* the group leader's comm */
+};
+
+/*
+ * Per-CPU counters, one slot each. Every time the program fires, exactly one of
+ * the outcome counters (written .. drop_kthread) is incremented, so
+ *   fired = written + filtered + drop_not_running + drop_ring_full
+ *         + drop_no_regs + drop_kthread.
+ * The stop_* counters describe how the written samples' walks ended.
+ */
+enum fxs_counter {
+	FXS_CNT_FIRED,
+	FXS_CNT_WRITTEN,
+	FXS_CNT_FILTERED,		/* not a target process */
+	FXS_CNT_DROP_NOT_RUNNING,	/* state not RUNNING, or a stale session */
+	FXS_CNT_DROP_RING_FULL,
+	FXS_CNT_DROP_NO_REGS,		/* no user registers to start from */
+	FXS_CNT_DROP_KTHREAD,		/* a kernel thread or the idle task */
+	FXS_CNT_STOP_TRUNCATED,
+	FXS_CNT_STOP_FAULT,
+	FXS_CNT_STOP_BAD_FP,
+	FXS_CNT_NR,
+};
+
+struct fxs_counters {
+	__u64 v[FXS_CNT_NR];
+};
+
+#endif /* FXS_INCLUDE_SAMPLER_H */
