@@ -46,12 +46,12 @@
 #define FXS_SF_TRUNCATED	0x02	/* the walk hit max_frames */
 #define FXS_SF_STOP_FAULT	0x04	/* a frame read faulted */
 #define FXS_SF_STOP_BAD_FP	0x08	/* an fp did not grow or was misaligned */
-#define FXS_SF_HAS_COMM		0x10	/* struct fxs_comm follows the header */
+#define FXS_SF_HAS_COMM		0x10	/* struct fxs_comm follows the frames */
 
 /*
- * One sample in a ring buffer: this header, then a struct fxs_comm when
- * FXS_SF_HAS_COMM is set (the first sample of a thread in a session, and the first
- * after a rename), then nr_frames u64 PCs, innermost first.
+ * One sample in a ring buffer: this header, then nr_frames u64 PCs, innermost
+ * first, then a struct fxs_comm when FXS_SF_HAS_COMM is set (the first sample
+ * of a thread in a session, and the first after a rename).
  */
 struct fxs_sample {
 	__u64 time_ns;		/* bpf_ktime_get_boot_ns() */

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The thread sampler: a perf_event program, one event per CPU, that walks the
+ * interrupted thread's user frame-pointer chain and writes one record into its
+ * own CPU's ring buffer, gated by the state word (see include/sampler.h).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sampler.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+/* Load-time knobs, set by user space before load. */
+const volatile __u32 cfg_max_frames = FXS_DEFAULT_FRAMES;
+const volatile bool cfg_filter_pids = false;
+/* Wake the reader only when a ring holds more than this; otherwise it drains on a timer. */
+const volatile __u64 cfg_wake_bytes = 1 << 20;
+
+/* The state word; .bss is mmapped by user space through the skeleton. */
+__u64 fxs_state;
+
+struct scratch {
+	struct fxs_sample hdr;
+	__u64 frames[FXS_MAX_FRAMES];
+	struct fxs_comm comm;	/* appended after the frames when FXS_SF_HAS_COMM */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_counters);
+} counters SEC(".maps");
+
+/* Target thread groups; only read when cfg_filter_pids. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* The last name written for each thread, so a name goes out once and again on rename. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct fxs_comm);
+} names SEC(".maps");
+
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+/* One ring per CPU, created by user space at setup in the size it was asked for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, FXS_MAX_CPUS);
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+static __always_inline void count(struct fxs_counters *c, int which)
+{
+	c->v[which]++;
+}
+
+static __always_inline bool session_running(__u64 state, __u64 session)
+{
+	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING && (state >> FXS_SESSION_SHIFT) == session;
+}
+
+/*
+ * Walk [fp] -> next fp, [fp + 8] -> return address. Stops on fp 0, pc 0, a
+ * read fault, or an fp that does not grow (the loop guard). Returns the frame
+ * count; frame 0 is already in place.
+ */
+static __always_inline __u32 walk(struct scratch *s, __u64 fp, struct fxs_counters *c)
+{
+	__u64 pair[2];
+	__u32 n = 1;
+	__u32 max = cfg_max_frames;
+
+	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
+		if (fp == 0)
+			return n;
+		if (fp & 7) {
+			s->hdr.flags |= FXS_SF_STOP_BAD_FP;
+			return n;
+		}
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
+			s->hdr.flags |= FXS_SF_STOP_FAULT;
+			return n;
+		}
+		if (pair[1] == 0)
+			return n;
+		if (n >= max) {
+			/* There is a frame beyond the cap: the stack is cut here. */
+			s->hdr.flags |= FXS_SF_TRUNCATED;
+			return n;
+		}
+		s->frames[n & 0xff] = pair[1];
+		n++;
+		if (pair[0] != 0 && pair[0] <= fp) {
+			s->hdr.flags |= FXS_SF_STOP_BAD_FP;
+			return n;
+		}
+		fp = pair[0];
+	}
+	if (fp != 0)
+		s->hdr.flags |= FXS_SF_TRUNCATED;
+	return n;
+}
+
+/* Attach the thread's names to its first sample, and to the first after a rename. */
+static __always_inline bool name_changed(struct scratch *s, struct task_struct *task, __u32 tid)
+{
+	struct fxs_comm *last;
+	__u64 *a, *b;
+
+	bpf_get_current_comm(s->comm.thread, sizeof(s->comm.thread));
+	last = bpf_map_lookup_elem(&names, &tid);
+	if (last) {
+		a = (__u64 *)last->thread;
+		b = (__u64 *)s->comm.thread;
+		if (a[0] == b[0] && a[1] == b[1])
+			return false;
+	}
+	BPF_CORE_READ_STR_INTO(&s->comm.process, task, group_leader, comm);
+	return true;
+}
+
+SEC("perf_event")
+int fxs_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 session = bpf_get_attach_cookie(ctx);
+	struct task_struct *task;
+	struct fxs_counters *c;
+	struct scratch *s;
+	__u64 id, ip, fp, old, size;
+	__u32 zero = 0, pid, tid, cpu, n;
+	struct fxs_comm *names_in_record = NULL;
+	bool new_name;
+	void *ring;
+	long err;
+
+	c = bpf_map_lookup_elem(&counters, &zero);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!c || !s)
+		return 0;
+	count(c, FXS_CNT_FIRED);
+
+	if (!session_running(*(volatile __u64 *)&fxs_state, session)) {
+		count(c, FXS_CNT_DROP_NOT_RUNNING);
+		return 0;
+	}
+
+	id = bpf_get_current_pid_tgid();
+	pid = id >> 32;
+	tid = (__u32)id;
+	if (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid)) {
+		count(c, FXS_CNT_FILTERED);
+		return 0;
+	}
+
+	task = bpf_get_current_task_btf();
+	if (pid == 0 || (task->flags & PF_KTHREAD)) {
+		count(c, FXS_CNT_DROP_KTHREAD);
+		return 0;
+	}
+
+	s->hdr.flags = 0;
+	/* User addresses have the top bit clear on every 64-bit arch we build for. */
+	ip = ctx->regs.ip;
+	if ((__s64)ip >= 0) {
+		fp = ctx->regs.bp;
+	} else {
+		/* In the kernel: start from the registers saved at kernel entry. */
+		struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+		ip = BPF_CORE_READ(uregs, ip);
+		fp = BPF_CORE_READ(uregs, bp);
+		s->hdr.flags |= FXS_SF_PC_IS_RETURN;
+	}
+	if (ip == 0) {
+		count(c, FXS_CNT_DROP_NO_REGS);
+		return 0;
+	}
+
+	s->frames[0] = ip;
+	n = walk(s, fp, c);
+	new_name = name_changed(s, task, tid);
+
+	cpu = bpf_get_smp_processor_id();
+	s->hdr.time_ns = bpf_ktime_get_boot_ns();
+	s->hdr.pid = pid;
+	s->hdr.tid = tid;
+	s->hdr.cpu = cpu;
+	s->hdr.nr_frames = n;
+	s->hdr.pad = 0;
+	n &= 0xff;
+	size = sizeof(s->hdr) + n * sizeof(__u64);
+	if (new_name) {
+		s->hdr.flags |= FXS_SF_HAS_COMM;
+		/*
+		 * Move the names right behind the frames: the record carries only
+		 * what it needs. The areas may overlap and the target is lower, so
+		 * copy forward, word by word.
+		 */
+		__u64 *src = (__u64 *)&s->comm, *dst = &s->frames[n];
+
+		for (int i = 0; i < 4; i++)
+			dst[i] = src[i];
+		names_in_record = (struct fxs_comm *)dst;
+		size += sizeof(s->comm);
+	}
+
+	/* Announce the write, then re-check: stop waits for this count to drain. */
+	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
+	if (!session_running(old, session)) {
+		__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
+		count(c, FXS_CNT_DROP_NOT_RUNNING);
+		return 0;
+	}
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	err = -1;
+	if (ring && size <= sizeof(*s)) {
+		__u64 flags = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ?
+				      BPF_RB_FORCE_WAKEUP :
+				      BPF_RB_NO_WAKEUP;
+
+		err = bpf_ringbuf_output(ring, s, size, flags);
+	}
+	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
+	if (err) {
+		count(c, FXS_CNT_DROP_RING_FULL);
+		return 0;
+	}
+
+	count(c, FXS_CNT_WRITTEN);
+	if (s->hdr.flags & FXS_SF_TRUNCATED)
+		count(c, FXS_CNT_STOP_TRUNCATED);
+	if (s->hdr.flags & FXS_SF_STOP_FAULT)
+		count(c, FXS_CNT_STOP_FAULT);
+	if (s->hdr.flags & FXS_SF_STOP_BAD_FP)
+		count(c, FXS_CNT_STOP_BAD_FP);
+	if (names_in_record)
+		bpf_map_update_elem(&names, &tid, names_in_record, BPF_ANY);
+	return 0;
+}
+
+const volatile bool cfg_inherit = false;
+
+/* Children of a target become targets at fork, before they can run. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u8 one = 1;
+
+	if (!cfg_filter_pids || !cfg_inherit || ppid == cpid)
+		return 0;
+	if (bpf_map_lookup_elem(&targets, &ppid))
+		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
+	return 0;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sampler.skel.h"
+
+#include "bpf_sampler.h"
+#include "cpus.h"
+
+struct bpf_sampler {
+	struct bpf_sampler_opts opts;
+	uint32_t *pids;
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	int nr_cpus;			/* possible CPUs */
+	int *ring_fds;			/* one per possible CPU */
+	struct bpf_link **links;	/* one per possible CPU while armed */
+	uint64_t period_ns;
+};
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct bpf_sampler *b = ctx;
+
+	if (size < sizeof(struct fxs_sample))
+		return 0;
+	return b->opts.on_sample(b->opts.ctx, data, size);
+}
+
+struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
+{
+	struct bpf_sampler *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->opts = *opts;
+	if (opts->nr_pids) {
+		b->pids = calloc(opts->nr_pids, sizeof(*b->pids));
+		if (!b->pids) {
+			free(b);
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(b->pids, opts->pids, opts->nr_pids * sizeof(*b->pids));
+		b->opts.pids = b->pids;
+	}
+	return b;
+}
+
+static void release_links(struct bpf_sampler *b)
+{
+	for (int i = 0; b->links && i < b->nr_cpus; i++) {
+		/* The link owns its perf event fd: destroying it closes the event. */
+		bpf_link__destroy(b->links[i]);
+		b->links[i] = NULL;
+	}
+}
+
+static void bpf_release(void *ctx)
+{
+	struct bpf_sampler *b = ctx;
+
+	release_links(b);
+	free(b->links);
+	b->links = NULL;
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
+		if (b->ring_fds[i] >= 0)
+			close(b->ring_fds[i]);
+	free(b->ring_fds);
+	b->ring_fds = NULL;
+	sampler_bpf__destroy(b->skel);
+	b->skel = NULL;
+}
+
+void bpf_sampler__free(struct bpf_sampler *b)
+{
+	if (!b)
+		return;
+	bpf_release(b);
+	free(b->pids);
+	free(b);
+}
+
+static int create_rings(struct bpf_sampler *b, uint32_t size)
+{
+	int outer = bpf_map__fd(b->skel->maps.rings);
+
+	for (int i = 0; i < b->nr_cpus; i++)
+		b->ring_fds[i] = -1;
+	for (int i = 0; i < b->nr_cpus; i++) {
+		uint32_t key = i;
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fxs_ring", 0, 0, size, NULL);
+
+		if (fd < 0)
+			return -errno;
+		b->ring_fds[i] = fd;
+		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY))
+			return -errno;
+		if (!b->rb)
+			b->rb = ring_buffer__new(fd, on_ring_record, b, NULL);
+		else if (ring_buffer__add(b->rb, fd, on_ring_record, b))
+			return -errno;
+		if (!b->rb)
+			return -errno;
+	}
+	return 0;
+}
+
+static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
+{
+	struct bpf_sampler *b = ctx;
+	uint8_t one = 1;
+	int err;
+
+	b->nr_cpus = libbpf_num_possible_cpus();
+	if (b->nr_cpus <= 0 || b->nr_cpus > FXS_MAX_CPUS)
+		return b->nr_cpus < 0 ? b->nr_cpus : -ERANGE;
+	b->period_ns = cfg->period_ns ? cfg->period_ns : 1000000000ULL / cfg->freq_hz;
+	b->ring_fds = calloc(b->nr_cpus, sizeof(*b->ring_fds));
+	b->links = calloc(b->nr_cpus, sizeof(*b->links));
+	b->skel = sampler_bpf__open();
+	if (!b->ring_fds || !b->links || !b->skel) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	b->skel->rodata->cfg_max_frames = cfg->max_frames;
+	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
+	b->skel->rodata->cfg_inherit = b->opts.inherit;
+	/* Half full: wake the reader early rather than lose samples. */
+	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
+	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);
+	err = sampler_bpf__load(b->skel);
+	if (err)
+		goto fail;
+	for (unsigned i = 0; i < b->opts.nr_pids; i++) {
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.targets), &b->opts.pids[i], &one,
+					BPF_ANY)) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	err = create_rings(b, cfg->buffer_size);
+	if (err)
+		goto fail;
+	if (b->opts.nr_pids && b->opts.inherit) {
+		b->skel->links.fxs_fork = bpf_program__attach(b->skel->progs.fxs_fork);
+		if (!b->skel->links.fxs_fork) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	/* __u64 and uint64_t are the same 64 bits under different names. */
+	*ret_state = (uint64_t *)&b->skel->bss->fxs_state;
+	return 0;
+fail:
+	bpf_release(b);
+	return err;
+}
+
+static int open_cpu_clock(int cpu, uint64_t period_ns)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = period_ns,
+		.disabled = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int bpf_arm(void *ctx, uint32_t session)
+{
+	struct bpf_sampler *b = ctx;
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = session);
+	int armed = 0, err = 0;
+
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
+		int fd;
+
+		if (!cpu_is_online(cpu))
+			continue;
+		fd = open_cpu_clock(cpu, b->period_ns);
+		if (fd < 0) {
+			err = -errno;
+			/* It went offline between the check and the open. */
+			if (err == -ENODEV)
+				continue;
+			return err;
+		}
+		b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd,
+								   &opts);
+		if (!b->links[cpu]) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+		armed++;
+	}
+	return armed ? 0 : -ENODEV;
+}
+
+static int bpf_disarm(void *ctx)
+{
+	release_links(ctx);
+	return 0;
+}
+
+static int bpf_drain(void *ctx)
+{
+	struct bpf_sampler *b = ctx;
+
+	return b->rb ? ring_buffer__consume(b->rb) : 0;
+}
+
+static void bpf_sleep(void *ctx, uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+const struct sampler_ops bpf_sampler_ops = {
+	.alloc = bpf_alloc,
+	.arm = bpf_arm,
+	.disarm = bpf_disarm,
+	.drain = bpf_drain,
+	.release = bpf_release,
+	.sleep_ns = bpf_sleep,
+};
+
+int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
+			 struct fxs_counters *per_cpu, unsigned nr_cpus)
+{
+	struct fxs_counters *all;
+	uint32_t zero = 0;
+	int err = 0;
+
+	if (!b->skel)
+		return -EBADFD;
+	all = calloc(b->nr_cpus, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counters), &zero, all)) {
+		err = -errno;
+		goto out;
+	}
+	memset(ret_total, 0, sizeof(*ret_total));
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
+		for (int k = 0; k < FXS_CNT_NR; k++)
+			ret_total->v[k] += all[cpu].v[k];
+		if (per_cpu && (unsigned)cpu < nr_cpus)
+			per_cpu[cpu] = all[cpu];
+	}
+out:
+	free(all);
+	return err;
+}
+
+int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
+{
+	int n;
+
+	if (!b->rb)
+		return -EBADFD;
+	/* Rings wake us only past their fill mark; otherwise this is the drain timer. */
+	n = ring_buffer__poll(b->rb, timeout_ms);
+	return n < 0 ? n : 0;
+}
+
+unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b)
+{
+	return b->nr_cpus > 0 ? b->nr_cpus : 0;
+}
+
+unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b)
+{
+	unsigned n = 0;
+
+	for (int i = 0; b->links && i < b->nr_cpus; i++)
+		n += b->links[i] != NULL;
+	return n;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The real resources behind struct sampler_ops: the BPF skeleton, one ring
+ * buffer and one perf event per CPU. Logs nothing but libbpf's debug output.
+ */
+#ifndef FXS_DAEMON_BPF_SAMPLER_H
+#define FXS_DAEMON_BPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lifecycle.h"
+#include "sampler.h"
+
+/* Called for each record drained from a ring; return non-zero to stop draining. */
+typedef int (*bpf_sample_fn)(void *ctx, const struct fxs_sample *sample, size_t size);
+
+struct bpf_sampler_opts {
+	const uint32_t *pids;	/* thread groups to sample; none: the whole host */
+	unsigned nr_pids;
+	bool inherit;		/* their children too */
+	bpf_sample_fn on_sample;
+	void *ctx;
+};
+
+struct bpf_sampler;
+
+extern const struct sampler_ops bpf_sampler_ops;
+
+/* NULL with errno set. Nothing is loaded until sampler_setup() runs alloc. */
+struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts);
+void bpf_sampler__free(struct bpf_sampler *b);
+
+/* Counters summed over CPUs; per_cpu (may be NULL) gets nr_cpus entries. */
+int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
+			 struct fxs_counters *per_cpu, unsigned nr_cpus);
+/* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
+int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
+unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
+/* CPUs with an armed event. */
+unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b);
+
+#endif /* FXS_DAEMON_BPF_SAMPLER_H */

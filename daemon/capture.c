@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_sampler.h"
+#include "capture.h"
+#include "hostlock.h"
+#include "idset.h"
+#include "lifecycle.h"
+#include "procinfo.h"
+
+struct capture {
+	struct capture_opts opts;
+	struct sampler sampler;
+	struct bpf_sampler *bpf;
+	struct fxt_stream *fxt;
+	int lock_fd;
+	struct idset pids;		/* processes written */
+	struct idset tids;		/* threads written */
+	uint64_t first_ts;
+	uint64_t last_ts;
+	int err;			/* first error of the sample callback */
+};
+
+static const char *const counter_names[FXS_CNT_NR] = {
+	[FXS_CNT_FIRED] = "fired",
+	[FXS_CNT_WRITTEN] = "written",
+	[FXS_CNT_FILTERED] = "filtered",
+	[FXS_CNT_DROP_NOT_RUNNING] = "dropped_not_running",
+	[FXS_CNT_DROP_RING_FULL] = "dropped_ring_full",
+	[FXS_CNT_DROP_NO_REGS] = "dropped_no_regs",
+	[FXS_CNT_DROP_KTHREAD] = "skipped_kernel_thread",
+	[FXS_CNT_STOP_TRUNCATED] = "stop_truncated",
+	[FXS_CNT_STOP_FAULT] = "stop_fault",
+	[FXS_CNT_STOP_BAD_FP] = "stop_bad_fp",
+};
+
+const char *capture_counter_name(unsigned which)
+{
+	return which < FXS_CNT_NR ? counter_names[which] : "?";
+}
+
+static int note_process(struct capture *c, uint32_t pid, const char *name, bool renamed)
+{
+	char buf[FXS_COMM_LEN + 1];
+	int added = idset_add(&c->pids, pid);
+
+	if (added < 0)
+		return added;
+	if (!added && !renamed)
+		return 0;
+	if (!name) {
+		procinfo_comm(pid, pid, buf, sizeof(buf));
+		name = buf;
+	}
+	return fxt_stream_process(c->fxt, pid, name);
+}
+
+static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
+{
+	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1];
+	int added, err;
+
+	added = idset_add(&c->tids, s->tid);
+	if (added < 0)
+		return added;
+	if (!added && !comm)
+		return 0;
+	if (comm) {
+		/* The kernel's comm may fill all 16 bytes without a NUL. */
+		memcpy(thread, comm->thread, FXS_COMM_LEN);
+		thread[FXS_COMM_LEN] = '\0';
+		memcpy(process, comm->process, FXS_COMM_LEN);
+		process[FXS_COMM_LEN] = '\0';
+	} else {
+		/* Its named sample was not ours to see: ask /proc while it lives. */
+		procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
+		procinfo_comm(s->pid, s->pid, process, sizeof(process));
+	}
+	err = note_process(c, s->pid, process, comm && s->tid == s->pid);
+	if (err)
+		return err;
+	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
+}
+
+static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
+{
+	struct capture *c = ctx;
+	const struct fxs_comm *comm = NULL;
+	size_t need = sizeof(*s) + (size_t)s->nr_frames * sizeof(uint64_t);
+	unsigned bt_flags = 0;
+	int err;
+
+	if (s->flags & FXS_SF_HAS_COMM) {
+		if (size < need + sizeof(*comm))
+			return 0;
+		comm = (const void *)((const char *)s + need);
+	}
+	if (size < need || s->nr_frames == 0)
+		return 0;
+	err = note_thread(c, s, comm);
+	if (!err) {
+		if (s->flags & FXS_SF_TRUNCATED)
+			bt_flags |= FXT_BT_FLAG_TRUNCATED;
+		if (s->flags & FXS_SF_PC_IS_RETURN)
+			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
+					   (const uint64_t *)(s + 1), s->nr_frames);
+	}
+	if (!c->first_ts || s->time_ns < c->first_ts)
+		c->first_ts = s->time_ns;
+	if (s->time_ns > c->last_ts)
+		c->last_ts = s->time_ns;
+	if (err && !c->err)
+		c->err = err;
+	/* A failing sink stops the drain: the caller sees the error. */
+	return err;
+}
+
+static int check_opts(const struct capture_opts *o)
+{
+	struct sampler_config cfg = {
+		.period_ns = o->period_ns,
+		.freq_hz = o->freq_hz,
+		.buffer_size = o->buffer_size,
+		.max_frames = o->max_frames,
+	};
+
+	if (o->nr_pids > CAPTURE_MAX_PIDS)
+		return -EINVAL;
+	return sampler_config_check(&cfg);
+}
+
+int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
+		 struct capture **ret, pid_t *ret_holder)
+{
+	struct sampler_config cfg = {
+		.period_ns = opts->period_ns,
+		.freq_hz = opts->freq_hz,
+		.buffer_size = opts->buffer_size,
+		.max_frames = opts->max_frames,
+	};
+	struct bpf_sampler_opts bopts = { 0 };
+	struct capture *c;
+	int err;
+
+	err = check_opts(opts);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < opts->nr_pids; i++)
+		if (kill(opts->pids[i], 0) && errno == ESRCH)
+			return -ESRCH;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->opts = *opts;
+	c->lock_fd = -1;
+	err = hostlock_acquire(HOSTLOCK_PATH, &c->lock_fd, ret_holder);
+	if (err)
+		goto fail;
+	bopts.pids = c->opts.pids;
+	bopts.nr_pids = c->opts.nr_pids;
+	bopts.inherit = c->opts.inherit;
+	bopts.on_sample = on_sample;
+	bopts.ctx = c;
+	c->bpf = bpf_sampler__new(&bopts);
+	if (!c->bpf) {
+		err = -errno;
+		goto fail;
+	}
+	sampler_init(&c->sampler, &bpf_sampler_ops, c->bpf);
+	err = sampler_setup(&c->sampler, &cfg);
+	if (err)
+		goto fail;
+	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
+	if (!c->fxt) {
+		err = -errno;
+		goto fail;
+	}
+	err = fxt_stream_flush(c->fxt);
+	if (err)
+		goto fail;
+	*ret = c;
+	return 0;
+fail:
+	capture__free(c);
+	return err;
+}
+
+int capture_start(struct capture *c)
+{
+	return sampler_start(&c->sampler);
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int err = bpf_sampler_wait(c->bpf, timeout_ms);
+
+	if (err < 0 && err != -EINTR)
+		return err;
+	err = sampler_read(&c->sampler);
+	if (c->err)
+		return c->err;
+	if (err < 0)
+		return err;
+	return fxt_stream_flush(c->fxt);
+}
+
+int capture_stop(struct capture *c)
+{
+	int err = sampler_stop(&c->sampler);
+
+	return c->err ? c->err : err;
+}
+
+static int write_counters(struct capture *c, uint64_t ts)
+{
+	const char *names[FXS_CNT_NR];
+	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
+	struct fxs_counters total, *per_cpu;
+	int err;
+
+	for (int k = 0; k < FXS_CNT_NR; k++)
+		names[k] = counter_names[k];
+	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_sampler_counters(c->bpf, &total, per_cpu, nr_cpus);
+	if (err)
+		goto out;
+	/* One counter per CPU (id = cpu + 1), then the totals (id 0). */
+	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
+		char name[32];
+
+		if (!per_cpu[cpu].v[FXS_CNT_FIRED])
+			continue;
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
+					 (const uint64_t *)per_cpu[cpu].v, FXS_CNT_NR);
+	}
+	if (!err)
+		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
+					 (const uint64_t *)total.v, FXS_CNT_NR);
+	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS]))
+		err = fxt_stream_dropped(c->fxt);
+out:
+	free(per_cpu);
+	return err;
+}
+
+int capture_finish(struct capture *c)
+{
+	int err;
+
+	if (sampler_state(&c->sampler) == FXS_ST_RUNNING) {
+		err = capture_stop(c);
+		if (err)
+			return err;
+	}
+	err = write_counters(c, c->last_ts);
+	if (err)
+		return err;
+	return fxt_stream_flush(c->fxt);
+}
+
+void capture_stats(const struct capture *c, struct capture_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	bpf_sampler_counters(c->bpf, &ret->counters, NULL, 0);
+	ret->processes = c->pids.len;
+	ret->threads = c->tids.len;
+	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
+	ret->nr_cpus = bpf_sampler_nr_armed(c->bpf);
+}
+
+void capture__free(struct capture *c)
+{
+	if (!c)
+		return;
+	sampler_destroy(&c->sampler);
+	bpf_sampler__free(c->bpf);
+	fxt_stream__free(c->fxt);
+	idset_free(&c->pids);
+	idset_free(&c->tids);
+	hostlock_release(c->lock_fd);
+	free(c);
+}

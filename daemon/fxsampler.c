@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * fxsampler: the command line. record, report, dump, status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <bpf/libbpf.h>
+
+#include "args.h"
+#include "capture.h"
+#include "fxt_reader.h"
+#include "hostlock.h"
+#include "procinfo.h"
+
+#define EXIT_USAGE 2
+#define DRAIN_INTERVAL_MS 100
+#define STATUS_INTERVAL_NS 250000000ULL
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_signal;
+
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fxsampler: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+	stop_signal = sig;
+}
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Root, or both CAP_BPF and CAP_PERFMON in the effective set. */
+static bool can_load_bpf(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	const int bpf = 39, perfmon = 38;	/* CAP_BPF, CAP_PERFMON: newer than some headers */
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return (data[bpf / 32].effective & (1U << (bpf % 32))) &&
+	       (data[perfmon / 32].effective & (1U << (perfmon % 32)));
+}
+
+/* --- output file: a temporary name, renamed when complete --- */
+
+struct out_file {
+	char final[PATH_MAX];
+	char tmp[PATH_MAX];
+	int fd;
+	gzFile gz;
+	uint64_t bytes;
+};
+
+static int out_open(struct out_file *o, const char *path, bool compress)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (strlen(path) >= sizeof(o->final) - 16)
+		return -ENAMETOOLONG;
+	strcpy(o->final, path);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
+			 path);
+	else
+		strcpy(dir, ".");
+	snprintf(o->tmp, sizeof(o->tmp), "%s/.fxsampler-XXXXXX", dir);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0)
+		return -errno;
+	fchmod(o->fd, 0644);
+	o->gz = NULL;
+	if (compress) {
+		int fd2 = dup(o->fd);
+
+		o->gz = fd2 < 0 ? NULL : gzdopen(fd2, "wb6");
+		if (!o->gz) {
+			if (fd2 >= 0)
+				close(fd2);
+			unlink(o->tmp);
+			close(o->fd);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int out_sink(void *ctx, const void *data, size_t len)
+{
+	struct out_file *o = ctx;
+	const char *p = data;
+
+	if (o->gz) {
+		if (len && gzwrite(o->gz, data, len) != (int)len) {
+			int zerr;
+
+			gzerror(o->gz, &zerr);
+			return zerr == Z_ERRNO && errno ? -errno : -EIO;
+		}
+		o->bytes += len;
+		return 0;
+	}
+	while (len) {
+		ssize_t n = write(o->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+		o->bytes += n;
+	}
+	return 0;
+}
+
+static int out_commit(struct out_file *o)
+{
+	if (o->gz) {
+		int zerr = gzclose(o->gz);
+
+		o->gz = NULL;
+		if (zerr != Z_OK)
+			return errno ? -errno : -EIO;
+	}
+	if (fsync(o->fd) || close(o->fd)) {
+		o->fd = -1;
+		return -errno;
+	}
+	o->fd = -1;
+	if (rename(o->tmp, o->final))
+		return -errno;
+	return 0;
+}
+
+static void out_discard(struct out_file *o)
+{
+	if (o->gz)
+		gzclose(o->gz);
+	o->gz = NULL;
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	unlink(o->tmp);
+}
+
+/* --- the command to profile: forked first, held until sampling runs --- */
+
+struct child {
+	pid_t pid;
+	int go_fd;	/* write one byte: exec */
+	int err_fd;	/* the exec's errno, or EOF when it succeeded */
+};
+
+/* Resolve like execvp, so a command that cannot run fails before any BPF is loaded. */
+static int find_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? path : ".", cmd);
+		if (!access(buf, X_OK))
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -ENOENT;
+}
+
+static int child_spawn(char **cmd, struct child *ret)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(err[0]);
+		close(err[1]);
+		return e;
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		close(go[1]);
+		close(err[0]);
+		/* EOF without the byte: the parent gave up, so do not run. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	ret->pid = pid;
+	ret->go_fd = go[1];
+	ret->err_fd = err[0];
+	return 0;
+}
+
+/* Let it exec; 0 once it runs the command, or the exec's -errno. */
+static int child_release(struct child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "x", 1) != 1)
+		return -errno;
+	close(c->go_fd);
+	c->go_fd = -1;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+static void child_abort(struct child *c)
+{
+	if (c->go_fd >= 0)
+		close(c->go_fd);
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->go_fd = c->err_fd = -1;
+	if (c->pid > 0)
+		waitpid(c->pid, NULL, 0);
+	c->pid = 0;
+}
+
+/* --- record --- */
+
+static bool any_target_alive(const struct capture_opts *o)
+{
+	for (unsigned i = 0; i < o->nr_pids; i++)
+		if (!kill(o->pids[i], 0) || errno != ESRCH)
+			return true;
+	return false;
+}
+
+static uint64_t dropped(const struct fxs_counters *c)
+{
+	return c->v[FXS_CNT_DROP_RING_FULL] + c->v[FXS_CNT_DROP_NO_REGS];
+}
+
+static void print_status(const struct capture *c, uint64_t elapsed_ns)
+{
+	struct capture_stats st;
+
+	capture_stats(c, &st);
+	fprintf(stderr, "\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
+		elapsed_ns / 1e9, (unsigned long long)st.counters.v[FXS_CNT_WRITTEN],
+		(unsigned long long)dropped(&st.counters), (unsigned long long)st.threads,
+		st.bytes / 1048576.0);
+}
+
+static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
+{
+	const __u64 *v = st->counters.v;
+	uint64_t lost = dropped(&st->counters), taken = v[FXS_CNT_WRITTEN] + lost;
+
+	say("wrote %s: %llu samples of %llu threads in %llu processes on %u cpus, %llu bytes", path,
+	    (unsigned long long)v[FXS_CNT_WRITTEN], (unsigned long long)st->threads,
+	    (unsigned long long)st->processes, st->nr_cpus, (unsigned long long)bytes);
+	say("dropped: %llu ring full, %llu no user registers, %llu after stop; "
+	    "skipped: %llu kernel threads, %llu other processes",
+	    (unsigned long long)v[FXS_CNT_DROP_RING_FULL], (unsigned long long)v[FXS_CNT_DROP_NO_REGS],
+	    (unsigned long long)v[FXS_CNT_DROP_NOT_RUNNING], (unsigned long long)v[FXS_CNT_DROP_KTHREAD],
+	    (unsigned long long)v[FXS_CNT_FILTERED]);
+	say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad frame pointer",
+	    (unsigned long long)v[FXS_CNT_STOP_TRUNCATED], (unsigned long long)v[FXS_CNT_STOP_FAULT],
+	    (unsigned long long)v[FXS_CNT_STOP_BAD_FP]);
+	if (taken && lost * 100 > taken)
+		say("warning: %.1f%% of samples were lost; try a larger --buffer-size or a lower -F",
+		    100.0 * lost / taken);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static const char *error_text(int err)
+{
+	switch (err) {
+	case -EBADFD:
+		return "sampler in the wrong state";
+	case -EEXIST:
+		return "a sampler already exists";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* Run the capture loop until the duration, a signal, or the targets' end. */
+static int record_loop(struct capture *cap, const struct record_args *a, struct child *child,
+		       bool status_line, int *ret_child_status)
+{
+	uint64_t start = now_ns(), next_status = start + STATUS_INTERVAL_NS;
+	int err;
+
+	for (;;) {
+		uint64_t now;
+
+		err = capture_poll(cap, DRAIN_INTERVAL_MS);
+		if (err)
+			return err;
+		now = now_ns();
+		if (stop_requested)
+			break;
+		if (a->duration_ns && now - start >= a->duration_ns)
+			break;
+		if (child->pid > 0) {
+			pid_t w = waitpid(child->pid, ret_child_status, WNOHANG);
+
+			if (w == child->pid) {
+				child->pid = 0;
+				break;
+			}
+		} else if (a->capture.nr_pids && !any_target_alive(&a->capture)) {
+			break;
+		}
+		if (status_line && now >= next_status) {
+			print_status(cap, now - start);
+			next_status = now + STATUS_INTERVAL_NS;
+		}
+	}
+	if (status_line)
+		fputs("\r\033[K", stderr);
+	return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct out_file out = { .fd = -1 };
+	struct record_args a;
+	struct capture *cap = NULL;
+	struct capture_stats st;
+	int child_status = 0;
+	char msg[256];
+	pid_t holder = 0;
+	int r, err;
+
+	r = args_parse_record(argc, argv, &a, msg, sizeof(msg));
+	if (r == ARGS_HELP) {
+		fputs(args_record_usage, stdout);
+		return EXIT_SUCCESS;
+	}
+	if (r == ARGS_VERSION) {
+		printf("fxsampler %s\n", FXS_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (r < 0) {
+		say("%s", msg);
+		fputs("Try 'fxsampler record --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	verbose = a.verbose;
+	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
+		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
+
+		if (tgid < 0) {
+			say("pid %u: no such process", a.capture.pids[i]);
+			return EXIT_USAGE;
+		}
+		/* A thread id names its process: the filter works on thread groups. */
+		a.capture.pids[i] = tgid;
+	}
+	if (a.cmd) {
+		err = find_command(a.cmd[0]);
+		if (err) {
+			say("cannot execute '%s': %s", a.cmd[0], strerror(-err));
+			return EXIT_USAGE;
+		}
+	}
+	if (!can_load_bpf()) {
+		say("record needs root, or CAP_BPF and CAP_PERFMON, to load its BPF program");
+		return EXIT_FAILURE;
+	}
+	err = out_open(&out, a.output, a.compress);
+	if (err) {
+		say("cannot write '%s': %s", a.output, strerror(-err));
+		return EXIT_USAGE;
+	}
+	libbpf_set_print(libbpf_print);
+	install_signals();
+	if (a.cmd) {
+		err = child_spawn(a.cmd, &child);
+		if (err) {
+			say("cannot start '%s': %s", a.cmd[0], strerror(-err));
+			goto fail;
+		}
+		a.capture.pids[0] = child.pid;
+		a.capture.nr_pids = 1;
+	}
+	err = capture__new(&a.capture, out_sink, &out, &cap, &holder);
+	if (err == -EBUSY) {
+		say("busy: the host's sampler is held by pid %d (%s)", (int)holder,
+		    holder ? "fxsamplerd or another fxsampler record" : "unknown");
+		goto fail;
+	}
+	if (err == -ESRCH) {
+		say("a target process exited before sampling began");
+		goto fail;
+	}
+	if (err) {
+		say("cannot set up the sampler: %s", error_text(err));
+		goto fail;
+	}
+	err = capture_start(cap);
+	if (err) {
+		say("cannot start sampling: %s", error_text(err));
+		goto fail;
+	}
+	if (a.cmd) {
+		err = child_release(&child);
+		if (err) {
+			say("cannot execute '%s': %s", a.cmd[0], strerror(-err));
+			child_abort(&child);
+			capture__free(cap);
+			out_discard(&out);
+			return EXIT_USAGE;
+		}
+	}
+	err = record_loop(cap, &a, &child, !a.quiet && isatty(STDERR_FILENO), &child_status);
+	if (!err)
+		err = capture_stop(cap);
+	if (!err)
+		err = capture_finish(cap);
+	if (err) {
+		say("capture failed writing '%s': %s", a.output, strerror(-err));
+		goto fail;
+	}
+	capture_stats(cap, &st);
+	capture__free(cap);
+	cap = NULL;
+	err = out_commit(&out);
+	if (err) {
+		say("cannot complete '%s': %s", a.output, strerror(-err));
+		out_discard(&out);
+		goto fail;
+	}
+	if (child.pid > 0) {
+		/* The capture ended first (-d or a signal): the command ends with it. */
+		kill(child.pid, SIGTERM);
+		waitpid(child.pid, &child_status, 0);
+	}
+	print_summary(&st, a.output, out.bytes);
+	if (stop_signal)
+		say("stopped by %s", strsignal(stop_signal));
+	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		say("'%s' exited with status %d", a.cmd[0], WEXITSTATUS(child_status));
+	return EXIT_SUCCESS;
+fail:
+	if (child.pid > 0) {
+		kill(child.pid, SIGKILL);
+		child_abort(&child);
+	}
+	capture__free(cap);
+	out_discard(&out);
+	return EXIT_FAILURE;
+}
+
+/* --- dump --- */
+
+static const char dump_usage[] = "usage: fxsampler dump FILE\n"
+				 "\n"
+				 "Print one line per record of a .fxt (plain or gzip-compressed).\n"
+				 "A malformed file is rejected with the byte offset and the reason\n"
+				 "(exit status 1), after the records before it.\n";
+
+static int cmd_dump(int argc, char **argv)
+{
+	struct fxt_record rec;
+	struct fxt_reader *r;
+	char line[8192];
+	int n;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(dump_usage, stdout);
+		return EXIT_SUCCESS;
+	}
+	if (argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+		printf("fxsampler %s\n", FXS_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		say(argc < 2 ? "dump needs a FILE" : "dump takes one FILE");
+		fputs(dump_usage, stderr);
+		return EXIT_USAGE;
+	}
+	r = fxt_reader__open(argv[1]);
+	if (!r) {
+		say("cannot read '%s': %s", argv[1], strerror(errno));
+		return EXIT_FAILURE;
+	}
+	while ((n = fxt_reader_next(r, &rec)) > 0) {
+		fxt_record_format(&rec, line, sizeof(line));
+		puts(line);
+	}
+	if (n < 0)
+		say("%s: %s", argv[1], n == -EBADMSG ? fxt_reader_error(r) : strerror(-n));
+	fxt_reader__free(r);
+	if (fflush(stdout) && n >= 0) {
+		say("cannot write the dump: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return n < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* --- status --- */
+
+static int cmd_status(int argc, char **argv)
+{
+	pid_t holder = hostlock_holder(HOSTLOCK_PATH);
+	int fd;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts("usage: fxsampler status\n\nWho holds the host's sampler.");
+		return EXIT_SUCCESS;
+	}
+	if (!hostlock_acquire(HOSTLOCK_PATH, &fd, NULL)) {
+		hostlock_release(fd);
+		puts("sampler: free");
+		return EXIT_SUCCESS;
+	}
+	printf("sampler: busy, held by pid %d\n", (int)holder);
+	return EXIT_SUCCESS;
+}
+
+static const char main_usage[] =
+	"usage: fxsampler COMMAND [ARGS..]\n"
+	"\n"
+	"A sampling profiler: eBPF walks user frame pointers on every CPU and the\n"
+	"samples are written as a Fuchsia Trace Format (.fxt) file.\n"
+	"\n"
+	"  record   capture a profile (fxsampler record --help)\n"
+	"  dump     print every record of a .fxt\n"
+	"  status   who holds the host's sampler\n"
+	"\n"
+	"  -h, --help     this text\n"
+	"  -V, --version  the version\n"
+	"Exit status: 0 success, 1 runtime failure, 2 usage error.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "record", cmd_record },
+		{ "dump", cmd_dump },
+		{ "status", cmd_status },
+	};
+
+	if (argc < 2) {
+		fputs(main_usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(main_usage, stdout);
+		return EXIT_SUCCESS;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("fxsampler %s\n", FXS_VERSION);
+		return EXIT_SUCCESS;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	say("unknown command '%s'", argv[1]);
+	fputs(main_usage, stderr);
+	return EXIT_USAGE;
+}
