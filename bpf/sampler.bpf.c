@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "sampler.h"
+#include "walk.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -81,48 +82,6 @@ static __always_inline void count(struct fxs_counters *c, int which)
 static __always_inline bool session_running(__u64 state, __u64 session)
 {
 	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING && (state >> FXS_SESSION_SHIFT) == session;
-}
-
-/*
- * Walk [fp] -> next fp, [fp + 8] -> return address. Stops on fp 0, pc 0, a
- * read fault, or an fp that does not grow (the loop guard). Returns the frame
- * count; frame 0 is already in place.
- */
-static __always_inline __u32 walk(struct scratch *s, __u64 fp, struct fxs_counters *c)
-{
-	__u64 pair[2];
-	__u32 n = 1;
-	__u32 max = cfg_max_frames;
-
-	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
-		if (fp == 0)
-			return n;
-		if (fp & 7) {
-			s->hdr.flags |= FXS_SF_STOP_BAD_FP;
-			return n;
-		}
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
-			s->hdr.flags |= FXS_SF_STOP_FAULT;
-			return n;
-		}
-		if (pair[1] == 0)
-			return n;
-		if (n >= max) {
-			/* There is a frame beyond the cap: the stack is cut here. */
-			s->hdr.flags |= FXS_SF_TRUNCATED;
-			return n;
-		}
-		s->frames[n & 0xff] = pair[1];
-		n++;
-		if (pair[0] != 0 && pair[0] <= fp) {
-			s->hdr.flags |= FXS_SF_STOP_BAD_FP;
-			return n;
-		}
-		fp = pair[0];
-	}
-	if (fp != 0)
-		s->hdr.flags |= FXS_SF_TRUNCATED;
-	return n;
 }
 
 /* Attach the thread's names to its first sample, and to the first after a rename. */
@@ -201,7 +160,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = walk(s, fp, c);
+	n = walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
