@@ -21,6 +21,8 @@ const volatile __u32 cfg_max_frames = FXS_DEFAULT_FRAMES;
 const volatile bool cfg_filter_pids = false;
 /* Wake the reader only when a ring holds more than this; otherwise it drains on a timer. */
 const volatile __u64 cfg_wake_bytes = 1 << 20;
+/* Walk with one read per frame instead of page-bounded bulk reads (A/B checks). */
+const volatile bool cfg_simple_walk = false;
 
 /* The state word; .bss is mmapped by user space through the skeleton. */
 __u64 fxs_state;
@@ -160,7 +162,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags);
+	n = cfg_simple_walk ? walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags) :
+			      walk_fast(s->frames, fp, cfg_max_frames, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
@@ -197,7 +200,12 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	ring = bpf_map_lookup_elem(&rings, &cpu);
 	err = -1;
 	if (ring && size <= sizeof(*s)) {
-		__u64 flags = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ?
+		/*
+		 * Wake the reader only for a new thread (so user space reads the
+		 * process's mappings while it still lives) or a ring past its fill
+		 * mark; otherwise it drains on its timer.
+		 */
+		__u64 flags = new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ?
 				      BPF_RB_FORCE_WAKEUP :
 				      BPF_RB_NO_WAKEUP;
 
@@ -222,6 +230,48 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 }
 
 const volatile bool cfg_inherit = false;
+
+/*
+ * An exec replaces a process's mappings: tell user space in the ring, ahead of
+ * the new image's samples, with the new name. Not a sample: no counter moves.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct fxs_sample rec = { 0 };
+	struct fxs_comm comm = { 0 };
+	__u32 pid = task->tgid, cpu;
+	struct {
+		struct fxs_sample hdr;
+		struct fxs_comm comm;
+	} out;
+	void *ring;
+
+	__u64 old;
+
+	if (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	ring = bpf_map_lookup_elem(&rings, &cpu);
+	if (!ring)
+		return 0;
+	rec.time_ns = bpf_ktime_get_boot_ns();
+	rec.pid = pid;
+	rec.tid = task->pid;
+	rec.cpu = cpu;
+	rec.flags = FXS_SF_EXEC | FXS_SF_HAS_COMM;
+	bpf_get_current_comm(comm.thread, sizeof(comm.thread));
+	__builtin_memcpy(comm.process, comm.thread, sizeof(comm.process));
+	out.hdr = rec;
+	out.comm = comm;
+	/* The exec'ing thread becomes the leader: its name is the process's. */
+	bpf_map_update_elem(&names, &rec.tid, &comm, BPF_ANY);
+	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
+	if ((old & FXS_STATE_MASK) == FXS_ST_RUNNING)
+		bpf_ringbuf_output(ring, &out, sizeof(out), BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
+	return 0;
+}
 
 /* Children of a target become targets at fork, before they can run. */
 SEC("tp_btf/sched_process_fork")

@@ -46,4 +46,102 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
 	return n;
 }
 
+/*
+ * The bulk walker: the same frames, flags and stop rules as walk_simple, but
+ * the stack is copied in windows, one bpf_probe_read_user per window instead
+ * of one per frame, and the frames are resolved from the copy. A helper call
+ * costs far more than the bytes it copies, and frames are small, so a window
+ * usually holds many frames.
+ *
+ * A window never crosses the 4 KiB page that holds its first word (a read
+ * that runs into an unmapped page faults, and a fault costs microseconds),
+ * except when the frame itself straddles two pages (fp at the last word of a
+ * page), where walk_simple's 16-byte read crosses the same boundary. So a
+ * window read faults exactly when walk_simple's read of its first frame
+ * would, and every later frame it serves lies in pages that window already
+ * proved mapped. 4 KiB is the smallest page on every arch we build for.
+ *
+ * The first window is short (most of a deep stack's frames sit near the
+ * sampled fp, and the copy's cost grows with its length); later windows take
+ * the rest of the page up to FXS_WALK_WIN.
+ */
+#ifndef FXS_WALK_WIN
+#define FXS_WALK_WIN	2048
+#endif
+#ifndef FXS_WALK_FIRST
+#define FXS_WALK_FIRST	512
+#endif
+#define FXS_WALK_PAGE	4096
+
+struct fxs_walk_win {
+	__u64 w[FXS_WALK_WIN / 8];
+};
+
+/* The window's copy; per CPU, as a sample never interrupts another on its CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_walk_win);
+} walk_win SEC(".maps");
+
+static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
+{
+	struct fxs_walk_win *win;
+	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi;
+	__u32 zero = 0, n = 1;
+
+	win = bpf_map_lookup_elem(&walk_win, &zero);
+	if (!win)
+		return walk_simple(frames, fp, max, flags);
+	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
+		if (fp == 0)
+			return n;
+		if (fp & 7) {
+			*flags |= FXS_SF_STOP_BAD_FP;
+			return n;
+		}
+		/* fp only grows, so it leaves the window at the top or not at all. */
+		off = fp - base;
+		if (off >= len || len - off < 16) {
+			room = FXS_WALK_PAGE - (fp & (FXS_WALK_PAGE - 1));
+			if (room < 16)
+				room += FXS_WALK_PAGE;
+			if (room > cap)
+				room = cap;
+			if (room > FXS_WALK_WIN)
+				room = FXS_WALK_WIN;
+			if (bpf_probe_read_user(win->w, room, (void *)fp)) {
+				*flags |= FXS_SF_STOP_FAULT;
+				return n;
+			}
+			base = fp;
+			len = room;
+			off = 0;
+			cap = FXS_WALK_WIN;
+		}
+		/* Never taken (off + 16 <= len <= FXS_WALK_WIN); bounds it for the verifier. */
+		if (off > FXS_WALK_WIN - 16)
+			return n;
+		lo = win->w[off / 8];
+		hi = win->w[off / 8 + 1];
+		if (hi == 0)
+			return n;
+		if (n >= max) {
+			*flags |= FXS_SF_TRUNCATED;
+			return n;
+		}
+		frames[n & 0xff] = hi;
+		n++;
+		if (lo != 0 && lo <= fp) {
+			*flags |= FXS_SF_STOP_BAD_FP;
+			return n;
+		}
+		fp = lo;
+	}
+	if (fp != 0)
+		*flags |= FXS_SF_TRUNCATED;
+	return n;
+}
+
 #endif /* FXS_BPF_WALK_BPF_H */

@@ -24,8 +24,18 @@ struct bpf_sampler {
 	int nr_cpus;			/* possible CPUs */
 	int *ring_fds;			/* one per possible CPU */
 	struct bpf_link **links;	/* one per possible CPU while armed */
+	uint64_t *armed_since;		/* CLOCK_MONOTONIC ns, per CPU while armed */
+	uint64_t *armed_ns;		/* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
@@ -56,13 +66,20 @@ struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
 	return b;
 }
 
+static void disarm_cpu(struct bpf_sampler *b, int cpu)
+{
+	if (!b->links[cpu])
+		return;
+	/* The link owns its perf event fd: destroying it closes the event. */
+	bpf_link__destroy(b->links[cpu]);
+	b->links[cpu] = NULL;
+	b->armed_ns[cpu] += mono_ns() - b->armed_since[cpu];
+}
+
 static void release_links(struct bpf_sampler *b)
 {
-	for (int i = 0; b->links && i < b->nr_cpus; i++) {
-		/* The link owns its perf event fd: destroying it closes the event. */
-		bpf_link__destroy(b->links[i]);
-		b->links[i] = NULL;
-	}
+	for (int i = 0; b->links && i < b->nr_cpus; i++)
+		disarm_cpu(b, i);
 }
 
 static void bpf_release(void *ctx)
@@ -72,6 +89,8 @@ static void bpf_release(void *ctx)
 	release_links(b);
 	free(b->links);
 	b->links = NULL;
+	free(b->armed_since);
+	b->armed_since = NULL;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
 	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
@@ -88,6 +107,7 @@ void bpf_sampler__free(struct bpf_sampler *b)
 	if (!b)
 		return;
 	bpf_release(b);
+	free(b->armed_ns);
 	free(b->pids);
 	free(b);
 }
@@ -129,8 +149,10 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->period_ns = cfg->period_ns ? cfg->period_ns : 1000000000ULL / cfg->freq_hz;
 	b->ring_fds = calloc(b->nr_cpus, sizeof(*b->ring_fds));
 	b->links = calloc(b->nr_cpus, sizeof(*b->links));
+	b->armed_since = calloc(b->nr_cpus, sizeof(*b->armed_since));
+	b->armed_ns = calloc(b->nr_cpus, sizeof(*b->armed_ns));
 	b->skel = sampler_bpf__open();
-	if (!b->ring_fds || !b->links || !b->skel) {
+	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->skel) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -159,6 +181,11 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 			err = -errno;
 			goto fail;
 		}
+	}
+	b->skel->links.fxs_exec = bpf_program__attach(b->skel->progs.fxs_exec);
+	if (!b->skel->links.fxs_exec) {
+		err = -errno;
+		goto fail;
 	}
 	/* __u64 and uint64_t are the same 64 bits under different names. */
 	*ret_state = (uint64_t *)&b->skel->bss->fxs_state;
@@ -207,6 +234,7 @@ static int bpf_arm(void *ctx, uint32_t session)
 			close(fd);
 			return err;
 		}
+		b->armed_since[cpu] = mono_ns();
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 			return -errno;
 		armed++;
@@ -286,6 +314,18 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b)
 {
 	return b->nr_cpus > 0 ? b->nr_cpus : 0;
+}
+
+uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu)
+{
+	uint64_t ns;
+
+	if (!b->armed_ns || cpu >= (unsigned)b->nr_cpus)
+		return 0;
+	ns = b->armed_ns[cpu];
+	if (b->links && b->links[cpu])
+		ns += mono_ns() - b->armed_since[cpu];
+	return ns;
 }
 
 unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b)

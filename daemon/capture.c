@@ -11,6 +11,7 @@
 #include "hostlock.h"
 #include "idset.h"
 #include "lifecycle.h"
+#include "modules.h"
 #include "procinfo.h"
 
 struct capture {
@@ -21,6 +22,7 @@ struct capture {
 	int lock_fd;
 	struct idset pids;		/* processes written */
 	struct idset tids;		/* threads written */
+	struct modules *modules;
 	uint64_t first_ts;
 	uint64_t last_ts;
 	int err;			/* first error of the sample callback */
@@ -44,20 +46,27 @@ const char *capture_counter_name(unsigned which)
 	return which < FXS_CNT_NR ? counter_names[which] : "?";
 }
 
-static int note_process(struct capture *c, uint32_t pid, const char *name, bool renamed)
+/*
+ * A process is written at first sight with its mappings, before it can exit
+ * (its first sample wakes us). After an exec, its name and mappings anew.
+ */
+static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
+			bool renamed, bool execed)
 {
-	char buf[FXS_COMM_LEN + 1];
-	int added = idset_add(&c->pids, pid);
+	int added = idset_add(&c->pids, pid), err;
 
 	if (added < 0)
 		return added;
-	if (!added && !renamed)
+	if (!added && !renamed && !execed)
 		return 0;
-	if (!name) {
-		procinfo_comm(pid, pid, buf, sizeof(buf));
-		name = buf;
-	}
-	return fxt_stream_process(c->fxt, pid, name);
+	err = fxt_stream_process(c->fxt, pid, name);
+	if (err || (!added && !execed))
+		return err;
+	if (execed)
+		modules_forget(c->modules, pid);
+	err = modules_scan(c->modules, c->fxt, ts, pid);
+	/* A process gone before we looked is still named; its frames stay unresolved. */
+	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
 }
 
 static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
@@ -81,7 +90,8 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
 		procinfo_comm(s->pid, s->pid, process, sizeof(process));
 	}
-	err = note_process(c, s->pid, process, comm && s->tid == s->pid);
+	err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
+			   s->flags & FXS_SF_EXEC);
 	if (err)
 		return err;
 	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
@@ -100,9 +110,22 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 			return 0;
 		comm = (const void *)((const char *)s + need);
 	}
-	if (size < need || s->nr_frames == 0)
+	if (size < need)
+		return 0;
+	if (s->flags & FXS_SF_EXEC)
+		return comm ? note_thread(c, s, comm) : 0;
+	if (s->nr_frames == 0)
 		return 0;
 	err = note_thread(c, s, comm);
+	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+		uint64_t pc = ((const uint64_t *)(s + 1))[i];
+
+		if (!modules_covers(c->modules, s->pid, pc)) {
+			err = modules_refresh(c->modules, c->fxt, s->time_ns, s->pid);
+			err = err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
+			break;
+		}
+	}
 	if (!err) {
 		if (s->flags & FXS_SF_TRUNCATED)
 			bt_flags |= FXT_BT_FLAG_TRUNCATED;
@@ -167,6 +190,11 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.inherit = c->opts.inherit;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
+	c->modules = modules__new(NULL);
+	if (!c->modules) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	c->bpf = bpf_sampler__new(&bopts);
 	if (!c->bpf) {
 		err = -errno;
@@ -219,13 +247,15 @@ int capture_stop(struct capture *c)
 
 static int write_counters(struct capture *c, uint64_t ts)
 {
-	const char *names[FXS_CNT_NR];
+	const char *names[FXS_CNT_NR + 1];
+	uint64_t values[FXS_CNT_NR + 1];
 	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
 	struct fxs_counters total, *per_cpu;
 	int err;
 
 	for (int k = 0; k < FXS_CNT_NR; k++)
 		names[k] = counter_names[k];
+	names[FXS_CNT_NR] = "sampled_ns";
 	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
 	if (!per_cpu)
 		return -ENOMEM;
@@ -236,11 +266,13 @@ static int write_counters(struct capture *c, uint64_t ts)
 	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
 		char name[32];
 
-		if (!per_cpu[cpu].v[FXS_CNT_FIRED])
+		values[FXS_CNT_NR] = bpf_sampler_cpu_ns(c->bpf, cpu);
+		if (!values[FXS_CNT_NR])
 			continue;
+		memcpy(values, per_cpu[cpu].v, sizeof(per_cpu[cpu].v));
 		snprintf(name, sizeof(name), "cpu%u", cpu);
 		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
-					 (const uint64_t *)per_cpu[cpu].v, FXS_CNT_NR);
+					 values, FXS_CNT_NR + 1);
 	}
 	if (!err)
 		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
@@ -274,7 +306,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	ret->processes = c->pids.len;
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
-	ret->nr_cpus = bpf_sampler_nr_armed(c->bpf);
+	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
+		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }
 
 void capture__free(struct capture *c)
@@ -286,6 +319,7 @@ void capture__free(struct capture *c)
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);
 	idset_free(&c->tids);
+	modules__free(c->modules);
 	hostlock_release(c->lock_fd);
 	free(c);
 }

@@ -47,6 +47,7 @@
 #define FXS_SF_STOP_FAULT	0x04	/* a frame read faulted */
 #define FXS_SF_STOP_BAD_FP	0x08	/* an fp did not grow or was misaligned */
 #define FXS_SF_HAS_COMM		0x10	/* struct fxs_comm follows the frames */
+#define FXS_SF_EXEC		0x20	/* not a sample: pid execed (nr_frames is 0) */
 
 /*
  * One sample in a ring buffer: this header, then nr_frames u64 PCs, innermost
