@@ -448,14 +448,15 @@ static int cmd_record(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!can_load_bpf()) {
-		say("record needs root, or CAP_BPF and CAP_PERFMON, to load its BPF program");
-		return EXIT_FAILURE;
-	}
 	err = out_open(&out, a.output, a.compress);
 	if (err) {
 		say("cannot write '%s': %s", a.output, strerror(-err));
 		return EXIT_USAGE;
+	}
+	if (!can_load_bpf()) {
+		say("record needs root, or CAP_BPF and CAP_PERFMON, to load its BPF program");
+		out_discard(&out);
+		return EXIT_FAILURE;
 	}
 	libbpf_set_print(libbpf_print);
 	install_signals();

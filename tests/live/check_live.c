@@ -1,0 +1,840 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live tests (root): the real fxsampler binary loads the real BPF program and
+ * profiles programs from tests/progs whose call chains are known; the .fxt is
+ * read back with the FXT reader and its PCs resolved against the programs'
+ * own symbols through the mmap records the capture wrote.
+ *
+ * FXS_BIN: the fxsampler binary; FXS_PROGS: the built test programs.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf_symbols.h"
+#include "fxt_reader.h"
+#include "hostlock.h"
+#include "sampler.h"
+
+#define MAX_SAMPLES 200000
+#define MAX_ITEMS   4096
+
+static const char *bin;
+static const char *progs;
+static char tmpdir[256];
+
+/* --- running fxsampler --- */
+
+struct run {
+	int status;		/* as from waitpid */
+	char err[16384];	/* its stderr */
+};
+
+static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		/* Only stderr is looked at; the dump's lines would drown the test log. */
+		dup2(devnull, 1);
+		if (err_fd >= 0)
+			dup2(err_fd, 2);
+		if (as_uid && setuid(as_uid))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void collect(pid_t pid, int err_fd, struct run *r)
+{
+	ssize_t n;
+
+	ck_assert_int_eq(waitpid(pid, &r->status, 0), pid);
+	lseek(err_fd, 0, SEEK_SET);
+	n = read(err_fd, r->err, sizeof(r->err) - 1);
+	r->err[n > 0 ? n : 0] = '\0';
+	close(err_fd);
+}
+
+static int temp_fd(void)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stderr-XXXXXX", tmpdir);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	return fd;
+}
+
+/* Run fxsampler with args (NULL-terminated after argv[0] = "fxsampler"). */
+static void run_as(struct run *r, uid_t uid, const char *const *args)
+{
+	char *argv[64];
+	int i, fd = temp_fd();
+
+	argv[0] = (char *)bin;
+	for (i = 0; args[i]; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	collect(spawn(argv, fd, uid), fd, r);
+}
+
+#define RUN(r, ...) run_as((r), 0, (const char *const[]){ __VA_ARGS__, NULL })
+
+static int exit_code(const struct run *r)
+{
+	return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
+}
+
+static char *prog(const char *name)
+{
+	static char paths[4][512];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", progs, name);
+	return p;
+}
+
+static char *out_path(const char *name)
+{
+	static char paths[4][512];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* --- reading a capture --- */
+
+struct sample {
+	uint32_t pid, tid;
+	unsigned flags, n;
+	uint64_t frames[FXS_MAX_FRAMES];
+};
+
+struct mapping {
+	uint32_t pid;
+	uint16_t module;
+	uint64_t start, size, vaddr;
+};
+
+struct named {
+	uint64_t koid, process;
+	char name[64];
+};
+
+struct counter {
+	char name[32];
+	uint64_t values[FXS_CNT_NR + 1];
+	char arg_names[FXS_CNT_NR + 1][32];
+	unsigned nr;
+};
+
+struct capture_file {
+	struct sample *samples;
+	size_t nr_samples;
+	struct mapping maps[MAX_ITEMS];
+	size_t nr_maps;
+	char modules[MAX_ITEMS][256];	/* by module id */
+	struct named threads[MAX_ITEMS], processes[MAX_ITEMS];
+	size_t nr_threads, nr_processes;
+	struct counter counters[64];
+	size_t nr_counters;
+	bool dropped_event;
+	int read_result;
+	char error[256];
+};
+
+static struct capture_file *load(const char *path)
+{
+	struct capture_file *f = calloc(1, sizeof(*f));
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	int n;
+
+	ck_assert_ptr_nonnull(f);
+	f->samples = calloc(MAX_SAMPLES, sizeof(*f->samples));
+	ck_assert_ptr_nonnull(f->samples);
+	r = fxt_reader__open(path);
+	ck_assert_msg(r, "cannot open %s: %s", path, strerror(errno));
+	while ((n = fxt_reader_next(r, &rec)) > 0) {
+		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
+		    f->nr_samples < MAX_SAMPLES) {
+			struct sample *s = &f->samples[f->nr_samples++];
+
+			s->pid = rec.pid;
+			s->tid = rec.tid;
+			s->flags = rec.bt_flags;
+			s->n = rec.nr_frames;
+			memcpy(s->frames, rec.frames, rec.nr_frames * sizeof(uint64_t));
+		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MODULE) {
+			if (rec.module_id < MAX_ITEMS)
+				snprintf(f->modules[rec.module_id], sizeof(f->modules[0]), "%s",
+					 rec.name);
+		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MMAP &&
+			   f->nr_maps < MAX_ITEMS) {
+			f->maps[f->nr_maps++] = (struct mapping){ rec.pid, rec.module_id,
+								  rec.start, rec.size, rec.vaddr };
+		} else if (rec.type == FXT_RT_KOBJ) {
+			bool thread = rec.subtype == FXT_OBJ_THREAD;
+			struct named *t = thread ? &f->threads[f->nr_threads] :
+						   &f->processes[f->nr_processes];
+
+			if ((thread ? f->nr_threads : f->nr_processes) >= MAX_ITEMS)
+				continue;
+			t->koid = rec.koid;
+			snprintf(t->name, sizeof(t->name), "%s", rec.name ? rec.name : "");
+			for (unsigned i = 0; i < rec.nr_args; i++)
+				if (!strcmp(rec.args[i].name, "process"))
+					t->process = rec.args[i].u;
+			if (thread)
+				f->nr_threads++;
+			else
+				f->nr_processes++;
+		} else if (rec.type == FXT_RT_EVENT && rec.subtype == FXT_EVENT_COUNTER &&
+			   f->nr_counters < 64) {
+			struct counter *c = &f->counters[f->nr_counters++];
+
+			snprintf(c->name, sizeof(c->name), "%s", rec.name);
+			c->nr = rec.nr_args;
+			for (unsigned i = 0; i < rec.nr_args && i <= FXS_CNT_NR; i++) {
+				snprintf(c->arg_names[i], sizeof(c->arg_names[0]), "%s",
+					 rec.args[i].name);
+				c->values[i] = rec.args[i].u;
+			}
+		} else if (rec.type == FXT_RT_METADATA && rec.subtype == FXT_META_PROVIDER_EVENT) {
+			f->dropped_event = true;
+		}
+	}
+	f->read_result = n;
+	if (n < 0)
+		snprintf(f->error, sizeof(f->error), "%s", fxt_reader_error(r));
+	fxt_reader__free(r);
+	return f;
+}
+
+static void unload(struct capture_file *f)
+{
+	free(f->samples);
+	free(f);
+}
+
+static const struct counter *counter(const struct capture_file *f, const char *name)
+{
+	for (size_t i = 0; i < f->nr_counters; i++)
+		if (!strcmp(f->counters[i].name, name))
+			return &f->counters[i];
+	return NULL;
+}
+
+static uint64_t counter_value(const struct counter *c, const char *arg)
+{
+	for (unsigned i = 0; i < c->nr; i++)
+		if (!strcmp(c->arg_names[i], arg))
+			return c->values[i];
+	ck_abort_msg("counter %s has no %s", c->name, arg);
+	return 0;
+}
+
+static const char *thread_name(const struct capture_file *f, uint64_t tid)
+{
+	const char *name = NULL;
+
+	/* The last record wins: a rename writes the thread again. */
+	for (size_t i = 0; i < f->nr_threads; i++)
+		if (f->threads[i].koid == tid)
+			name = f->threads[i].name;
+	return name;
+}
+
+/* --- symbols --- */
+
+struct sym_cache {
+	char path[256];
+	struct elf_symbols *es;
+};
+
+static struct sym_cache syms[16];
+
+static const struct elf_symbols *symbols_of(const char *path)
+{
+	for (int i = 0; i < 16; i++) {
+		if (!strcmp(syms[i].path, path))
+			return syms[i].es;
+		if (!syms[i].path[0]) {
+			snprintf(syms[i].path, sizeof(syms[i].path), "%s", path);
+			syms[i].es = elf_symbols__open(path, NULL);
+			return syms[i].es;
+		}
+	}
+	return NULL;
+}
+
+/* The function at frame i of s, through the capture's own mmap records. */
+static const char *symbolize(const struct capture_file *f, const struct sample *s, unsigned i)
+{
+	uint64_t pc = s->frames[i];
+	bool is_return = i > 0 || (s->flags & FXT_BT_FLAG_PC_IS_RETURN);
+
+	for (size_t m = f->nr_maps; m-- > 0;) {
+		const struct mapping *map = &f->maps[m];
+		const struct elf_symbols *es;
+
+		if (map->pid != s->pid || pc < map->start || pc >= map->start + map->size)
+			continue;
+		es = symbols_of(f->modules[map->module]);
+		if (!es)
+			return NULL;
+		return elf_symbols__lookup(
+			es, elf_pc_to_vaddr(elf_lookup_pc(pc, is_return), map->start, map->vaddr),
+			NULL);
+	}
+	return NULL;
+}
+
+/* Whether s holds the chain, innermost first, as consecutive frames from frame 0. */
+static bool has_chain(const struct capture_file *f, const struct sample *s,
+		      const char *const *chain, unsigned len)
+{
+	if (s->n < len)
+		return false;
+	for (unsigned i = 0; i < len; i++) {
+		const char *name = symbolize(f, s, i);
+
+		if (!name || strcmp(name, chain[i]))
+			return false;
+	}
+	return true;
+}
+
+static void check_invariant(const struct counter *c)
+{
+	uint64_t fired = counter_value(c, "fired");
+	uint64_t sum = counter_value(c, "written") + counter_value(c, "filtered") +
+		       counter_value(c, "dropped_not_running") +
+		       counter_value(c, "dropped_ring_full") + counter_value(c, "dropped_no_regs") +
+		       counter_value(c, "skipped_kernel_thread");
+
+	ck_assert_msg(fired == sum, "counter %s: fired %llu != sum of outcomes %llu", c->name,
+		      (unsigned long long)fired, (unsigned long long)sum);
+}
+
+/* Every per-CPU counter and the total satisfy the invariant; samples == written. */
+static void check_accounting(const struct capture_file *f)
+{
+	const struct counter *total = counter(f, "samples");
+	uint64_t per_cpu_written = 0;
+
+	ck_assert_msg(total, "no totals counter in the capture");
+	for (size_t i = 0; i < f->nr_counters; i++) {
+		check_invariant(&f->counters[i]);
+		if (!strncmp(f->counters[i].name, "cpu", 3))
+			per_cpu_written += counter_value(&f->counters[i], "written");
+	}
+	ck_assert_uint_eq(per_cpu_written, counter_value(total, "written"));
+	/* Nothing written was lost on the way to the file: stop drained it all. */
+	ck_assert_uint_eq(f->nr_samples, counter_value(total, "written"));
+}
+
+/* --- fixtures --- */
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fxs-live-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	chmod(tmpdir, 0777);
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* No output and no temporary file left in dir. */
+static void assert_no_output(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		ck_assert_msg(strncmp(de->d_name, ".fxsampler-", 11),
+			      "temporary file %s left behind", de->d_name);
+		ck_assert_msg(!strstr(de->d_name, ".fxt"), "output %s written", de->d_name);
+	}
+	closedir(d);
+}
+
+/* --- the tests --- */
+
+static const char *const demo_chain[] = { "inner", "middle", "outer", "main" };
+
+START_TEST(test_known_chain)
+{
+	struct capture_file *f;
+	struct run r;
+	size_t target = 0, whole = 0;
+	uint32_t pid = 0;
+
+	RUN(&r, "record", "-q", "-F", "999", "-o", out_path("chain.fxt"), "--", prog("demo"), "2");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("chain.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_processes; i++)
+		if (!strcmp(f->processes[i].name, "demo"))
+			pid = f->processes[i].koid;
+	ck_assert_msg(pid, "no process named demo in the capture");
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+		const char *leaf;
+
+		ck_assert_uint_eq(s->pid, pid);
+		leaf = symbolize(f, s, 0);
+		/* The spin loop's own samples; the rest are clock_gettime and exec. */
+		if (!leaf || strcmp(leaf, "inner"))
+			continue;
+		target++;
+		whole += has_chain(f, s, demo_chain, 4);
+	}
+	ck_assert_msg(target > 500, "only %zu samples in inner()", target);
+	ck_assert_msg(whole * 100 >= target * 95, "%zu of %zu samples in inner() carry the chain",
+		      whole, target);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+static pid_t start_prog(const char *name, const char *arg1, const char *arg2)
+{
+	char *argv[] = { prog(name), (char *)arg1, (char *)arg2, NULL };
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pid_t pid = spawn(argv, devnull, 0);
+
+	close(devnull);
+	return pid;
+}
+
+START_TEST(test_pid_filter)
+{
+	pid_t target = start_prog("demo", "4", "1"), other = start_prog("demo", "4", "1");
+	struct capture_file *f;
+	char pidarg[32];
+	struct run r;
+	size_t in_inner = 0;
+
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)target);
+	/* Let both reach their spin loop. */
+	usleep(200000);
+	RUN(&r, "record", "-q", "-p", pidarg, "-d", "1500ms", "-o", out_path("pid.fxt"));
+	kill(target, SIGKILL);
+	kill(other, SIGKILL);
+	waitpid(target, NULL, 0);
+	waitpid(other, NULL, 0);
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("pid.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	ck_assert_msg(f->nr_samples > 300, "only %zu samples", f->nr_samples);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const char *leaf;
+
+		ck_assert_msg(f->samples[i].pid == (uint32_t)target,
+			      "sample of pid %u in a capture of pid %d", f->samples[i].pid,
+			      (int)target);
+		leaf = symbolize(f, &f->samples[i], 0);
+		in_inner += leaf && !strcmp(leaf, "inner");
+	}
+	ck_assert_msg(in_inner * 100 >= f->nr_samples * 80, "%zu of %zu samples in inner()",
+		      in_inner, f->nr_samples);
+	/* The other demo was filtered in the kernel, and counted. */
+	ck_assert_uint_gt(counter_value(counter(f, "samples"), "filtered"), 100);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+START_TEST(test_threads_named)
+{
+	struct capture_file *f;
+	struct run r;
+	uint32_t tids[8] = { 0 };
+	unsigned nr_tids = 0;
+
+	RUN(&r, "record", "-q", "-o", out_path("threads.fxt"), "--", prog("demo"), "1", "4");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("threads.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		unsigned k;
+
+		for (k = 0; k < nr_tids && tids[k] != f->samples[i].tid; k++)
+			;
+		if (k == nr_tids && nr_tids < 8)
+			tids[nr_tids++] = f->samples[i].tid;
+	}
+	ck_assert_uint_eq(nr_tids, 4);
+	for (unsigned k = 0; k < nr_tids; k++) {
+		const char *name = thread_name(f, tids[k]);
+		bool main_thread = tids[k] == f->samples[0].pid;
+		char want[32];
+
+		ck_assert_msg(name, "thread %u has no kernel object record", tids[k]);
+		if (main_thread) {
+			ck_assert_str_eq(name, "demo");
+			continue;
+		}
+		ck_assert_msg(!strncmp(name, "demo-worker-", 12), "thread %u is named '%s'", tids[k],
+			      name);
+		snprintf(want, sizeof(want), "%s", name);
+		for (size_t i = 0; i < f->nr_threads; i++)
+			if (f->threads[i].koid == tids[k])
+				ck_assert_uint_eq(f->threads[i].process, f->samples[0].pid);
+	}
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/* Both CPUs busy at 10 kHz: every sample fired is accounted for, and stop drains. */
+START_TEST(test_accounting_under_load)
+{
+	struct capture_file *f;
+	struct run r;
+
+	RUN(&r, "record", "-q", "-F", "10000", "-o", out_path("load.fxt"), "--", prog("demo"), "2",
+	    "2");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("load.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	ck_assert_msg(f->nr_samples > 10000, "only %zu samples at 10 kHz", f->nr_samples);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/* A tiny ring at 10 kHz on both CPUs: drops happen and are accounted exactly. */
+START_TEST(test_drops_accounted)
+{
+	const struct counter *total;
+	struct capture_file *f;
+	struct run r;
+
+	RUN(&r, "record", "-q", "-F", "10000", "--buffer-size", "4096", "--max-frames", "255", "-o",
+	    out_path("drops.fxt"), "--", prog("recurse"), "200", "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("drops.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	total = counter(f, "samples");
+	ck_assert_ptr_nonnull(total);
+	check_accounting(f);
+	if (counter_value(total, "dropped_ring_full")) {
+		ck_assert_msg(f->dropped_event, "drops but no 'records dropped' event");
+		ck_assert_msg(strstr(r.err, "ring full"), "summary: %s", r.err);
+	}
+	unload(f);
+}
+END_TEST
+
+START_TEST(test_truncated)
+{
+	const struct counter *total;
+	struct capture_file *f;
+	size_t truncated = 0;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--max-frames", "16", "-o", out_path("deep.fxt"), "--",
+	    prog("recurse"), "100", "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("deep.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+		const char *leaf = symbolize(f, s, 0);
+
+		ck_assert_uint_le(s->n, 16);
+		if (!leaf || strcmp(leaf, "spin"))
+			continue;
+		ck_assert_uint_eq(s->n, 16);
+		ck_assert_msg(s->flags & FXT_BT_FLAG_TRUNCATED, "a cut stack is not marked");
+		ck_assert_str_eq(symbolize(f, s, 1), "recurse");
+		ck_assert_str_eq(symbolize(f, s, 15), "recurse");
+		truncated++;
+	}
+	ck_assert_uint_gt(truncated, 300);
+	total = counter(f, "samples");
+	ck_assert_uint_ge(counter_value(total, "stop_truncated"), truncated);
+	unload(f);
+}
+END_TEST
+
+/* SIGINT or SIGTERM mid-capture: a complete, valid file. */
+static void interrupt_test(int sig)
+{
+	char *argv[] = { (char *)bin, (char *)"record", (char *)"-o", out_path("int.fxt"),
+			 (char *)"--", prog("demo"), (char *)"20", NULL };
+	struct capture_file *f;
+	struct run r;
+	int fd = temp_fd();
+	pid_t pid;
+
+	pid = spawn(argv, fd, 0);
+	sleep(1);
+	kill(pid, sig);
+	collect(pid, fd, &r);
+	ck_assert_msg(exit_code(&r) == 0, "record after signal %d: %s", sig, r.err);
+	f = load(out_path("int.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	/* A second of wall time on a shared machine: some samples, whatever the load. */
+	ck_assert_uint_gt(f->nr_samples, 20);
+	check_accounting(f);
+	/* The command ended with the capture, and was reaped. */
+	ck_assert_msg(kill(f->samples[0].pid, 0) && errno == ESRCH, "pid %u outlived record",
+		      f->samples[0].pid);
+	unload(f);
+}
+
+START_TEST(test_sigint_valid_file)
+{
+	interrupt_test(SIGINT);
+}
+END_TEST
+
+START_TEST(test_sigterm_valid_file)
+{
+	interrupt_test(SIGTERM);
+}
+END_TEST
+
+START_TEST(test_compressed_round_trip)
+{
+	struct capture_file *f;
+	unsigned char magic[2];
+	struct run r;
+	FILE *in;
+
+	RUN(&r, "record", "-q", "-z", "-o", out_path("z.fxt"), "--", prog("demo"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	in = fopen(out_path("z.fxt"), "rb");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_eq(fread(magic, 1, 2, in), 2);
+	fclose(in);
+	ck_assert_msg(magic[0] == 0x1f && magic[1] == 0x8b, "not gzip");
+	f = load(out_path("z.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	ck_assert_uint_gt(f->nr_samples, 300);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+START_TEST(test_host_wide)
+{
+	pid_t busy = start_prog("demo", "3", "1");
+	const struct counter *total;
+	struct capture_file *f;
+	struct run r;
+	bool saw_busy = false;
+
+	RUN(&r, "record", "-q", "-a", "-d", "1", "-o", out_path("all.fxt"));
+	kill(busy, SIGKILL);
+	waitpid(busy, NULL, 0);
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("all.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++)
+		saw_busy |= f->samples[i].pid == (uint32_t)busy;
+	ck_assert_msg(saw_busy, "the busy program was not sampled host-wide");
+	total = counter(f, "samples");
+	ck_assert_uint_eq(counter_value(total, "filtered"), 0);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/* Each bad input: exit 2, one line naming the cause, no file left behind. */
+START_TEST(test_bad_input)
+{
+	static const struct {
+		const char *args[6];
+		const char *cause;
+	} cases[] = {
+		{ { "-F", "0" }, "frequency" },
+		{ { "--period", "0" }, "period" },
+		{ { "-F", "abc" }, "abc" },
+		{ { "-F", "-5" }, "-5" },
+		{ { "-d", "-1" }, "duration" },
+		{ { "--buffer-size", "5000" }, "buffer size" },
+		{ { "--buffer-size", "1024" }, "buffer size" },
+		{ { "--max-frames", "0" }, "max-frames" },
+		{ { "--max-frames", "256" }, "max-frames" },
+		{ { "-p", "999999999" }, "no such process" },
+		{ { "--bogus" }, "--bogus" },
+		{ { "-p", "1", "--", "/bin/true" }, "exclude" },
+		{ { "--", "/nonexistent/cmd" }, "cannot execute" },
+		{ { "--", "no-such-command-fxs" }, "cannot execute" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[16] = { "record", "-o", out_path("bad.fxt") };
+		struct run r;
+		int n = 3;
+
+		for (int k = 0; k < 6 && cases[i].args[k]; k++)
+			args[n++] = cases[i].args[k];
+		args[n] = NULL;
+		run_as(&r, 0, args);
+		ck_assert_msg(exit_code(&r) == 2, "case %zu (%s): exit %d: %s", i, cases[i].cause,
+			      exit_code(&r), r.err);
+		ck_assert_msg(strstr(r.err, cases[i].cause), "case %zu: '%s' not in: %s", i,
+			      cases[i].cause, r.err);
+		ck_assert_msg(!strncmp(r.err, "fxsampler: ", 11), "case %zu: %s", i, r.err);
+		assert_no_output(tmpdir);
+	}
+}
+END_TEST
+
+START_TEST(test_bad_output_dir)
+{
+	struct run r;
+
+	RUN(&r, "record", "-d", "1", "-o", "/nonexistent-dir/x.fxt");
+	ck_assert_int_eq(exit_code(&r), 2);
+	ck_assert_msg(strstr(r.err, "/nonexistent-dir/x.fxt"), "%s", r.err);
+	mkdir(out_path("ro"), 0555);
+	/* Root writes anywhere: make the directory unwritable for a non-root user instead. */
+	run_as(&r, 65534, (const char *const[]){ "record", "-d", "1", "-o", out_path("ro/x.fxt"),
+						 NULL });
+	ck_assert_int_eq(exit_code(&r), 2);
+	ck_assert_msg(strstr(r.err, "cannot write"), "%s", r.err);
+	assert_no_output(out_path("ro"));
+}
+END_TEST
+
+START_TEST(test_not_root)
+{
+	struct run r;
+
+	run_as(&r, 65534, (const char *const[]){ "record", "-d", "1", "-o", out_path("nr.fxt"),
+						 NULL });
+	ck_assert_int_eq(exit_code(&r), 1);
+	ck_assert_msg(strstr(r.err, "CAP_BPF"), "%s", r.err);
+	assert_no_output(tmpdir);
+}
+END_TEST
+
+START_TEST(test_busy)
+{
+	pid_t holder = 0;
+	struct run r;
+	char want[64];
+	int fd;
+
+	ck_assert_int_eq(hostlock_acquire(HOSTLOCK_PATH, &fd, &holder), 0);
+	RUN(&r, "record", "-d", "1", "-o", out_path("busy.fxt"), "--", prog("demo"), "1");
+	hostlock_release(fd);
+	ck_assert_int_eq(exit_code(&r), 1);
+	snprintf(want, sizeof(want), "busy: the host's sampler is held by pid %d", (int)getpid());
+	ck_assert_msg(strstr(r.err, want), "%s", r.err);
+	assert_no_output(tmpdir);
+}
+END_TEST
+
+START_TEST(test_dump_rejects_malformed)
+{
+	struct run r;
+	char cmd[1200];
+	FILE *out;
+
+	RUN(&r, "record", "-q", "-o", out_path("good.fxt"), "--", prog("demo"), "0.2");
+	ck_assert_msg(exit_code(&r) == 0, "%s", r.err);
+	RUN(&r, "dump", out_path("good.fxt"));
+	ck_assert_int_eq(exit_code(&r), 0);
+	/* Cut the file in the middle of a record. */
+	snprintf(cmd, sizeof(cmd), "head -c 1001 '%s' > '%s'", out_path("good.fxt"),
+		 out_path("cut.fxt"));
+	ck_assert_int_eq(system(cmd), 0);
+	RUN(&r, "dump", out_path("cut.fxt"));
+	ck_assert_int_eq(exit_code(&r), 1);
+	ck_assert_msg(strstr(r.err, "offset"), "%s", r.err);
+	out = fopen(out_path("junk.fxt"), "w");
+	fputs("not a trace at all", out);
+	fclose(out);
+	RUN(&r, "dump", out_path("junk.fxt"));
+	ck_assert_int_eq(exit_code(&r), 1);
+	ck_assert_msg(strstr(r.err, "offset 0"), "%s", r.err);
+}
+END_TEST
+
+static Suite *live_suite(void)
+{
+	Suite *s = suite_create("live");
+	TCase *capture = tcase_create("capture");
+	TCase *errors = tcase_create("errors");
+
+	tcase_add_checked_fixture(capture, setup, teardown);
+	tcase_set_timeout(capture, 120);
+	tcase_add_test(capture, test_known_chain);
+	tcase_add_test(capture, test_pid_filter);
+	tcase_add_test(capture, test_threads_named);
+	tcase_add_test(capture, test_accounting_under_load);
+	tcase_add_test(capture, test_drops_accounted);
+	tcase_add_test(capture, test_truncated);
+	tcase_add_test(capture, test_sigint_valid_file);
+	tcase_add_test(capture, test_sigterm_valid_file);
+	tcase_add_test(capture, test_compressed_round_trip);
+	tcase_add_test(capture, test_host_wide);
+	suite_add_tcase(s, capture);
+
+	tcase_add_checked_fixture(errors, setup, teardown);
+	tcase_set_timeout(errors, 120);
+	tcase_add_test(errors, test_bad_input);
+	tcase_add_test(errors, test_bad_output_dir);
+	tcase_add_test(errors, test_not_root);
+	tcase_add_test(errors, test_busy);
+	tcase_add_test(errors, test_dump_rejects_malformed);
+	suite_add_tcase(s, errors);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	bin = getenv("FXS_BIN");
+	progs = getenv("FXS_PROGS");
+	if (geteuid() != 0) {
+		printf("SKIP: live tests need root (BPF and perf_event_open); NOT RUN\n");
+		return EXIT_SUCCESS;
+	}
+	if (!bin || !progs) {
+		fprintf(stderr, "FXS_BIN and FXS_PROGS must name the binary and the test programs\n");
+		return EXIT_FAILURE;
+	}
+	sr = srunner_create(live_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
