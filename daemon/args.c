@@ -180,7 +180,11 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 	};
 	bool freq_set = false, period_set = false;
 	uint64_t v;
-	int opt, r;
+	/*
+	 * at: the element getopt is working on, optind before the call (glibc
+	 * only moves optind past "-abc" once it reaches its last letter).
+	 */
+	int opt, r, at = 1;
 
 	err[0] = '\0';
 	optind = 0;
@@ -259,12 +263,18 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		case ':':
 			return fail(err, err_size, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return fail(err, err_size, "unknown option '%s'", argv[optind - 1]);
+			if (optopt && strncmp(argv[at], "--", 2))
+				return fail(err, err_size, "unknown option '-%c'", optopt);
+			return fail(err, err_size, "unknown option '%s'", argv[at]);
 		}
+		at = optind;
 	}
 	if (optind < argc) {
-		/* getopt skips "--" itself; anything left is the command. */
-		if (strcmp(argv[optind - 1], "--"))
+		/*
+		 * getopt skips "--" itself; anything left is the command. An
+		 * option's value "--" (-o --) is no end of options.
+		 */
+		if (optind != at + 1 || strcmp(argv[at], "--"))
 			return fail(err, err_size, "unexpected argument '%s' (a command goes after --)", argv[optind]);
 		a.cmd = &argv[optind];
 	}

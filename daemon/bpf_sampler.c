@@ -27,6 +27,10 @@ struct bpf_sampler {
 	uint64_t *armed_since;		/* CLOCK_MONOTONIC ns, per CPU while armed */
 	uint64_t *armed_ns;		/* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
+	uint64_t *last_fired;		/* per CPU, to tell a dead event from a live one */
+	uint64_t *last_fired_ns;	/* when last_fired last moved */
+	uint32_t session;		/* the cookie of the armed session */
+	bool armed;			/* between arm and disarm: CPUs are followed */
 };
 
 static uint64_t mono_ns(void)
@@ -66,14 +70,20 @@ struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
 	return b;
 }
 
-static void disarm_cpu(struct bpf_sampler *b, int cpu)
+/* Sampling on cpu ended at end_ns (now, or when a dead event last fired). */
+static void disarm_cpu_at(struct bpf_sampler *b, int cpu, uint64_t end_ns)
 {
 	if (!b->links[cpu])
 		return;
 	/* The link owns its perf event fd: destroying it closes the event. */
 	bpf_link__destroy(b->links[cpu]);
 	b->links[cpu] = NULL;
-	b->armed_ns[cpu] += mono_ns() - b->armed_since[cpu];
+	b->armed_ns[cpu] += end_ns - b->armed_since[cpu];
+}
+
+static void disarm_cpu(struct bpf_sampler *b, int cpu)
+{
+	disarm_cpu_at(b, cpu, mono_ns());
 }
 
 static void release_links(struct bpf_sampler *b)
@@ -108,6 +118,8 @@ void bpf_sampler__free(struct bpf_sampler *b)
 		return;
 	bpf_release(b);
 	free(b->armed_ns);
+	free(b->last_fired);
+	free(b->last_fired_ns);
 	free(b->pids);
 	free(b);
 }
@@ -151,8 +163,11 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->links = calloc(b->nr_cpus, sizeof(*b->links));
 	b->armed_since = calloc(b->nr_cpus, sizeof(*b->armed_since));
 	b->armed_ns = calloc(b->nr_cpus, sizeof(*b->armed_ns));
+	b->last_fired = calloc(b->nr_cpus, sizeof(*b->last_fired));
+	b->last_fired_ns = calloc(b->nr_cpus, sizeof(*b->last_fired_ns));
 	b->skel = sampler_bpf__open();
-	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->skel) {
+	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->last_fired ||
+	    !b->last_fired_ns || !b->skel) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -208,43 +223,103 @@ static int open_cpu_clock(int cpu, uint64_t period_ns)
 	return syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+static int arm_cpu(struct bpf_sampler *b, int cpu)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = b->session);
+	int fd, err;
+
+	fd = open_cpu_clock(cpu, b->period_ns);
+	if (fd < 0)
+		return -errno;
+	b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd, &opts);
+	if (!b->links[cpu]) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	b->armed_since[cpu] = b->last_fired_ns[cpu] = mono_ns();
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		disarm_cpu(b, cpu);
+		return err;
+	}
+	return 0;
+}
+
 static int bpf_arm(void *ctx, uint32_t session)
 {
 	struct bpf_sampler *b = ctx;
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = session);
-	int armed = 0, err = 0;
+	int armed = 0, err;
 
+	b->session = session;
+	b->armed = true;
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
-		int fd;
-
 		if (!cpu_is_online(cpu))
 			continue;
-		fd = open_cpu_clock(cpu, b->period_ns);
-		if (fd < 0) {
-			err = -errno;
-			/* It went offline between the check and the open. */
-			if (err == -ENODEV)
-				continue;
+		err = arm_cpu(b, cpu);
+		/* It went offline between the check and the open: picked up when it returns. */
+		if (err == -ENODEV)
+			continue;
+		if (err)
 			return err;
-		}
-		b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd,
-								   &opts);
-		if (!b->links[cpu]) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		b->armed_since[cpu] = mono_ns();
-		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
-			return -errno;
 		armed++;
 	}
 	return armed ? 0 : -ENODEV;
 }
 
+/*
+ * An event whose CPU went offline and came back between two looks is off for
+ * good: it fires no more, while a live per-CPU clock fires even on an idle CPU.
+ */
+static bool event_dead(struct bpf_sampler *b, int cpu, const struct fxs_counters *c,
+		       uint64_t now)
+{
+	if (c->v[FXS_CNT_FIRED] != b->last_fired[cpu]) {
+		b->last_fired[cpu] = c->v[FXS_CNT_FIRED];
+		b->last_fired_ns[cpu] = now;
+		return false;
+	}
+	return now - b->last_fired_ns[cpu] > 4 * b->period_ns + 200000000ULL;
+}
+
+int bpf_sampler_follow_cpus(struct bpf_sampler *b)
+{
+	bool online[FXS_MAX_CPUS];
+	struct fxs_counters total, *per_cpu;
+	uint64_t now = mono_ns();
+	int changed = 0, err = 0;
+
+	if (!b->armed || cpus_online(online, FXS_MAX_CPUS))
+		return 0;
+	per_cpu = calloc(b->nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_sampler_counters(b, &total, per_cpu, b->nr_cpus);
+	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++) {
+		bool dead = b->links[cpu] && event_dead(b, cpu, &per_cpu[cpu], now);
+
+		if (b->links[cpu] && (!online[cpu] || dead)) {
+			disarm_cpu_at(b, cpu, dead ? b->last_fired_ns[cpu] : now);
+			changed++;
+		}
+		if (online[cpu] && !b->links[cpu]) {
+			err = arm_cpu(b, cpu);
+			if (err == -ENODEV)
+				err = 0;
+			else if (!err)
+				changed++;
+		}
+	}
+	free(per_cpu);
+	return err ? err : changed;
+}
+
 static int bpf_disarm(void *ctx)
 {
-	release_links(ctx);
+	struct bpf_sampler *b = ctx;
+
+	b->armed = false;
+	release_links(b);
 	return 0;
 }
 

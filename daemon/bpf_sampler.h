@@ -37,6 +37,11 @@ int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_t
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
+/*
+ * While armed: arm CPUs that came online, disarm those that went offline.
+ * Returns how many changed, or -errno. Call it from the drain loop.
+ */
+int bpf_sampler_follow_cpus(struct bpf_sampler *b);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
 /* CPUs with an armed event. */

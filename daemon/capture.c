@@ -230,6 +230,12 @@ int capture_poll(struct capture *c, int timeout_ms)
 
 	if (err < 0 && err != -EINTR)
 		return err;
+	/* CPUs come and go: Fuchsia's sampler_percpu_init and _shutdown. */
+	if (sampler_state(&c->sampler) == FXS_ST_RUNNING) {
+		err = bpf_sampler_follow_cpus(c->bpf);
+		if (err < 0)
+			return err;
+	}
 	err = sampler_read(&c->sampler);
 	if (c->err)
 		return c->err;
@@ -297,6 +303,11 @@ int capture_finish(struct capture *c)
 	if (err)
 		return err;
 	return fxt_stream_flush(c->fxt);
+}
+
+uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu)
+{
+	return bpf_sampler_cpu_ns(c->bpf, cpu);
 }
 
 void capture_stats(const struct capture *c, struct capture_stats *ret)

@@ -55,6 +55,8 @@ int capture_stop(struct capture *c);
 /* After stop: write the counters (and the "records dropped" event), flush. */
 int capture_finish(struct capture *c);
 void capture_stats(const struct capture *c, struct capture_stats *ret);
+/* How long cpu was sampled, in ns (0: never). */
+uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
 /* The name the .fxt and the summary give a counter (FXS_CNT_*). */
 const char *capture_counter_name(unsigned which);
 /* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */

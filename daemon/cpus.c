@@ -38,20 +38,27 @@ int cpus_parse_list(const char *list, bool *mask, size_t n)
 	return 0;
 }
 
+int cpus_online(bool *mask, size_t n)
+{
+	char buf[4096];
+	size_t len;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/online", "re");
+	if (!f)
+		return -errno;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	return cpus_parse_list(buf, mask, n);
+}
+
 bool cpu_is_online(int cpu)
 {
 	bool mask[FXS_MAX_CPUS];
-	char buf[4096];
-	size_t n;
-	FILE *f;
 
 	if (cpu < 0 || cpu >= FXS_MAX_CPUS)
 		return false;
-	f = fopen("/sys/devices/system/cpu/online", "re");
-	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return cpus_parse_list(buf, mask, FXS_MAX_CPUS) ? true : mask[cpu];
+	/* A CPU we cannot tell about is tried: opening its event says the rest. */
+	return cpus_online(mask, FXS_MAX_CPUS) ? true : mask[cpu];
 }

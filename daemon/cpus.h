@@ -11,6 +11,8 @@
  * malformed list or a CPU >= n.
  */
 int cpus_parse_list(const char *list, bool *mask, size_t n);
+/* The online CPUs from /sys/devices/system/cpu/online into mask[0..n). */
+int cpus_online(bool *mask, size_t n);
 /* Reads /sys/devices/system/cpu/online; a CPU it cannot tell about is online. */
 bool cpu_is_online(int cpu);
 

@@ -343,6 +343,23 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 		    100.0 * lost / taken);
 }
 
+/* Which CPUs were sampled and for how long: CPUs come and go. */
+static void print_cpus(const struct capture *cap)
+{
+	char line[1024];
+	size_t len = 0;
+
+	for (unsigned cpu = 0; cpu < FXS_MAX_CPUS && len < sizeof(line) - 64; cpu++) {
+		uint64_t ns = capture_cpu_ns(cap, cpu);
+
+		if (ns)
+			len += snprintf(line + len, sizeof(line) - len, "%scpu%u %.2fs",
+					len ? ", " : "", cpu, ns / 1e9);
+	}
+	if (len)
+		say("sampled: %s", line);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
@@ -508,6 +525,7 @@ static int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 	capture_stats(cap, &st);
+	print_cpus(cap);
 	capture__free(cap);
 	cap = NULL;
 	err = out_commit(&out);
