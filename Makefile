@@ -57,7 +57,7 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-live check-systemd test bench demo install deps vmlinux \
+.PHONY: all check check-live check-systemd test bench demo install deps deps-if-missing vmlinux \
 	format format-check clean progs
 
 all: $(BINS)
@@ -113,26 +113,44 @@ check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
 	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
 
-test: all
+# On a fresh machine `make demo` and `make test` install what they need first
+# (as root); the sub-make then sees the tools.
+HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
+	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
+	command -v go >/dev/null && command -v debootstrap >/dev/null && \
+	command -v systemd-nspawn >/dev/null && echo yes)
+deps-if-missing:
+	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
+		$(MAKE) --no-print-directory deps; fi
+
+test: deps-if-missing
+	$(MAKE) all
 	$(MAKE) check
 	$(MAKE) check-live
 	$(MAKE) check-systemd
 
-demo: all $(OUTPUT)/progs/demo
-	./fxsampler record -F 999 -d 2 -o demo.fxt -- $(OUTPUT)/progs/demo 3
-	./fxsampler dump demo.fxt | head -40
+demo: deps-if-missing
+	$(MAKE) all progs
+	./fxsampler record -F 999 -o demo.fxt -- $(OUTPUT)/progs/demo 2 2
+	./fxsampler dump demo.fxt | head -30
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 
+# Build dependencies, then what the test tiers use (valgrind, Go's pprof,
+# debootstrap and systemd-nspawn for the service test).
+BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
+	      libsystemd-dev make gcc binutils
+TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps
 deps:
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang llvm bpftool libbpf-dev libelf-dev \
-		zlib1g-dev check pkg-config libsystemd-dev make gcc
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
 
 vmlinux:
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
+	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
 
 FORMAT_SRCS = $(wildcard bpf/*.c include/*.h daemon/*.[ch] tests/*.c tests/live/*.c tests/progs/*.c)
 format:
