@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include "fxt_reader.h"
 #include "hostlock.h"
 #include "procinfo.h"
+#include "report.h"
 
 #define EXIT_USAGE 2
 #define DRAIN_INTERVAL_MS 100
@@ -602,6 +604,115 @@ static int cmd_dump(int argc, char **argv)
 	return n < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* --- report --- */
+
+static const char report_usage[] =
+	"usage: fxsampler report FILE [--top N] [--folded] [--pprof OUT] [--svg OUT]\n"
+	"                        [--pid P] [--tid T] [--debug-dir DIR]\n"
+	"\n"
+	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
+	"\n"
+	"      --top N        the N functions with the most samples (default 20)\n"
+	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
+	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
+	"      --svg OUT      also write a flame graph to open in a browser\n"
+	"      --pid P        only the samples of process P\n"
+	"      --tid T        only the samples of thread T\n"
+	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
+	"  -h, --help         this text\n";
+
+static int cmd_report(int argc, char **argv)
+{
+	enum { OPT_TOP = 256, OPT_FOLDED, OPT_PPROF, OPT_SVG, OPT_PID, OPT_TID, OPT_DEBUG_DIR };
+	static const struct option options[] = {
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { 0 };
+	char errbuf[512];
+	uint64_t v;
+	int opt, err;
+
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_TOP:
+			if (args_parse_u64(optarg, &v) || v == 0 || v > 100000) {
+				say("invalid --top '%s': a count from 1", optarg);
+				return EXIT_USAGE;
+			}
+			o.top = (unsigned)v;
+			break;
+		case OPT_FOLDED:
+			o.folded = true;
+			break;
+		case OPT_PPROF:
+			o.pprof_path = optarg;
+			break;
+		case OPT_SVG:
+			o.svg_path = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (args_parse_u64(optarg, &v) || v == 0) {
+				say("invalid %s '%s'", opt == OPT_PID ? "--pid" : "--tid", optarg);
+				return EXIT_USAGE;
+			}
+			if (opt == OPT_PID) {
+				o.has_pid = true;
+				o.pid = v;
+			} else {
+				o.has_tid = true;
+				o.tid = v;
+			}
+			break;
+		case OPT_DEBUG_DIR:
+			o.debug_dir = optarg;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_SUCCESS;
+		case 'V':
+			printf("fxsampler %s\n", FXS_VERSION);
+			return EXIT_SUCCESS;
+		case ':':
+			say("option '%s' needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			say("unknown option '%s'", argv[optind - 1]);
+			fputs(report_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		say(optind == argc ? "report needs a FILE" : "report takes one FILE");
+		fputs(report_usage, stderr);
+		return EXIT_USAGE;
+	}
+	o.errbuf = errbuf;
+	o.errbuf_size = sizeof(errbuf);
+	errbuf[0] = '\0';
+	err = report_run(argv[optind], &o, stdout);
+	if (err) {
+		say("%s: %s", argv[optind], errbuf[0] ? errbuf : strerror(-err));
+		return err == -ENOENT && !errbuf[0] ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	if (fflush(stdout)) {
+		say("cannot write the report: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
 /* --- status --- */
 
 static int cmd_status(int argc, char **argv)
@@ -629,6 +740,7 @@ static const char main_usage[] =
 	"samples are written as a Fuchsia Trace Format (.fxt) file.\n"
 	"\n"
 	"  record   capture a profile (fxsampler record --help)\n"
+	"  report   symbolize a capture: top functions, folded stacks, pprof, SVG\n"
 	"  dump     print every record of a .fxt\n"
 	"  status   who holds the host's sampler\n"
 	"\n"
@@ -644,6 +756,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "record", cmd_record },
 		{ "dump", cmd_dump },
+		{ "report", cmd_report },
 		{ "status", cmd_status },
 	};
 
