@@ -134,9 +134,19 @@ demo: deps-if-missing
 	./fxsampler record -F 999 -o demo.fxt -- $(OUTPUT)/progs/demo 2 2
 	./fxsampler dump demo.fxt | head -30
 
+UNITDIR     ?= /etc/systemd/system
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)/etc/fxsampler
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	sed 's|/usr/local/bin/fxsamplerd|$(PREFIX)/bin/fxsamplerd|' systemd/fxsamplerd.service \
+		> $(DESTDIR)$(UNITDIR)/fxsamplerd.service
+	install -m 0644 systemd/fxsamplerd.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
+	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
+	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test).

@@ -19,6 +19,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Load-time knobs, set by user space before load. */
 const volatile __u32 cfg_max_frames = FXS_DEFAULT_FRAMES;
 const volatile bool cfg_filter_pids = false;
+/*
+ * The pid namespace of the loader, when it is not the initial one (a
+ * container): pids are then that namespace's, and tasks outside it are not
+ * seen at all.
+ */
+const volatile __u64 cfg_pidns_dev = 0;
+const volatile __u64 cfg_pidns_ino = 0;
 /* Wake the reader only when a ring holds more than this; otherwise it drains on a timer. */
 const volatile __u64 cfg_wake_bytes = 1 << 20;
 /* Walk with one read per frame instead of page-bounded bulk reads (A/B checks). */
@@ -81,6 +88,25 @@ static __always_inline void count(struct fxs_counters *c, int which)
 	c->v[which]++;
 }
 
+/* pid/tgid of the current task as the loader sees them; false: it cannot see it. */
+static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
+{
+	struct bpf_pidns_info ns;
+	__u64 id;
+
+	if (!cfg_pidns_ino) {
+		id = bpf_get_current_pid_tgid();
+		*pid = id >> 32;
+		*tid = (__u32)id;
+		return true;
+	}
+	if (bpf_get_ns_current_pid_tgid(cfg_pidns_dev, cfg_pidns_ino, &ns, sizeof(ns)))
+		return false;
+	*pid = ns.tgid;
+	*tid = ns.pid;
+	return true;
+}
+
 static __always_inline bool session_running(__u64 state, __u64 session)
 {
 	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING && (state >> FXS_SESSION_SHIFT) == session;
@@ -111,7 +137,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct fxs_counters *c;
 	struct scratch *s;
-	__u64 id, ip, fp, old, size;
+	__u64 ip, fp, old, size;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
 	bool new_name;
@@ -129,10 +155,9 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 
-	id = bpf_get_current_pid_tgid();
-	pid = id >> 32;
-	tid = (__u32)id;
-	if (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid)) {
+	/* A task outside the loader's pid namespace is none of its business. */
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))) {
 		count(c, FXS_CNT_FILTERED);
 		return 0;
 	}
@@ -240,7 +265,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 {
 	struct fxs_sample rec = { 0 };
 	struct fxs_comm comm = { 0 };
-	__u32 pid = task->tgid, cpu;
+	__u32 pid, tid, cpu;
 	struct {
 		struct fxs_sample hdr;
 		struct fxs_comm comm;
@@ -249,7 +274,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 
 	__u64 old;
 
-	if (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))
+	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid)))
 		return 0;
 	cpu = bpf_get_smp_processor_id();
 	ring = bpf_map_lookup_elem(&rings, &cpu);
@@ -257,7 +282,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		return 0;
 	rec.time_ns = bpf_ktime_get_boot_ns();
 	rec.pid = pid;
-	rec.tid = task->pid;
+	rec.tid = tid;
 	rec.cpu = cpu;
 	rec.flags = FXS_SF_EXEC | FXS_SF_HAS_COMM;
 	bpf_get_current_comm(comm.thread, sizeof(comm.thread));
@@ -277,11 +302,23 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u32 ppid, cpid, tid;
 	__u8 one = 1;
 
-	if (!cfg_filter_pids || !cfg_inherit || ppid == cpid)
+	/* A new thread joins its process, which is already a target or not. */
+	if (!cfg_filter_pids || !cfg_inherit || parent->tgid == child->tgid)
 		return 0;
+	/* The fork runs in the parent: its ids come as the loader sees them. */
+	if (!current_ids(&ppid, &tid))
+		return 0;
+	cpid = child->tgid;
+	if (cfg_pidns_ino) {
+		/* The child's pid in its own namespace, which is the parent's. */
+		struct pid *p = BPF_CORE_READ(child, thread_pid);
+		unsigned int level = BPF_CORE_READ(p, level);
+
+		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
+	}
 	if (bpf_map_lookup_elem(&targets, &ppid))
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +125,19 @@ void bpf_sampler__free(struct bpf_sampler *b)
 	free(b);
 }
 
+/* Our pid namespace, or 0/0 for the initial one (no translation needed). */
+static int pidns_of_self(__u64 *ret_dev, __u64 *ret_ino)
+{
+	const __u64 init_ino = 0xeffffffcULL;	/* PROC_PID_INIT_INO */
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*ret_dev = st.st_ino == init_ino ? 0 : st.st_dev;
+	*ret_ino = st.st_ino == init_ino ? 0 : st.st_ino;
+	return 0;
+}
+
 static int create_rings(struct bpf_sampler *b, uint32_t size)
 {
 	int outer = bpf_map__fd(b->skel->maps.rings);
@@ -174,6 +188,9 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_max_frames = cfg->max_frames;
 	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
 	b->skel->rodata->cfg_inherit = b->opts.inherit;
+	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
+	if (err)
+		goto fail;
 	/* Half full: wake the reader early rather than lose samples. */
 	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
 	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);

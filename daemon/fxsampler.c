@@ -24,6 +24,7 @@
 
 #include "args.h"
 #include "capture.h"
+#include "client.h"
 #include "fxt_reader.h"
 #include "hostlock.h"
 #include "procinfo.h"
@@ -423,6 +424,104 @@ static int record_loop(struct capture *cap, const struct record_args *a, struct 
 	return 0;
 }
 
+static void on_child_exit(int sig)
+{
+	/* Only the held command is our child: its end ends the capture. */
+	stop_requested = 1;
+}
+
+static int daemon_started(void *ctx)
+{
+	struct child *c = ctx;
+	int err;
+
+	if (c->pid <= 0)
+		return 0;
+	err = child_release(c);
+	if (err)
+		say("cannot execute command: %s", strerror(-err));
+	return err;
+}
+
+static void daemon_progress(void *ctx, const struct capture_stats *st, uint64_t elapsed_ns)
+{
+	fprintf(stderr, "\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
+		elapsed_ns / 1e9, (unsigned long long)st->counters.v[FXS_CNT_WRITTEN],
+		(unsigned long long)dropped(&st->counters), (unsigned long long)st->threads,
+		st->bytes / 1048576.0);
+}
+
+/*
+ * Without the privileges to load BPF (or with --daemon), fxsamplerd captures
+ * for us and streams the FXT bytes back; we write the file, never the daemon.
+ */
+static int record_via_daemon(struct record_args *a, struct out_file *out)
+{
+	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	bool status_line = !a->quiet && isatty(STDERR_FILENO);
+	struct client_hooks hooks = {
+		.started = daemon_started,
+		.progress = status_line ? daemon_progress : NULL,
+		.ctx = &child,
+	};
+	struct sigaction sa = { .sa_handler = on_child_exit, .sa_flags = SA_RESTART };
+	struct client_result res = { 0 };
+	char msg[512] = "";
+	int err, child_status = 0;
+
+	if (a->compress) {
+		say("-z is not available through fxsamplerd; gzip the file afterwards (dump and report read it)");
+		out_discard(out);
+		return EXIT_USAGE;
+	}
+	install_signals();
+	if (a->cmd) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGCHLD, &sa, NULL);
+		err = child_spawn(a->cmd, &child);
+		if (err) {
+			say("cannot start '%s': %s", a->cmd[0], strerror(-err));
+			out_discard(out);
+			return EXIT_FAILURE;
+		}
+		a->capture.pids[0] = child.pid;
+		a->capture.nr_pids = 1;
+	}
+	err = client_record(a->socket, &a->capture, out->fd, &stop_requested, a->duration_ns,
+			    &hooks, &res, msg, sizeof(msg));
+	if (status_line)
+		fputs("\r\033[K", stderr);
+	if (child.pid > 0) {
+		if (waitpid(child.pid, &child_status, WNOHANG) == 0) {
+			kill(child.pid, SIGTERM);
+			waitpid(child.pid, &child_status, 0);
+		}
+		child_abort(&child);
+	}
+	if (err) {
+		if (!a->use_daemon && strstr(msg, "cannot connect"))
+			say("record needs root, or CAP_BPF and CAP_PERFMON, or a running fxsamplerd: %s",
+			    msg);
+		else
+			say("%s", msg[0] ? msg : strerror(-err));
+		out_discard(out);
+		return err == -ESRCH || err == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	out->bytes = res.bytes_written;
+	err = out_commit(out);
+	if (err) {
+		say("cannot complete '%s': %s", a->output, strerror(-err));
+		out_discard(out);
+		return EXIT_FAILURE;
+	}
+	print_summary(&res.stats, a->output, out->bytes);
+	if (res.shutdown)
+		say("fxsamplerd stopped the capture early (it is shutting down); the file is complete");
+	if (stop_signal)
+		say("stopped by %s", strsignal(stop_signal));
+	return EXIT_SUCCESS;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
@@ -472,11 +571,8 @@ static int cmd_record(int argc, char **argv)
 		say("cannot write '%s': %s", a.output, strerror(-err));
 		return EXIT_USAGE;
 	}
-	if (!can_load_bpf()) {
-		say("record needs root, or CAP_BPF and CAP_PERFMON, to load its BPF program");
-		out_discard(&out);
-		return EXIT_FAILURE;
-	}
+	if (a.use_daemon || !can_load_bpf())
+		return record_via_daemon(&a, &out);
 	libbpf_set_print(libbpf_print);
 	install_signals();
 	if (a.cmd) {
@@ -715,21 +811,43 @@ static int cmd_report(int argc, char **argv)
 
 /* --- status --- */
 
+static const char status_usage[] =
+	"usage: fxsampler status [--socket PATH]\n"
+	"\n"
+	"The host's sampler: fxsamplerd's state, who holds it and its counters, or,\n"
+	"without a daemon, whether a local fxsampler record holds it.\n";
+
 static int cmd_status(int argc, char **argv)
 {
-	pid_t holder = hostlock_holder(HOSTLOCK_PATH);
-	int fd;
+	const char *socket = NULL;
+	pid_t holder;
+	char msg[512] = "";
+	int fd, err;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: fxsampler status\n\nWho holds the host's sampler.");
-		return EXIT_SUCCESS;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(status_usage, stdout);
+			return EXIT_SUCCESS;
+		}
+		if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
+			socket = argv[++i];
+			continue;
+		}
+		say("status: unexpected argument '%s'", argv[i]);
+		fputs(status_usage, stderr);
+		return EXIT_USAGE;
 	}
+	err = client_status(socket, stdout, msg, sizeof(msg));
+	if (!err)
+		return EXIT_SUCCESS;
+	printf("fxsamplerd: not reachable (%s)\n", msg[0] ? msg : strerror(-err));
+	holder = hostlock_holder(HOSTLOCK_PATH);
 	if (!hostlock_acquire(HOSTLOCK_PATH, &fd, NULL)) {
 		hostlock_release(fd);
 		puts("sampler: free");
-		return EXIT_SUCCESS;
+	} else {
+		printf("sampler: busy, held by pid %d\n", (int)holder);
 	}
-	printf("sampler: busy, held by pid %d\n", (int)holder);
 	return EXIT_SUCCESS;
 }
 

@@ -117,6 +117,10 @@ int fxt_put_string(struct fxt_buf *b, uint16_t index, const char *s, size_t len)
 int fxt_put_thread(struct fxt_buf *b, uint8_t index, uint64_t pid, uint64_t tid);
 int fxt_put_kobj(struct fxt_buf *b, unsigned obj_type, uint64_t koid, struct fxt_sref name,
 		 const struct fxt_arg *args, unsigned nr_args);
+/*
+ * counter_id is the word the event type appends after the arguments: the
+ * counter id, a duration-complete end time or an async/flow correlation id.
+ */
 int fxt_put_event(struct fxt_buf *b, unsigned event_type, uint64_t ts, struct fxt_tref thread,
 		  struct fxt_sref category, struct fxt_sref name, const struct fxt_arg *args,
 		  unsigned nr_args, uint64_t counter_id);
@@ -145,10 +149,18 @@ void fxt_stream__free(struct fxt_stream *s);
 int fxt_stream_flush(struct fxt_stream *s);
 /* Bytes handed to the sink plus bytes still buffered. */
 uint64_t fxt_stream_bytes(const struct fxt_stream *s);
-/* The first error of the stream (sink or encoding), or 0. */
+/*
+ * The first error of the stream (sink or allocation), or 0. Such errors latch:
+ * every later call returns them. A call refused for its arguments (-EINVAL)
+ * writes nothing and does not latch.
+ */
 int fxt_stream_error(const struct fxt_stream *s);
 
-/* Intern a string: its table index, writing the string record the first time. */
+/*
+ * Intern a string: its table index, writing the string record the first time.
+ * Returns the index (0 for NULL or "", which need no record) or a negative
+ * errno; *ret_ref is the ref to pass to fxt_put_*() until the next call.
+ */
 int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref);
 
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);

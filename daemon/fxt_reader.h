@@ -74,11 +74,16 @@ void fxt_reader__free(struct fxt_reader *r);
  * other negative errno: I/O failure. The first record must be the magic.
  */
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret);
+/* NULL as long as fxt_reader_next() has returned no error. */
 const char *fxt_reader_error(const struct fxt_reader *r);
 /* Offset of the end of the last whole record read. */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);
 
-/* One line describing the record, as `fxsampler dump` prints it (no newline). */
+/*
+ * One line describing the record, as `fxsampler dump` prints it (no newline).
+ * Returns the length of the whole line like snprintf(): a value >= size means
+ * buf holds a truncated, still NUL-terminated line.
+ */
 int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size);
 
 #endif /* FXS_DAEMON_FXT_READER_H */

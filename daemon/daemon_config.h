@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * fxsamplerd's configuration file: `key = value` lines, `#` comments, blank
+ * lines. Sizes take K, M, G (powers of 1024), durations s, m, h, d. Pure: reads
+ * a FILE * or a path it is given, logs nothing.
+ */
+#ifndef FXS_DAEMON_DAEMON_CONFIG_H
+#define FXS_DAEMON_DAEMON_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DAEMON_DEFAULT_CONFIG "/etc/fxsampler/fxsamplerd.conf"
+#define DAEMON_DEFAULT_SOCKET "/run/fxsampler/control.sock"
+#define DAEMON_DEFAULT_DIR    "/var/lib/fxsampler"
+/* sun_path's size, NUL included */
+#define DAEMON_SOCKET_MAX 108
+
+struct daemon_config {
+	char socket_path[DAEMON_SOCKET_MAX];
+	bool continuous;	     /* host-wide capture into rotating files */
+	uint64_t continuous_freq_hz; /* default 19: prime, so it does not beat with timers */
+	char directory[PATH_MAX];    /* where continuous files go */
+	uint64_t max_file_size;	     /* bytes; rotate when a file reaches it */
+	uint64_t max_file_age_s;     /* rotate when a file is this old */
+	uint64_t max_total_size;     /* bytes; delete the oldest files beyond it */
+	uint32_t buffer_size;	     /* per-CPU ring of continuous captures */
+	uint32_t max_frames;	     /* of continuous captures */
+	uint32_t max_clients;	     /* connections at once */
+};
+
+/* The built-in defaults. */
+void daemon_config_defaults(struct daemon_config *ret);
+
+/*
+ * Parse f, named name in messages, on top of *cfg (so defaults, then the file).
+ * 0, or -EINVAL with "NAME:LINE: what is wrong" in err; -errno on a read
+ * error. On failure *cfg is left unchanged.
+ */
+int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, char *err,
+			size_t err_len);
+
+/*
+ * Defaults, then the file at path. A missing file is an error only when
+ * must_exist (the user named it); otherwise the defaults are used.
+ */
+int daemon_config_load(const char *path, bool must_exist, struct daemon_config *ret, char *err,
+		       size_t err_len);
+
+/* Strict number parsers shared with the command line: 0 or -EINVAL/-ERANGE. */
+int daemon_parse_size(const char *s, uint64_t *ret);
+int daemon_parse_duration_s(const char *s, uint64_t *ret);
+int daemon_parse_bool(const char *s, bool *ret);
+
+#endif /* FXS_DAEMON_DAEMON_CONFIG_H */

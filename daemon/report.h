@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `fxsampler report`: aggregates the backtrace records of an .fxt file into
+ * stacks per thread, symbolizes them with the file's module and mmap records,
+ * and writes a top view, folded stacks, a pprof profile or a flame graph SVG.
+ * Pure: no libbpf. Only report_run() prints an error message, and only when
+ * the caller gives it no buffer for it.
+ */
+#ifndef FXS_DAEMON_REPORT_H
+#define FXS_DAEMON_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fxt_record;
+
+#define REPORT_DEFAULT_TOP 20
+
+struct report_opts {
+	unsigned top;		/* rows of the function table; 0: REPORT_DEFAULT_TOP */
+	bool folded;		/* report_run: folded stacks to out instead of the top view */
+	bool folded_no_thread;	/* leave the thread out of folded stacks and the SVG */
+	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
+	const char *svg_path;	/* report_run: also write a flame graph here */
+	bool has_pid;		/* keep only the samples of process pid */
+	uint64_t pid;
+	bool has_tid; /* keep only the samples of thread tid */
+	uint64_t tid;
+	const char *debug_dir; /* root of separate debug files; NULL: /usr/lib/debug */
+	uint64_t period_ns;    /* sampling period for pprof; 0: estimated from the samples */
+	/*
+	 * report_run: where the reason of a failure goes (NUL-terminated). When
+	 * NULL, report_run() prints it to stderr instead.
+	 */
+	char *errbuf;
+	size_t errbuf_size;
+};
+
+struct report;
+
+/* NULL with errno set (ENOMEM). opts may be NULL; it is copied (not errbuf's bytes). */
+struct report *report__new(const struct report_opts *opts);
+/* NULL-safe. */
+void report__free(struct report *r);
+
+/*
+ * Account one record: kernel objects (process and thread names), profiler
+ * module/mmap/backtrace records, the "fxsampler" counters and the "records
+ * dropped" provider event. Others are ignored. Returns 0, -ENOMEM.
+ */
+int report_add(struct report *r, const struct fxt_record *rec);
+
+/* Backtraces accounted so far (after the pid/tid filters). */
+uint64_t report_samples(const struct report *r);
+
+/*
+ * The outputs. Each returns 0, -ENOMEM, or -EIO when writing to out fails.
+ * Records may still be added after an output; the next one includes them.
+ *
+ * top: a summary, the n functions with the most self samples (self and total
+ * samples with percentages; 0: REPORT_DEFAULT_TOP), then samples per
+ * thread, in 80 columns.
+ */
+int report_write_top(struct report *r, FILE *out, unsigned n);
+/* "process;thread;outer;...;leaf count" lines, sorted; see struct report_opts. */
+int report_write_folded(struct report *r, FILE *out);
+/* A gzip-compressed profile.proto for `go tool pprof`. */
+int report_write_pprof(struct report *r, FILE *out);
+/* A self-contained flame graph: one <g><title/><rect/><text/></g> per frame. */
+int report_write_svg(struct report *r, FILE *out);
+
+/*
+ * Read the .fxt (or gzipped .fxt) at path and write what opts asks for: the
+ * top view or the folded stacks to out (unless out is NULL), the pprof and
+ * SVG files to their paths. Returns 0, -EBADMSG for a malformed file (the
+ * message says where and why), another -errno.
+ */
+int report_run(const char *path, const struct report_opts *opts, FILE *out);
+
+#endif /* FXS_DAEMON_REPORT_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Continuous mode's file rotation: when to close a file and start the next,
+ * and which old files to delete to stay within the disk budget. The policy is
+ * pure logic on a list of files; rotate_list() is the only function that
+ * touches the file system (it reads a directory). Only files named by
+ * rotate_file_name() are ever listed, so nothing else in the directory is
+ * deleted. No logging.
+ */
+#ifndef FXS_DAEMON_ROTATE_H
+#define FXS_DAEMON_ROTATE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROTATE_PREFIX "fxsampler-"
+#define ROTATE_SUFFIX ".fxt"
+/* A file being written: complete files never carry it. */
+#define ROTATE_PARTIAL ".part"
+
+struct rotate_policy {
+	uint64_t max_file_size;	 /* bytes */
+	uint64_t max_file_age_s; /* seconds */
+	uint64_t max_total_size; /* bytes, the current file included */
+};
+
+struct rotate_file {
+	char name[NAME_MAX + 1];
+	uint64_t size;
+	int64_t mtime_s;
+	bool partial; /* a ROTATE_PARTIAL leftover of a crash or kill */
+};
+
+/*
+ * Whether the current file must be closed: it holds size bytes and was
+ * started at started_s; now_s is the current time (a monotonic clock is
+ * best, so that wall-clock steps do not rotate).
+ */
+bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s, int64_t now_s);
+
+/*
+ * Sort files oldest first (mtime, then name) and return how many of the first
+ * ones to delete so that the rest, plus reserve bytes for the file about to be
+ * written, fit in max_total_size. Partial files are always deleted (they are
+ * sorted first). Never fails; returns 0..nr.
+ */
+size_t rotate_plan(const struct rotate_policy *p, struct rotate_file *files, size_t nr,
+		   uint64_t reserve);
+
+/* Whether name is one of ours: complete ("fxsampler-*.fxt") or partial. */
+bool rotate_is_ours(const char *name, bool *ret_partial);
+
+/*
+ * The name of a new file started at wall time t_s (UTC), with seq to keep
+ * names unique within a second: "fxsampler-20250520T120000Z-0001.fxt". The
+ * partial name is the same plus ROTATE_PARTIAL. 0 or -ENAMETOOLONG.
+ */
+int rotate_file_name(char *buf, size_t len, int64_t t_s, unsigned seq);
+
+/*
+ * The files of ours in dir (regular files only): 0 and a malloc'ed array the
+ * caller frees, or -errno.
+ */
+int rotate_list(const char *dir, struct rotate_file **ret, size_t *ret_nr);
+
+#endif /* FXS_DAEMON_ROTATE_H */

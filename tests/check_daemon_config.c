@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon_config.h"
+
+#define DATA "tests/data/config/"
+
+/* Parse text as a config file named "t.conf" on top of the defaults. */
+static int parse_str(const char *text, struct daemon_config *c, char *err, size_t err_len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	ck_assert_ptr_nonnull(f);
+	daemon_config_defaults(c);
+	ret = daemon_config_parse(f, "t.conf", c, err, err_len);
+	fclose(f);
+	return ret;
+}
+
+START_TEST(test_defaults)
+{
+	struct daemon_config c;
+
+	daemon_config_defaults(&c);
+	ck_assert_str_eq(c.socket_path, "/run/fxsampler/control.sock");
+	ck_assert(!c.continuous);
+	ck_assert_uint_eq(c.continuous_freq_hz, 19);
+	ck_assert_str_eq(c.directory, "/var/lib/fxsampler");
+	ck_assert_uint_eq(c.max_file_size, 64 << 20);
+	ck_assert_uint_eq(c.max_file_age_s, 3600);
+	ck_assert_uint_eq(c.max_total_size, 1 << 30);
+	ck_assert_uint_eq(c.buffer_size, 256 << 10);
+	ck_assert_uint_eq(c.max_frames, 64);
+	ck_assert_uint_eq(c.max_clients, 16);
+}
+END_TEST
+
+START_TEST(test_full_file)
+{
+	struct daemon_config c;
+	char err[256] = "";
+
+	ck_assert_int_eq(daemon_config_load(DATA "full.conf", true, &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(c.socket_path, "/run/test/fxs.sock");
+	ck_assert(c.continuous);
+	ck_assert_uint_eq(c.continuous_freq_hz, 49);
+	ck_assert_str_eq(c.directory, "/srv/fxs");
+	ck_assert_uint_eq(c.max_file_size, 16 << 20);
+	ck_assert_uint_eq(c.max_file_age_s, 1800);
+	ck_assert_uint_eq(c.max_total_size, 2ULL << 30);
+	ck_assert_uint_eq(c.buffer_size, 1 << 20);
+	ck_assert_uint_eq(c.max_frames, 127);
+	ck_assert_uint_eq(c.max_clients, 4);
+}
+END_TEST
+
+/* The shipped example holds only comments: it must give the defaults. */
+START_TEST(test_example_is_defaults)
+{
+	struct daemon_config c, d;
+	char err[256] = "";
+
+	ck_assert_int_eq(daemon_config_load(DATA "fxsamplerd.conf", true, &c, err, sizeof(err)), 0);
+	daemon_config_defaults(&d);
+	ck_assert_str_eq(c.socket_path, d.socket_path);
+	ck_assert_int_eq(c.continuous, d.continuous);
+	ck_assert_uint_eq(c.continuous_freq_hz, d.continuous_freq_hz);
+	ck_assert_str_eq(c.directory, d.directory);
+	ck_assert_uint_eq(c.max_file_size, d.max_file_size);
+	ck_assert_uint_eq(c.max_file_age_s, d.max_file_age_s);
+	ck_assert_uint_eq(c.max_total_size, d.max_total_size);
+	ck_assert_uint_eq(c.buffer_size, d.buffer_size);
+	ck_assert_uint_eq(c.max_frames, d.max_frames);
+	ck_assert_uint_eq(c.max_clients, d.max_clients);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	struct daemon_config c;
+	char err[256] = "";
+
+	ck_assert_int_eq(daemon_config_load(DATA "nope.conf", false, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.continuous_freq_hz, 19);
+	ck_assert_int_eq(daemon_config_load(DATA "nope.conf", true, &c, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, DATA "nope.conf: No such file or directory");
+}
+END_TEST
+
+START_TEST(test_errors_name_the_line)
+{
+	struct daemon_config c;
+	char err[256] = "";
+
+	ck_assert_int_eq(daemon_config_load(DATA "bad_key.conf", true, &c, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, DATA "bad_key.conf:3: unknown key 'contiunous'");
+	ck_assert_int_eq(daemon_config_load(DATA "bad_buffer.conf", true, &c, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, DATA "bad_buffer.conf:4: buffer_size: '3000' is not a power of two "
+				   "between 4K and 1G");
+}
+END_TEST
+
+START_TEST(test_bad_values)
+{
+	static const char *const bad[] = {
+		"continuous = maybe\n",
+		"continuous_frequency = 0\n",
+		"continuous_frequency = 19K\n",
+		"continuous_frequency = -5\n",
+		"continuous_frequency = 100001\n",
+		"max_file_size = 1K\n",
+		"max_file_size = 12Q\n",
+		"max_file_size = 99999999999999999999G\n",
+		"max_total_size = \n",
+		"max_file_age = 0\n",
+		"max_file_age = 5 weeks\n",
+		"buffer_size = 2K\n",
+		"buffer_size = 2G\n",
+		"max_frames = 256\n",
+		"max_clients = 0\n",
+		"socket = relative.sock\n",
+		"socket = /a/very/long/path/that/goes/on/and/on/and/on/and/on/and/on/and/on/and/on/"
+		"and/on/and/on/and/on/and/on/and/on/and/on/and/on.sock\n",
+		"directory = var/lib\n",
+		"just words\n",
+		"= value\n",
+	};
+	struct daemon_config c;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_msg(parse_str(bad[i], &c, err, sizeof(err)) == -EINVAL, "accepted %s",
+			      bad[i]);
+		ck_assert_msg(!strncmp(err, "t.conf:1: ", 10), "no line in '%s'", err);
+	}
+}
+END_TEST
+
+/* A failed parse leaves the configuration it started from alone (SIGHUP relies on it). */
+START_TEST(test_failure_keeps_config)
+{
+	static const char text[] = "continuous = yes\nmax_frames = 10\nbogus = 1\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct daemon_config c, d;
+	char err[256];
+
+	daemon_config_defaults(&c);
+	d = c;
+	ck_assert_int_eq(daemon_config_parse(f, "t.conf", &c, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	ck_assert_str_eq(err, "t.conf:3: unknown key 'bogus'");
+	ck_assert_mem_eq(&c, &d, sizeof(c));
+}
+END_TEST
+
+START_TEST(test_long_line)
+{
+	char *text = malloc(5000);
+	struct daemon_config c;
+	char err[256];
+
+	ck_assert_ptr_nonnull(text);
+	strcpy(text, "# ok\nsocket = /");
+	memset(text + strlen(text), 'a', 4500);
+	strcpy(text + 5000 - 2, "\n");
+	ck_assert_int_eq(parse_str(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: line longer than 4094 characters");
+	free(text);
+}
+END_TEST
+
+START_TEST(test_parsers)
+{
+	uint64_t v;
+	bool b;
+
+	ck_assert_int_eq(daemon_parse_size("4096", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(daemon_parse_size("4k", &v), 0);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(daemon_parse_size("3GiB", &v), 0);
+	ck_assert_uint_eq(v, 3ULL << 30);
+	ck_assert_int_eq(daemon_parse_size("17179869184G", &v), -ERANGE);
+	ck_assert_int_eq(daemon_parse_size(" 4", &v), -EINVAL);
+	ck_assert_int_eq(daemon_parse_size("+4", &v), -EINVAL);
+	ck_assert_int_eq(daemon_parse_size("4 K", &v), -EINVAL);
+	ck_assert_int_eq(daemon_parse_duration_s("2h", &v), 0);
+	ck_assert_uint_eq(v, 7200);
+	ck_assert_int_eq(daemon_parse_duration_s("1d", &v), 0);
+	ck_assert_uint_eq(v, 86400);
+	ck_assert_int_eq(daemon_parse_duration_s("90", &v), 0);
+	ck_assert_uint_eq(v, 90);
+	ck_assert_int_eq(daemon_parse_bool("On", &b), 0);
+	ck_assert(b);
+	ck_assert_int_eq(daemon_parse_bool("0", &b), 0);
+	ck_assert(!b);
+	ck_assert_int_eq(daemon_parse_bool("y", &b), -EINVAL);
+}
+END_TEST
+
+static Suite *daemon_config_suite(void)
+{
+	Suite *s = suite_create("daemon_config");
+	TCase *tc;
+
+	tc = tcase_create("parse");
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_full_file);
+	tcase_add_test(tc, test_example_is_defaults);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_parsers);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_errors_name_the_line);
+	tcase_add_test(tc, test_bad_values);
+	tcase_add_test(tc, test_failure_keeps_config);
+	tcase_add_test(tc, test_long_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(daemon_config_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The guardrails: kernel release parsing, the lockup rule, the BTF check. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guard.h"
+
+static void expect_parse(const char *release, unsigned major, unsigned minor, unsigned patch)
+{
+	struct guard_kver v = {99, 99, 99};
+
+	ck_assert_msg(guard_parse_release(release, &v) == 0, "'%s' rejected", release);
+	ck_assert_msg(v.major == major && v.minor == minor && v.patch == patch,
+		      "'%s' -> %u.%u.%u, want %u.%u.%u", release, v.major, v.minor, v.patch, major,
+		      minor, patch);
+}
+
+START_TEST(test_parse_distribution_releases)
+{
+	expect_parse("6.1.0-18-amd64", 6, 1, 0);
+	expect_parse("5.19.17", 5, 19, 17);
+	expect_parse("6.18.44-fc-v782", 6, 18, 44);
+	expect_parse("6.2-rc1", 6, 2, 0);
+	expect_parse("6.2", 6, 2, 0);
+	expect_parse("5.15.0+", 5, 15, 0);
+	expect_parse("6.1.25-37.47.amzn2023.x86_64", 6, 1, 25);
+	expect_parse("4.18.0-513.5.1.el8_9.x86_64", 4, 18, 0);
+	expect_parse("2.6.32.1", 2, 6, 32);
+	expect_parse("6.1.0_custom", 6, 1, 0);
+}
+END_TEST
+
+START_TEST(test_parse_rejects)
+{
+	static const char *const bad[] = {
+		"",
+		"6",
+		"6.",
+		"6-1",
+		".1.2",
+		"x.y",
+		"6.x",
+		"6.1.",
+		"6.1.x",
+		" 6.1.0",
+		"-6.1",
+		"65536.1",
+		"6.99999999999999999999",
+		"6.1.4294967297",
+	};
+	struct guard_kver v = {7, 7, 7};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(guard_parse_release(bad[i], &v) == -EINVAL, "'%s' accepted", bad[i]);
+		/* Untouched on failure. */
+		ck_assert_uint_eq(v.major, 7);
+		ck_assert_uint_eq(v.minor, 7);
+		ck_assert_uint_eq(v.patch, 7);
+	}
+	ck_assert_int_eq(guard_parse_release(NULL, &v), -EINVAL);
+	ck_assert_int_eq(guard_check_release(NULL), -EINVAL);
+	ck_assert_int_eq(guard_check_release("garbage"), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_lockup_range)
+{
+	static const struct {
+		const char *release;
+		int risk;
+	} cases[] = {
+		{"5.18.19", 0},
+		{"5.18.0-rc7", 0},
+		{"5.15.0-91-generic", 0},
+		{"5.19", 1},
+		{"5.19.0-rc1", 1},
+		{"5.19.17", 1},
+		{"6.0.0", 1},
+		{"6.0.19", 1},
+		{"6.1.0-18-amd64", 1},
+		{"6.1.25-37.47.amzn2023.x86_64", 1},
+		{"6.1.160", 1},
+		{"6.2", 0},
+		{"6.2.0-rc1", 0},
+		{"6.6.1", 0},
+		{"6.18.44-fc-v782", 0},
+		{"7.0.1", 0},
+		{"4.19.300", 0},
+		{"10.0", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(guard_check_release(cases[i].release) == cases[i].risk,
+			      "%s: %d, want %d", cases[i].release,
+			      guard_check_release(cases[i].release), cases[i].risk);
+}
+END_TEST
+
+START_TEST(test_lockup_rule_on_struct)
+{
+	struct guard_kver v = {5, 19, 0};
+
+	ck_assert(guard_user_read_lockup_risk(&v));
+	v = (struct guard_kver){6, 1, 999};
+	ck_assert(guard_user_read_lockup_risk(&v));
+	v = (struct guard_kver){6, 2, 0};
+	ck_assert(!guard_user_read_lockup_risk(&v));
+	v = (struct guard_kver){5, 18, 999};
+	ck_assert(!guard_user_read_lockup_risk(&v));
+}
+END_TEST
+
+START_TEST(test_btf_paths)
+{
+	char dir[] = "/tmp/fxs-guard-XXXXXX", path[64];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ck_assert_int_eq(guard_check_btf(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(guard_check_btf(path), -ENODATA);
+	ck_assert_int_eq(guard_check_btf(dir), -EINVAL);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("\x9f\xeb\x01\x00", f);
+	fclose(f);
+	ck_assert_int_eq(guard_check_btf(path), 0);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A file the caller may not read: -EACCES, also when the tests run as root. */
+START_TEST(test_btf_unreadable)
+{
+	char dir[] = "/tmp/fxs-guard-XXXXXX", path[64];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/btf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("x", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0), 0);
+	/* Root reads a mode-000 file: check as nobody, in a child of its own. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(2);
+		_exit(guard_check_btf(path) == -EACCES ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+static Suite *guard_suite(void)
+{
+	Suite *s = suite_create("guard");
+	TCase *parse = tcase_create("parse");
+	TCase *rule = tcase_create("rule");
+	TCase *btf = tcase_create("btf");
+
+	tcase_add_test(parse, test_parse_distribution_releases);
+	tcase_add_test(parse, test_parse_rejects);
+	suite_add_tcase(s, parse);
+	tcase_add_test(rule, test_lockup_range);
+	tcase_add_test(rule, test_lockup_rule_on_struct);
+	suite_add_tcase(s, rule);
+	tcase_add_test(btf, test_btf_paths);
+	tcase_add_test(btf, test_btf_unreadable);
+	suite_add_tcase(s, btf);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(guard_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

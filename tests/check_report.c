@@ -1,0 +1,1131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests of report: one synthetic profile of a real binary (built here
+ * with gcc, so the names are real symbols), fed record by record and through
+ * an .fxt file, with the exact top and folded outputs spelled out by hand, a
+ * protobuf walk of the pprof output and a look at the SVG.
+ */
+#include <check.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elf_symbols.h"
+#include "fxt.h"
+#include "fxt_reader.h"
+#include "report.h"
+
+static const char prog_src[] =
+	"static volatile int counter;\n"
+	"__attribute__((noinline)) static int fxs_static_leaf(int x)\n"
+	"{ counter += x; return counter * 3; }\n"
+	"__attribute__((noinline)) int fxs_alpha(int x) { return fxs_static_leaf(x) + 1; }\n"
+	"__attribute__((noinline)) int fxs_beta(int x) { return fxs_alpha(x) * 2; }\n"
+	"__asm__(\".text\\n\"\n"
+	"\".globl fxs_nosize\\n.type fxs_nosize, %function\\nfxs_nosize:\\n\"\n"
+	"\"\\tnop\\n\\tnop\\n\\tnop\\n\\tnop\\n\\tret\\n\"\n"
+	"\".globl fxs_outer\\n.type fxs_outer, %function\\nfxs_outer:\\n\\tnop\\n\\tret\\n\"\n"
+	"\".size fxs_outer, . - fxs_outer\\n\");\n"
+	"int main(int argc, char **argv) { return fxs_beta(argc) > 100; }\n";
+
+#define BUILD_ID "00112233445566778899aabbccddeeff00112233"
+#define BASE	 0x560000000000ULL
+#define MS	 1000000ULL
+
+static char tmpdir[PATH_MAX];
+static char prog[PATH_MAX + 16];
+static uint8_t build_id[20];
+
+/* Function addresses in prog, from nm. */
+static uint64_t a_leaf, a_alpha, a_beta, a_main, a_outer;
+
+static uint64_t nm_addr(const char *name)
+{
+	char cmd[PATH_MAX + 64], line[512], f1[64], f2[64], f3[256];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only '%s'", prog);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%63s %63s %255s", f1, f2, f3) == 3 && !strcmp(f3, name))
+			addr = strtoull(f1, NULL, 16);
+	pclose(p);
+	return addr;
+}
+
+static void build_fixture(void)
+{
+	char cmd[PATH_MAX * 4];
+	FILE *f;
+	unsigned i;
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fxs_report.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(prog, sizeof(prog), "%s/prog", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s/prog.c", tmpdir);
+	f = fopen(cmd, "we");
+	if (!f || fputs(prog_src, f) < 0 || fclose(f)) {
+		perror(cmd);
+		exit(EXIT_FAILURE);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "%s -O1 -g -fno-inline -fPIE -pie -Wl,--build-id=0x%s '%s/prog.c' -o '%s'",
+		 getenv("FXS_TEST_CC") ?: "gcc", BUILD_ID, tmpdir, prog);
+	if (system(cmd)) {
+		fprintf(stderr, "cannot build the fixture: %s\n", cmd);
+		exit(EXIT_FAILURE);
+	}
+	for (i = 0; i < sizeof(build_id); i++)
+		sscanf(&BUILD_ID[2 * i], "%2hhx", &build_id[i]);
+	a_leaf = nm_addr("fxs_static_leaf");
+	a_alpha = nm_addr("fxs_alpha");
+	a_beta = nm_addr("fxs_beta");
+	a_main = nm_addr("main");
+	a_outer = nm_addr("fxs_outer");
+	if (!a_leaf || !a_alpha || !a_beta || !a_main || !a_outer) {
+		fprintf(stderr, "nm found no fixture symbols in %s\n", prog);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void remove_fixture(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (tmpdir[0] && !getenv("FXS_KEEP_FIXTURES")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "cannot remove %s\n", tmpdir);
+	}
+}
+
+/*
+ * The profile, as records: it goes to report_add() directly and, through
+ * fxt_stream, into a file for report_run(). Process 100 "prog" has threads
+ * 100 "prog" and 101 "worker"; process 200 has no record, its thread 201 a
+ * name that needs escaping. The module records come after the samples, as
+ * Fuchsia writes them.
+ */
+struct feeder {
+	int (*process)(void *ctx, uint64_t pid, const char *name);
+	int (*thread)(void *ctx, uint64_t pid, uint64_t tid, const char *name);
+	int (*module)(void *ctx, uint64_t pid, uint16_t id, const char *path);
+	int (*mmap)(void *ctx, uint64_t pid, uint16_t id, unsigned flags, uint64_t start,
+		    uint64_t size, uint64_t vaddr);
+	int (*backtrace)(void *ctx, uint64_t ts, uint64_t pid, uint64_t tid, unsigned flags,
+			 const uint64_t *frames, unsigned nr);
+	void *ctx;
+};
+
+static void feed_profile(const struct feeder *f)
+{
+	/* Return addresses (every frame but the first) point inside their caller. */
+	const uint64_t s1[] = {BASE + a_leaf + 2, BASE + a_alpha + 5, BASE + a_beta + 4,
+			       BASE + a_main + 4};
+	const uint64_t s2[] = {BASE + a_leaf + 3, BASE + a_alpha + 5, BASE + a_beta + 4,
+			       BASE + a_main + 4};
+	const uint64_t s3[] = {BASE + a_alpha + 1, BASE + a_beta + 4, BASE + a_main + 4};
+	const uint64_t s4[] = {BASE + a_leaf + 1, BASE + a_alpha + 5};
+	const uint64_t s5[] = {0xdead};
+	/* A return address at fxs_outer belongs to the call ending fxs_nosize. */
+	const uint64_t s6[] = {BASE + a_outer};
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	const struct elf_segment *segs;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(f->process(f->ctx, 100, "prog"), 0);
+	ck_assert_int_eq(f->thread(f->ctx, 100, 100, "prog"), 0);
+	ck_assert_int_eq(f->thread(f->ctx, 100, 101, "worker"), 0);
+	ck_assert_int_eq(f->thread(f->ctx, 200, 201, "a;b<&>"), 0);
+
+	ck_assert_int_eq(f->backtrace(f->ctx, 0 * MS, 100, 100, 0, s1, 4), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 1 * MS, 100, 100, 0, s1, 4), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 2 * MS, 100, 100, 0, s2, 4), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 3 * MS, 100, 100, FXT_BT_FLAG_PC_IS_RETURN, s6, 1),
+			 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 10 * MS, 100, 101, 0, s3, 3), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 11 * MS, 100, 101, 0, s3, 3), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 12 * MS, 100, 101, FXT_BT_FLAG_TRUNCATED, s4, 2), 0);
+	ck_assert_int_eq(f->backtrace(f->ctx, 50 * MS, 200, 201, 0, s5, 1), 0);
+
+	ck_assert_int_eq(f->module(f->ctx, 100, 0, prog), 0);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(f->mmap(f->ctx, 100, 0, segs[i].flags, BASE + segs[i].vaddr,
+					 segs[i].memsz, segs[i].vaddr),
+				 0);
+	elf_symbols__free(es);
+}
+
+/* Feeding report_add() with hand-made records. */
+
+static int rec_process(void *ctx, uint64_t pid, const char *name)
+{
+	struct fxt_record rec = {.type = FXT_RT_KOBJ, .subtype = FXT_OBJ_PROCESS};
+
+	rec.koid = rec.pid = pid;
+	rec.name = name;
+	return report_add(ctx, &rec);
+}
+
+static int rec_thread(void *ctx, uint64_t pid, uint64_t tid, const char *name)
+{
+	struct fxt_record rec = {.type = FXT_RT_KOBJ, .subtype = FXT_OBJ_THREAD};
+
+	rec.koid = rec.tid = tid;
+	rec.pid = pid;
+	rec.name = name;
+	return report_add(ctx, &rec);
+}
+
+static int rec_module(void *ctx, uint64_t pid, uint16_t id, const char *path)
+{
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MODULE};
+
+	rec.pid = pid;
+	rec.module_id = id;
+	rec.name = path;
+	rec.build_id = build_id;
+	rec.build_id_len = sizeof(build_id);
+	return report_add(ctx, &rec);
+}
+
+static int rec_mmap(void *ctx, uint64_t pid, uint16_t id, unsigned flags, uint64_t start,
+		    uint64_t size, uint64_t vaddr)
+{
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MMAP};
+
+	rec.pid = pid;
+	rec.module_id = id;
+	rec.mmap_flags = flags;
+	rec.start = start;
+	rec.size = size;
+	rec.vaddr = vaddr;
+	return report_add(ctx, &rec);
+}
+
+static int rec_backtrace(void *ctx, uint64_t ts, uint64_t pid, uint64_t tid, unsigned flags,
+			 const uint64_t *frames, unsigned nr)
+{
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+
+	rec.ts = ts;
+	rec.pid = pid;
+	rec.tid = tid;
+	rec.bt_flags = flags;
+	rec.frames = frames;
+	rec.nr_frames = nr;
+	return report_add(ctx, &rec);
+}
+
+static struct report *new_report(const struct report_opts *opts)
+{
+	struct feeder f = {rec_process, rec_thread, rec_module, rec_mmap, rec_backtrace};
+	struct report *r = report__new(opts);
+
+	ck_assert_ptr_nonnull(r);
+	f.ctx = r;
+	feed_profile(&f);
+	return r;
+}
+
+/* Everything written to a stream, NUL-terminated. */
+struct capture {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static FILE *capture_open(struct capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = open_memstream(&c->buf, &c->len);
+	ck_assert_ptr_nonnull(c->f);
+	return c->f;
+}
+
+static const char *capture_text(struct capture *c)
+{
+	ck_assert_int_eq(fclose(c->f), 0);
+	c->f = NULL;
+	return c->buf;
+}
+
+static const char expected_folded[] = "[pid 200];a:b<&>;[unknown] 1\n"
+				      "prog;prog;fxs_nosize 1\n"
+				      "prog;prog;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n"
+				      "prog;worker;[truncated];fxs_alpha;fxs_static_leaf 1\n"
+				      "prog;worker;main;fxs_beta;fxs_alpha 2\n";
+
+static const char expected_top[] = "Samples: 8  Threads: 3  Processes: 2\n"
+				   "Truncated stacks: 1 (12.50%)\n"
+				   "\n"
+				   "    Self   Self%    Total  Total%  Function\n"
+				   "       4  50.00%        4  50.00%  fxs_static_leaf [prog]\n"
+				   "       2  25.00%        6  75.00%  fxs_alpha [prog]\n"
+				   "       1  12.50%        1  12.50%  [unknown]\n"
+				   "       1  12.50%        1  12.50%  fxs_nosize [prog]\n"
+				   "       0   0.00%        5  62.50%  fxs_beta [prog]\n"
+				   "       0   0.00%        5  62.50%  main [prog]\n"
+				   "\n"
+				   " Samples   Share      PID      TID  Thread\n"
+				   "       4  50.00%      100      100  prog\n"
+				   "       3  37.50%      100      101  worker (prog)\n"
+				   "       1  12.50%      200      201  a;b<&>\n";
+
+START_TEST(test_top)
+{
+	struct report *r = new_report(NULL);
+	struct capture c;
+	const char *text;
+	const char *line;
+
+	ck_assert_uint_eq(report_samples(r), 8);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	text = capture_text(&c);
+	ck_assert_str_eq(text, expected_top);
+	/* 80 columns. */
+	for (line = text; *line; line = strchr(line, '\n') + 1)
+		ck_assert_uint_le((size_t)(strchr(line, '\n') - line), 80);
+	free(c.buf);
+
+	/* Only the first rows. */
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 2), 0);
+	text = capture_text(&c);
+	ck_assert_ptr_nonnull(strstr(text, "fxs_alpha [prog]\n\n"));
+	ck_assert_ptr_null(strstr(text, "[unknown]"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+START_TEST(test_folded)
+{
+	struct report *r = new_report(NULL);
+	struct report_opts opts = {.folded_no_thread = true};
+	struct capture c;
+
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), expected_folded);
+	free(c.buf);
+	report__free(r);
+
+	r = new_report(&opts);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "[pid 200];[unknown] 1\n"
+					   "prog;[truncated];fxs_alpha;fxs_static_leaf 1\n"
+					   "prog;fxs_nosize 1\n"
+					   "prog;main;fxs_beta;fxs_alpha 2\n"
+					   "prog;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n");
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+START_TEST(test_filters)
+{
+	struct report_opts by_pid = {.has_pid = true, .pid = 100};
+	struct report_opts by_tid = {.has_tid = true, .tid = 101};
+	struct report *r;
+	struct capture c;
+	const char *text;
+
+	r = new_report(&by_pid);
+	ck_assert_uint_eq(report_samples(r), 7);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), strchr(expected_folded, '\n') + 1);
+	free(c.buf);
+	report__free(r);
+
+	r = new_report(&by_tid);
+	ck_assert_uint_eq(report_samples(r), 3);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 3), 0);
+	text = capture_text(&c);
+	ck_assert_str_eq(text, "Samples: 3  Threads: 1  Processes: 1\n"
+			       "Filter: tid 101\n"
+			       "Truncated stacks: 1 (33.33%)\n"
+			       "\n"
+			       "    Self   Self%    Total  Total%  Function\n"
+			       "       2  66.67%        3 100.00%  fxs_alpha [prog]\n"
+			       "       1  33.33%        1  33.33%  fxs_static_leaf [prog]\n"
+			       "       0   0.00%        2  66.67%  fxs_beta [prog]\n"
+			       "\n"
+			       " Samples   Share      PID      TID  Thread\n"
+			       "       3 100.00%      100      101  worker (prog)\n");
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* Modules without symbols are listed; names cannot break the layout. */
+START_TEST(test_top_not_symbolized)
+{
+	static const char gone[] = "/nonexistent/a/very/long/directory/name/that/goes/on/and/on/"
+				   "for/more/than/eighty/columns/libgone.so";
+	struct report *r = report__new(NULL);
+	const uint64_t frames[] = {0x7000001010ULL};
+	struct capture c;
+	const char *text, *line;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rec_thread(r, 300, 300, "bad\nname"), 0);
+	ck_assert_int_eq(rec_module(r, 300, 1, gone), 0);
+	ck_assert_int_eq(rec_module(r, 300, 2, prog), 0);
+	ck_assert_int_eq(rec_mmap(r, 300, 1, PF_R | PF_X, 0x7000000000ULL, 0x10000, 0), 0);
+	ck_assert_int_eq(rec_backtrace(r, 0, 300, 300, 0, frames, 1), 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	text = capture_text(&c);
+	ck_assert_str_eq(text, "Samples: 1  Threads: 1  Processes: 1\n"
+			       "\n"
+			       "    Self   Self%    Total  Total%  Function\n"
+			       "       1 100.00%        1 100.00%  libgone.so+0x1010\n"
+			       "\n"
+			       " Samples   Share      PID      TID  Thread\n"
+			       "       1 100.00%      300      300  bad?name\n"
+			       "\n"
+			       "Not symbolized:\n"
+			       "  not found          ..at/goes/on/and/on/for/more/than/eighty/"
+			       "columns/libgone.so\n");
+	for (line = text; *line; line = strchr(line, '\n') + 1)
+		ck_assert_uint_le((size_t)(strchr(line, '\n') - line), 80);
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* A function twice in one stack counts once in its total. */
+START_TEST(test_recursion)
+{
+	struct report *r = new_report(NULL);
+	const uint64_t rec[] = {BASE + a_alpha + 1, BASE + a_alpha + 5, BASE + a_alpha + 5,
+				BASE + a_beta + 4, BASE + a_main + 4};
+	struct capture c;
+	const char *text;
+
+	ck_assert_int_eq(rec_backtrace(r, 13 * MS, 100, 101, 0, rec, 5), 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	text = capture_text(&c);
+	ck_assert_ptr_nonnull(
+		strstr(text, "\n       3  33.33%        7  77.78%  fxs_alpha [prog]\n"));
+	ck_assert_ptr_nonnull(
+		strstr(text, "\n       0   0.00%        6  66.67%  fxs_beta [prog]\n"));
+	free(c.buf);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_ptr_nonnull(strstr(
+		capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha;fxs_alpha;fxs_alpha 1\n"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+START_TEST(test_empty_and_late_records)
+{
+	struct report *r = report__new(NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+	const uint64_t frames[] = {0x1234};
+	struct capture c;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_str_eq(capture_text(&c), "Samples: 0  Threads: 0  Processes: 0\nNo samples.\n");
+	free(c.buf);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "");
+	free(c.buf);
+
+	/* A record after an output is in the next one. */
+	rec.pid = 7;
+	rec.tid = 8;
+	rec.frames = frames;
+	rec.nr_frames = 1;
+	ck_assert_int_eq(report_add(r, &rec), 0);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "[pid 7];[tid 8];[unknown] 1\n");
+	free(c.buf);
+	report__free(r);
+	report__free(NULL);
+}
+END_TEST
+
+/* ---- a minimal protobuf reader, to check the pprof output ---- */
+
+struct pb {
+	const uint8_t *p, *end;
+};
+
+static bool pb_varint(struct pb *b, uint64_t *ret)
+{
+	uint64_t v = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 64 && b->p < b->end; shift += 7) {
+		uint8_t c = *b->p++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*ret = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The next field: its number, wire type, and value or bytes. */
+static bool pb_next(struct pb *b, unsigned *field, unsigned *wire, uint64_t *v, struct pb *sub)
+{
+	uint64_t key, len;
+
+	if (b->p >= b->end || !pb_varint(b, &key))
+		return false;
+	*field = (unsigned)(key >> 3);
+	*wire = key & 7;
+	switch (*wire) {
+	case 0:
+		return pb_varint(b, v);
+	case 2:
+		if (!pb_varint(b, &len) || len > (uint64_t)(b->end - b->p))
+			return false;
+		sub->p = b->p;
+		sub->end = b->p + len;
+		b->p += len;
+		return true;
+	default:
+		/* The encoder writes no fixed32/fixed64 fields. */
+		return false;
+	}
+}
+
+/* Sum of a repeated varint field, packed or not. */
+static uint64_t pb_sum_repeated(unsigned wire, uint64_t v, struct pb *sub, unsigned *count)
+{
+	uint64_t sum = 0, x;
+
+	if (wire == 0) {
+		(*count)++;
+		return v;
+	}
+	while (sub->p < sub->end && pb_varint(sub, &x)) {
+		sum += x;
+		(*count)++;
+	}
+	return sum;
+}
+
+struct profile {
+	char *strings[256];
+	unsigned nr_strings;
+	unsigned nr_samples, nr_locations, nr_functions, nr_mappings;
+	uint64_t value_sum;
+	unsigned max_location_ids;
+	uint64_t function_names[64];
+	uint64_t period, duration;
+	uint64_t mapping_file, mapping_build_id, mapping_start;
+};
+
+static void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
+{
+	struct pb b = {data, data + len}, sub, inner;
+	unsigned field, wire, f2, w2;
+	uint64_t v, v2;
+
+	memset(pr, 0, sizeof(*pr));
+	while (b.p < b.end) {
+		ck_assert(pb_next(&b, &field, &wire, &v, &sub));
+		switch (field) {
+		case 2: {
+			unsigned ids = 0, values = 0;
+
+			ck_assert_uint_eq(wire, 2);
+			pr->nr_samples++;
+			while (sub.p < sub.end) {
+				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
+				if (f2 == 1)
+					ck_assert_uint_gt(pb_sum_repeated(w2, v2, &inner, &ids), 0);
+				else if (f2 == 2)
+					pr->value_sum += pb_sum_repeated(w2, v2, &inner, &values);
+			}
+			ck_assert_uint_eq(values, 1);
+			if (ids > pr->max_location_ids)
+				pr->max_location_ids = ids;
+			break;
+		}
+		case 3:
+			pr->nr_mappings++;
+			while (sub.p < sub.end) {
+				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
+				if (f2 == 2)
+					pr->mapping_start = v2;
+				if (f2 == 5)
+					pr->mapping_file = v2;
+				if (f2 == 6)
+					pr->mapping_build_id = v2;
+			}
+			break;
+		case 4:
+			pr->nr_locations++;
+			break;
+		case 5:
+			ck_assert_uint_lt(pr->nr_functions, 64);
+			while (sub.p < sub.end) {
+				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
+				if (f2 == 2)
+					pr->function_names[pr->nr_functions] = v2;
+			}
+			pr->nr_functions++;
+			break;
+		case 6:
+			ck_assert_uint_eq(wire, 2);
+			ck_assert_uint_lt(pr->nr_strings, 256);
+			pr->strings[pr->nr_strings] =
+				strndup((const char *)sub.p, (size_t)(sub.end - sub.p));
+			ck_assert_ptr_nonnull(pr->strings[pr->nr_strings]);
+			pr->nr_strings++;
+			break;
+		case 10:
+			pr->duration = v;
+			break;
+		case 12:
+			pr->period = v;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void free_profile(struct profile *pr)
+{
+	unsigned i;
+
+	for (i = 0; i < pr->nr_strings; i++)
+		free(pr->strings[i]);
+}
+
+static bool has_string(const struct profile *pr, const char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < pr->nr_strings; i++)
+		if (!strcmp(pr->strings[i], s))
+			return true;
+	return false;
+}
+
+static uint8_t *gunzip(const void *data, size_t len, size_t *ret_len)
+{
+	z_stream zs = {};
+	size_t cap = 1 << 16, out_len = 0;
+	uint8_t *out = malloc(cap);
+	int zerr;
+
+	ck_assert_ptr_nonnull(out);
+	/* 15 + 16: gzip only, so a raw zlib stream would fail here. */
+	ck_assert_int_eq(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)data;
+	zs.avail_in = (uInt)len;
+	do {
+		if (out_len == cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			ck_assert_ptr_nonnull(out);
+		}
+		zs.next_out = out + out_len;
+		zs.avail_out = (uInt)(cap - out_len);
+		zerr = inflate(&zs, Z_NO_FLUSH);
+		ck_assert_msg(zerr == Z_OK || zerr == Z_STREAM_END, "inflate: %d", zerr);
+		out_len = cap - zs.avail_out;
+	} while (zerr != Z_STREAM_END);
+	ck_assert_uint_eq(zs.avail_in, 0);
+	inflateEnd(&zs);
+	*ret_len = out_len;
+	return out;
+}
+
+START_TEST(test_pprof)
+{
+	struct report *r = new_report(NULL);
+	struct capture c;
+	struct profile pr;
+	uint8_t *raw;
+	size_t raw_len;
+	static const char *const want[] = {
+		"samples",    "count",		 "cpu",	       "nanoseconds", "pid",
+		"tid",	      "fxs_static_leaf", "fxs_alpha",  "fxs_beta",    "main",
+		"fxs_nosize", "[unknown]",	 "[truncated]"};
+	char hex[64];
+	unsigned i;
+
+	ck_assert_int_eq(report_write_pprof(r, capture_open(&c)), 0);
+	capture_text(&c);
+	ck_assert_uint_gt(c.len, 20);
+	raw = gunzip(c.buf, c.len, &raw_len);
+	parse_profile(raw, raw_len, &pr);
+
+	ck_assert_uint_ge(pr.nr_strings, 1);
+	ck_assert_str_eq(pr.strings[0], "");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(has_string(&pr, want[i]), "no string %s", want[i]);
+	ck_assert(has_string(&pr, prog));
+	ck_assert(has_string(&pr, elf_build_id_hex(build_id, sizeof(build_id), hex, sizeof(hex))));
+
+	/* One sample per distinct stack, their values add up to the samples. */
+	ck_assert_uint_eq(pr.nr_samples, 6);
+	ck_assert_uint_eq(pr.value_sum, 8);
+	ck_assert_uint_eq(pr.max_location_ids, 4);
+	/*
+	 * Distinct (pid, pc, return or not): 4 in s1, the leaf of s2, the
+	 * exact alpha pc of s3, the leaf of s4, s5 and s6, plus the marker.
+	 */
+	ck_assert_uint_eq(pr.nr_locations, 10);
+	ck_assert_uint_eq(pr.nr_functions, 7);
+	for (i = 0; i < pr.nr_functions; i++)
+		ck_assert_uint_lt(pr.function_names[i], pr.nr_strings);
+	ck_assert_uint_eq(pr.nr_mappings, 1);
+	ck_assert_uint_lt(pr.mapping_file, pr.nr_strings);
+	ck_assert_str_eq(pr.strings[pr.mapping_file], prog);
+	ck_assert_str_eq(pr.strings[pr.mapping_build_id], hex);
+	ck_assert_uint_ge(pr.mapping_start, BASE);
+	/* Per-thread gaps are all 1 ms; the samples span 50 ms. */
+	ck_assert_uint_eq(pr.period, MS);
+	ck_assert_uint_eq(pr.duration, 50 * MS);
+
+	free_profile(&pr);
+	free(raw);
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* `go tool pprof` itself, when Go is installed. */
+START_TEST(test_pprof_go_tool)
+{
+	struct report *r;
+	char path[PATH_MAX + 32], cmd[PATH_MAX * 4], line[512];
+	bool leaf = false, alpha = false;
+	FILE *f, *p;
+
+	if (system("command -v go >/dev/null 2>&1")) {
+		fprintf(stderr, "SKIP: test_pprof_go_tool: no go (apt-get install golang-go)\n");
+		return;
+	}
+	r = new_report(NULL);
+	snprintf(path, sizeof(path), "%s/profile.pb.gz", tmpdir);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(report_write_pprof(r, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	report__free(r);
+
+	snprintf(cmd, sizeof(cmd),
+		 "HOME='%s' PPROF_BINARY_PATH=/nonexistent go tool pprof -top '%s' 2>&1", tmpdir,
+		 path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		/* "flat flat% sum% cum cum%" then the name */
+		unsigned long flat, cum;
+		char name[256];
+
+		if (sscanf(line, " %lu %*s %*s %lu %*s %255s", &flat, &cum, name) != 3)
+			continue;
+		if (!strcmp(name, "fxs_static_leaf"))
+			leaf = flat == 4 && cum == 4;
+		if (!strcmp(name, "fxs_alpha"))
+			alpha = flat == 2 && cum == 6;
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert(leaf);
+	ck_assert(alpha);
+}
+END_TEST
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (hay = strstr(hay, needle); hay; hay = strstr(hay + 1, needle))
+		n++;
+	return n;
+}
+
+START_TEST(test_svg)
+{
+	struct report *r = new_report(NULL);
+	struct capture c;
+	const char *svg;
+
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	ck_assert_ptr_eq(strstr(svg, "<?xml "), svg);
+	ck_assert_ptr_nonnull(strstr(svg, "<svg "));
+	ck_assert_str_eq(svg + strlen(svg) - 7, "</svg>\n");
+	/* No external resource of any kind. */
+	ck_assert_ptr_null(strstr(svg, "href"));
+	ck_assert_ptr_null(strstr(svg, "@import"));
+
+	ck_assert_ptr_nonnull(strstr(svg, "<title>all (8 samples, 100.00%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (3 samples, 37.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>main (2 samples, 25.00%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>prog (7 samples, 87.50%)</title>"));
+	/* Escaped, and the ';' a folded line cannot hold is gone here too. */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>a:b&lt;&amp;&gt; (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_null(strstr(svg, "<&>"));
+	/* 18 frames, each a <g> with a title, a rect and its text. */
+	ck_assert_uint_eq(count_of(svg, "<g><title>"), 18);
+	ck_assert_uint_eq(count_of(svg, "</title><rect "), 18);
+	ck_assert_uint_eq(count_of(svg, "<rect "), 19);
+	ck_assert_uint_eq(count_of(svg, "<text x="), 18 + 1);
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* The width of a frame follows its samples; its text is cut to fit. */
+START_TEST(test_svg_geometry)
+{
+	struct report *r = report__new(NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+	const uint64_t wide[] = {0x10}, narrow[] = {0x20};
+	struct fxt_record name = {.type = FXT_RT_KOBJ, .subtype = FXT_OBJ_THREAD};
+	struct capture c;
+	const char *svg, *p;
+	double w_all = 0, w_thread = 0;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(r);
+	name.koid = 1;
+	name.pid = 1;
+	name.name = "a-thread-name-much-too-long-for-a-frame-of-one-sample-in-a-thousand";
+	ck_assert_int_eq(report_add(r, &name), 0);
+	rec.pid = 1;
+	rec.tid = 1;
+	rec.nr_frames = 1;
+	for (i = 0; i < 1000; i++) {
+		rec.frames = i ? wide : narrow;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	p = strstr(svg, "<title>all (1000 samples");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(strstr(p, "width=\""), "width=\"%lf\"", &w_all), 1);
+	ck_assert_double_eq_tol(w_all, 1180, 0.01);
+	p = strstr(svg,
+		   "<title>a-thread-name-much-too-long-for-a-frame-of-one-sample-in-a-thousand "
+		   "(1000 samples");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(strstr(p, "width=\""), "width=\"%lf\"", &w_thread), 1);
+	ck_assert_double_eq_tol(w_thread, 1180, 0.01);
+	/* The one-sample "[unknown]" frames of 0x10 and 0x20 merge: one frame of 1000. */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>[unknown] (1000 samples, 100.00%)</title>"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+START_TEST(test_svg_cut_labels)
+{
+	struct report *r = report__new(NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+	struct fxt_record name = {.type = FXT_RT_KOBJ, .subtype = FXT_OBJ_PROCESS};
+	static const char *const names[] = {"long-process-name", "other-process-with-a-long-name",
+					    "tiny-process"};
+	const uint64_t frames[] = {0x10};
+	struct capture c;
+	const char *svg, *p;
+	double w;
+	char text[512];
+	unsigned i;
+
+	ck_assert_ptr_nonnull(r);
+	for (i = 0; i < 3; i++) {
+		name.koid = i + 1;
+		name.name = names[i];
+		ck_assert_int_eq(report_add(r, &name), 0);
+	}
+	/* Of 1000 samples over 1180 px: 100 for pid 1, 895 for pid 2, 5 for pid 3. */
+	rec.frames = frames;
+	rec.nr_frames = 1;
+	for (i = 0; i < 1000; i++) {
+		rec.pid = rec.tid = i < 100 ? 1 : i < 995 ? 2 : 3;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+
+	/* 118 px, 112 for the text: 15 glyphs of 7.2 px, so 13 and "..". */
+	p = strstr(svg, "<title>long-process-name (100 samples, 10.00%)</title>");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(strstr(p, "width=\""), "width=\"%lf\"", &w), 1);
+	ck_assert_double_eq_tol(w, 118, 0.01);
+	ck_assert_int_eq(
+		sscanf(strstr(p, "<text"), "<text x=\"%*[^\"]\" y=\"%*[^\"]\">%511[^<]", text), 1);
+	ck_assert_str_eq(text, "long-process-..");
+
+	p = strstr(svg, "<title>other-process-with-a-long-name (895 samples, 89.50%)</title>");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(
+		sscanf(strstr(p, "<text"), "<text x=\"%*[^\"]\" y=\"%*[^\"]\">%511[^<]", text), 1);
+	ck_assert_str_eq(text, "other-process-with-a-long-name");
+
+	/* 5.9 px: too narrow for 3 glyphs, so no text in that frame. */
+	p = strstr(svg, "<title>tiny-process (5 samples, 0.50%)</title>");
+	ck_assert_ptr_nonnull(p);
+	ck_assert((uintptr_t)strstr(p, "</g>") < (uintptr_t)(strstr(p, "<text") ?: p + strlen(p)));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* ---- report_run on files ---- */
+
+static int file_sink(void *ctx, const void *data, size_t len)
+{
+	return fwrite(data, 1, len, ctx) == len ? 0 : -EIO;
+}
+
+static int st_process(void *ctx, uint64_t pid, const char *name)
+{
+	return fxt_stream_process(ctx, pid, name);
+}
+
+static int st_thread(void *ctx, uint64_t pid, uint64_t tid, const char *name)
+{
+	return fxt_stream_thread(ctx, pid, tid, name);
+}
+
+static int st_module(void *ctx, uint64_t pid, uint16_t id, const char *path)
+{
+	return fxt_stream_module(ctx, 99 * MS, pid, id, path, build_id, sizeof(build_id));
+}
+
+static int st_mmap(void *ctx, uint64_t pid, uint16_t id, unsigned flags, uint64_t start,
+		   uint64_t size, uint64_t vaddr)
+{
+	return fxt_stream_mmap(ctx, 99 * MS, pid, id, flags, start, size, vaddr);
+}
+
+static int st_backtrace(void *ctx, uint64_t ts, uint64_t pid, uint64_t tid, unsigned flags,
+			const uint64_t *frames, unsigned nr)
+{
+	return fxt_stream_backtrace(ctx, ts, pid, tid, flags, frames, nr);
+}
+
+/* Write the profile as an .fxt file, with the capture's counters and drop event. */
+static void write_fxt(const char *path, bool counters)
+{
+	struct feeder fd = {st_process, st_thread, st_module, st_mmap, st_backtrace};
+	const char *const names[] = {"fired", "written", "dropped_ring_full", "dropped_no_regs"};
+	const uint64_t values[] = {12, 8, 3, 1};
+	struct fxt_stream *s;
+	FILE *f = fopen(path, "we");
+
+	ck_assert_ptr_nonnull(f);
+	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
+	ck_assert_ptr_nonnull(s);
+	fd.ctx = s;
+	feed_profile(&fd);
+	if (counters) {
+		ck_assert_int_eq(fxt_stream_counter(s, 99 * MS, 0, 0, "fxsampler", "samples", 0,
+						    names, values, 4),
+				 0);
+		ck_assert_int_eq(fxt_stream_dropped(s), 0);
+	}
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long len;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_ge(len, 0);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	*ret_len = (size_t)len;
+	return buf;
+}
+
+START_TEST(test_run_file)
+{
+	char fxt[PATH_MAX + 32], pprof[PATH_MAX + 32], svg[PATH_MAX + 32], err[256] = "x";
+	struct report_opts opts = {.folded = true, .errbuf = err, .errbuf_size = sizeof(err)};
+	struct capture c;
+	struct profile pr;
+	uint8_t *raw;
+	char *data;
+	size_t len, raw_len;
+
+	snprintf(fxt, sizeof(fxt), "%s/run.fxt", tmpdir);
+	snprintf(pprof, sizeof(pprof), "%s/run.pb.gz", tmpdir);
+	snprintf(svg, sizeof(svg), "%s/run.svg", tmpdir);
+	write_fxt(fxt, false);
+
+	ck_assert_int_eq(report_run(fxt, &opts, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), expected_folded);
+	ck_assert_str_eq(err, "");
+	free(c.buf);
+
+	opts.folded = false;
+	opts.pprof_path = pprof;
+	opts.svg_path = svg;
+	ck_assert_int_eq(report_run(fxt, &opts, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), expected_top);
+	free(c.buf);
+
+	data = slurp(pprof, &len);
+	raw = gunzip(data, len, &raw_len);
+	parse_profile(raw, raw_len, &pr);
+	ck_assert_uint_eq(pr.value_sum, 8);
+	ck_assert(has_string(&pr, "fxs_static_leaf"));
+	free_profile(&pr);
+	free(raw);
+	free(data);
+
+	data = slurp(svg, &len);
+	ck_assert_ptr_nonnull(strstr(data, "<title>fxs_alpha (2 samples, 25.00%)</title>"));
+	free(data);
+
+	/* No text output at all. */
+	ck_assert_int_eq(report_run(fxt, &opts, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_run_counters)
+{
+	char fxt[PATH_MAX + 32];
+	struct capture c;
+	const char *text;
+
+	snprintf(fxt, sizeof(fxt), "%s/counters.fxt", tmpdir);
+	write_fxt(fxt, true);
+	ck_assert_int_eq(report_run(fxt, NULL, capture_open(&c)), 0);
+	text = capture_text(&c);
+	ck_assert_ptr_eq(strstr(text, "Samples: 8  Threads: 3  Processes: 2\n"
+				      "Truncated stacks: 1 (12.50%)\n"
+				      "Dropped samples: 4\n"
+				      "  ring_full: 3\n"
+				      "  no_regs: 1\n"
+				      "Warning: the capture lost records (its buffers overflowed)\n"
+				      "\n"),
+			 text);
+	free(c.buf);
+}
+END_TEST
+
+START_TEST(test_run_errors)
+{
+	char path[PATH_MAX + 32], out[PATH_MAX + 32], err[256];
+	struct report_opts opts = {.errbuf = err, .errbuf_size = sizeof(err)};
+	size_t len;
+	char *data;
+	FILE *f;
+
+	err[0] = '\0';
+	snprintf(path, sizeof(path), "%s/missing.fxt", tmpdir);
+	ck_assert_int_eq(report_run(path, &opts, stdout), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "missing.fxt"));
+
+	/* Not an FXT file. */
+	snprintf(path, sizeof(path), "%s/garbage.fxt", tmpdir);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("this is not a trace, not even close\n", f);
+	fclose(f);
+	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, stdout), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "garbage.fxt"));
+	ck_assert_uint_gt(strlen(err), strlen(path) + 4);
+
+	/* A good file cut in the middle of a record. */
+	snprintf(path, sizeof(path), "%s/cut.fxt", tmpdir);
+	write_fxt(path, false);
+	data = slurp(path, &len);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len - 12, f), len - 12);
+	fclose(f);
+	free(data);
+	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, stdout), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "offset"));
+
+	/* An output that cannot be created. */
+	snprintf(path, sizeof(path), "%s/ok.fxt", tmpdir);
+	write_fxt(path, false);
+	snprintf(out, sizeof(out), "%s/no/such/dir/x.svg", tmpdir);
+	opts.svg_path = out;
+	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, NULL), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "x.svg"));
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *text = tcase_create("text");
+	TCase *formats = tcase_create("formats");
+	TCase *run = tcase_create("run");
+
+	tcase_add_test(text, test_top);
+	tcase_add_test(text, test_folded);
+	tcase_add_test(text, test_filters);
+	tcase_add_test(text, test_recursion);
+	tcase_add_test(text, test_top_not_symbolized);
+	tcase_add_test(text, test_empty_and_late_records);
+	tcase_add_test(formats, test_pprof);
+	tcase_add_test(formats, test_pprof_go_tool);
+	tcase_add_test(formats, test_svg);
+	tcase_add_test(formats, test_svg_geometry);
+	tcase_add_test(formats, test_svg_cut_labels);
+	tcase_add_test(run, test_run_file);
+	tcase_add_test(run, test_run_counters);
+	tcase_add_test(run, test_run_errors);
+	/* go tool pprof starts slowly the first time. */
+	tcase_set_timeout(formats, 120);
+	suite_add_tcase(s, text);
+	suite_add_tcase(s, formats);
+	suite_add_tcase(s, run);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	build_fixture();
+	sr = srunner_create(report_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	remove_fixture();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

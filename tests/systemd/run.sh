@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# `make check-systemd`: fxsamplerd under a real systemd. A Debian rootfs made
+# with debootstrap (cached in .output/rootfs) is booted with systemd-nspawn,
+# with this tree's binaries and units bound into it; then, inside: the units
+# pass `systemd-analyze verify`, the socket starts, an unprivileged user
+# captures its own process through the socket with the CLI (validated with
+# `fxsampler dump`), a host-wide capture is refused to it and granted once it
+# is in the fxsampler group, the service stops, and the journal has no errors.
+#
+# The first run (debootstrap) takes about 2 minutes; later runs about 30 s.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+OUT=$ROOT/.output
+ROOTFS=$OUT/rootfs
+SUITE=bookworm
+MACHINE=fxs-check-$$
+LOG=$OUT/check-systemd.log
+PASS=0
+FAIL=0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: check-systemd needs root (debootstrap, systemd-nspawn); NOT RUN"
+	exit 0
+fi
+for b in fxsampler fxsamplerd; do
+	[ -x "$ROOT/$b" ] || { echo "check-systemd: ./$b is not built (run make)" >&2; exit 1; }
+done
+
+step() { printf '== %s\n' "$*"; }
+ok() { PASS=$((PASS + 1)); printf 'ok:   %s\n' "$*"; }
+bad() { FAIL=$((FAIL + 1)); printf 'FAIL: %s\n' "$*"; }
+
+need_tools() {
+	local missing=()
+	command -v debootstrap >/dev/null || missing+=(debootstrap)
+	command -v systemd-nspawn >/dev/null || missing+=(systemd-container)
+	command -v nsenter >/dev/null || missing+=(util-linux)
+	if [ ${#missing[@]} -gt 0 ]; then
+		step "installing ${missing[*]}"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+}
+
+# The mirror apt already uses (deb822 URIs: or one-line deb), else Debian's.
+mirror() {
+	local m
+	m=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*debian\/*\)$/\1/p' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$m" ] || m=$(sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*debian\/*\)[[:space:]].*/\2/p' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -1)
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+make_rootfs() {
+	[ -f "$ROOTFS/.fxs-rootfs-v2" ] && return 0
+	step "debootstrap $SUITE into $ROOTFS (cached for later runs)"
+	rm -rf "$ROOTFS" "$ROOTFS.tmp"
+	mkdir -p "$OUT"
+	local t0=$SECONDS
+	debootstrap --variant=minbase \
+		--include=systemd,systemd-sysv,dbus,procps,libbpf1,libelf1,zlib1g,libsystemd0 \
+		"$SUITE" "$ROOTFS.tmp" "$(mirror)" >"$OUT/debootstrap.log" 2>&1 ||
+		{ tail -20 "$OUT/debootstrap.log"; echo "check-systemd: debootstrap failed" >&2; exit 1; }
+	touch "$ROOTFS.tmp/.fxs-rootfs-v2"
+	mv "$ROOTFS.tmp" "$ROOTFS"
+	echo "debootstrap took $((SECONDS - t0)) s"
+}
+
+NSPAWN_PID=
+LEADER=
+cleanup() {
+	if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
+		[ -n "$LEADER" ] && nsenter -t "$LEADER" -a systemctl poweroff 2>/dev/null || true
+		for _ in $(seq 40); do kill -0 "$NSPAWN_PID" 2>/dev/null || break; sleep 0.25; done
+		kill -KILL "$NSPAWN_PID" 2>/dev/null || true
+		wait "$NSPAWN_PID" 2>/dev/null || true
+	fi
+}
+trap cleanup EXIT
+
+# Run a command inside the container (all its namespaces).
+in_ct() { nsenter -t "$LEADER" -a "$@"; }
+
+boot() {
+	local u=/etc/systemd/system
+	step "booting $ROOTFS with systemd-nspawn"
+	# --volatile=overlay: every run starts from the pristine rootfs.
+	# --keep-unit --register=no: the host need not run systemd.
+	systemd-nspawn -D "$ROOTFS" --volatile=overlay --boot --capability=all \
+		--system-call-filter='bpf perf_event_open' --console=passive \
+		--register=no --keep-unit -M "$MACHINE" \
+		--bind-ro="$ROOT/fxsampler:/usr/local/bin/fxsampler" \
+		--bind-ro="$ROOT/fxsamplerd:/usr/local/bin/fxsamplerd" \
+		--bind-ro="$ROOT/systemd/fxsamplerd.service:$u/fxsamplerd.service" \
+		--bind-ro="$ROOT/systemd/fxsamplerd.socket:$u/fxsamplerd.socket" \
+		--bind-ro="$ROOT/systemd/fxsampler.sysusers:/etc/sysusers.d/fxsampler.conf" \
+		--bind-ro="$ROOT/systemd/fxsampler.tmpfiles:/etc/tmpfiles.d/fxsampler.conf" \
+		>"$LOG" 2>&1 &
+	NSPAWN_PID=$!
+	for _ in $(seq 100); do
+		# the container's init, once nspawn's own helper has become it
+		LEADER=$(ps -o pid=,comm= --ppid "$NSPAWN_PID" 2>/dev/null |
+			awk '$2 == "systemd" { print $1; exit }' || true)
+		[ -n "$LEADER" ] && break
+		kill -0 "$NSPAWN_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$LEADER" ]; then
+		cat "$LOG"
+		echo "check-systemd: the container did not start" >&2
+		exit 1
+	fi
+	local state=
+	for _ in $(seq 300); do
+		# "Failed to connect to bus" until systemd has set itself up
+		state=$(nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>&1) || true
+		case $state in running | degraded | maintenance | stopping) break ;; esac
+		sleep 0.2
+	done
+	if [ "$state" = running ]; then
+		ok "container booted ($state)"
+	else
+		bad "container state '$state'"
+		in_ct systemctl --failed --no-pager || true
+	fi
+}
+
+need_tools
+make_rootfs
+T0=$SECONDS
+boot
+
+step "units"
+out=$(in_ct systemd-analyze verify /etc/systemd/system/fxsamplerd.service \
+	/etc/systemd/system/fxsamplerd.socket 2>&1) || true
+if [ -z "$out" ]; then ok "systemd-analyze verify is clean"; else bad "systemd-analyze verify: $out"; fi
+if in_ct getent group fxsampler >/dev/null; then ok "sysusers made the group fxsampler"
+else bad "no group fxsampler"; fi
+if in_ct test -d /var/lib/fxsampler -a -f /run/fxsampler.lock; then ok "tmpfiles made its paths"
+else bad "tmpfiles paths missing"; fi
+
+step "socket activation"
+in_ct systemctl start fxsamplerd.socket
+if in_ct test -S /run/fxsampler/control.sock; then ok "fxsamplerd.socket listens"
+else bad "no /run/fxsampler/control.sock"; fi
+if ! in_ct systemctl is-active -q fxsamplerd.service; then ok "the service waits for a client"
+else bad "the service started before any client"; fi
+
+in_ct useradd --create-home --shell /bin/sh fxs-user
+USER_UID=$(in_ct id -u fxs-user)
+# The user's own busy process, and a capture of it through the daemon.
+in_ct setpriv --reuid=fxs-user --regid=fxs-user --init-groups \
+	sh -c 'i=0; while :; do i=$((i+1)); done' &
+SPIN_NS=$!
+sleep 0.5
+SPIN=$(in_ct pgrep -u fxs-user -x sh | head -1)
+as_user() { in_ct setpriv --reuid=fxs-user --regid=fxs-user --init-groups env HOME=/home/fxs-user "$@"; }
+
+step "capture through the socket as uid $USER_UID"
+if as_user /usr/local/bin/fxsampler record -p "$SPIN" -d 2 -o /home/fxs-user/own.fxt \
+	>"$OUT/check-systemd-record.log" 2>&1; then
+	ok "fxsampler record -p $SPIN (own process) through the daemon"
+else
+	bad "fxsampler record through the daemon: $(tail -3 "$OUT/check-systemd-record.log")"
+fi
+if in_ct systemctl is-active -q fxsamplerd.service; then ok "the first client started the service"
+else bad "fxsamplerd.service is not active"; fi
+n=$(as_user /usr/local/bin/fxsampler dump /home/fxs-user/own.fxt 2>/dev/null |
+	grep -c backtrace || true)
+if [ "${n:-0}" -gt 10 ]; then ok "fxsampler dump: $n backtraces"
+else bad "fxsampler dump: ${n:-0} backtraces"; fi
+
+step "authorization"
+msg=$(as_user /usr/local/bin/fxsampler record -p 1 -d 1 -o /home/fxs-user/no.fxt 2>&1) && rc=0 || rc=$?
+if [ "$rc" = 1 ] && grep -q "pid 1 belongs to uid 0, not to uid $USER_UID" <<<"$msg"; then
+	ok "root's process refused: $msg"
+else
+	bad "root's process: exit $rc: $msg"
+fi
+msg=$(as_user /usr/local/bin/fxsampler record -a -d 1 -o /home/fxs-user/host.fxt 2>&1) && rc=0 || rc=$?
+if [ "$rc" = 1 ] && grep -q "group 'fxsampler'" <<<"$msg"; then ok "host-wide refused: $msg"
+else bad "host-wide without the group: exit $rc: $msg"; fi
+in_ct usermod -a -G fxsampler fxs-user
+if as_user /usr/local/bin/fxsampler record -a -d 1 -o /home/fxs-user/host.fxt \
+	>>"$OUT/check-systemd-record.log" 2>&1; then
+	ok "host-wide granted to the group fxsampler"
+else
+	bad "host-wide in the group: $(tail -3 "$OUT/check-systemd-record.log")"
+fi
+if as_user /usr/local/bin/fxsampler status >"$OUT/check-systemd-status.log" 2>&1 &&
+	grep -q idle "$OUT/check-systemd-status.log"; then
+	ok "fxsampler status through the daemon"
+else
+	bad "fxsampler status: $(cat "$OUT/check-systemd-status.log")"
+fi
+
+step "reload and stop"
+in_ct systemctl reload fxsamplerd.service && ok "systemctl reload" || bad "systemctl reload"
+in_ct kill "$SPIN" 2>/dev/null || true
+kill "$SPIN_NS" 2>/dev/null || true
+in_ct systemctl stop fxsamplerd.service fxsamplerd.socket
+if ! in_ct systemctl is-active -q fxsamplerd.service; then ok "systemctl stop"
+else bad "the service is still active"; fi
+
+step "journal"
+errs=$(in_ct journalctl -b -p err --no-pager -q 2>&1 || true)
+if [ -z "$errs" ]; then ok "no errors in the journal"; else bad "journal errors: $errs"; fi
+in_ct journalctl -b -u fxsamplerd.service -u fxsamplerd.socket --no-pager -q \
+	>"$OUT/check-systemd-journal.log" 2>&1 || true
+if grep -q "listening on the socket passed by systemd" "$OUT/check-systemd-journal.log"; then
+	ok "the daemon logged to the journal"
+else
+	bad "no daemon messages in the journal (see $OUT/check-systemd-journal.log)"
+fi
+
+echo "check-systemd: $((SECONDS - T0)) s in the container (logs in $OUT/check-systemd-*.log)"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
