@@ -137,6 +137,9 @@ demo: deps-if-missing
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+bench: all
+	$(MAKE) -C bench
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)/etc/fxsampler

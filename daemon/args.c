@@ -33,6 +33,8 @@ const char args_record_usage[] =
 	"      --daemon           capture through fxsamplerd even when root\n"
 	"      --socket PATH      fxsamplerd's socket (default $FXSAMPLER_SOCKET or\n"
 	"                         /run/fxsampler/control.sock)\n"
+	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
+	"                         per frame); as root, for comparing the two\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          the version\n"
 	"\n"
@@ -47,6 +49,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_DAEMON,
 	OPT_SOCKET,
+	OPT_WALKER,
 };
 
 static const struct option record_options[] = {
@@ -64,6 +67,7 @@ static const struct option record_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "daemon", no_argument, NULL, OPT_DAEMON },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "walker", required_argument, NULL, OPT_WALKER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -255,6 +259,11 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_SOCKET:
 			a.socket = optarg;
+			break;
+		case OPT_WALKER:
+			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))
+				return fail(err, err_size, "invalid --walker '%s': fast or simple", optarg);
+			a.capture.simple_walk = !strcmp(optarg, "simple");
 			break;
 		case 'h':
 			return ARGS_HELP;

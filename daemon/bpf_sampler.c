@@ -188,6 +188,7 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_max_frames = cfg->max_frames;
 	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
 	b->skel->rodata->cfg_inherit = b->opts.inherit;
+	b->skel->rodata->cfg_simple_walk = b->opts.simple_walk;
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;

@@ -188,6 +188,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.pids = c->opts.pids;
 	bopts.nr_pids = c->opts.nr_pids;
 	bopts.inherit = c->opts.inherit;
+	bopts.simple_walk = c->opts.simple_walk;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);

@@ -25,6 +25,7 @@ struct capture_opts {
 	uint32_t pids[CAPTURE_MAX_PIDS];
 	unsigned nr_pids;	/* 0: the whole host */
 	bool inherit;		/* also sample the targets' children */
+	bool simple_walk;	/* the one-read-per-frame walker (for comparison), not the bulk one */
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */

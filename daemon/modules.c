@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elf_symbols.h"
@@ -30,7 +31,7 @@ struct proc_ranges {
 	size_t n, cap;
 	uint16_t *modules;	/* module ids already written for this process */
 	size_t nr_modules, cap_modules;
-	uint64_t last_scan_ts;
+	uint64_t last_scan_ns;		/* CLOCK_MONOTONIC */
 	bool scanned;
 };
 
@@ -41,6 +42,14 @@ struct modules {
 	struct proc_ranges *procs;	/* sorted by pid */
 	size_t nr_procs, cap_procs;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 struct modules *modules__new(const char *proc_root)
 {
@@ -301,7 +310,7 @@ int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 		goto out;
 	}
 	p->scanned = true;
-	p->last_scan_ts = ts;
+	p->last_scan_ns = mono_ns();
 	for (size_t i = 0; i < n; i++) {
 		const struct proc_map *map = &maps[i];
 
@@ -327,7 +336,7 @@ int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t 
 	const struct proc_ranges *p = find_proc(m, pid, NULL);
 
 	/* JIT code is in no mapping: do not re-read its maps on every sample. */
-	if (p && p->scanned && (int64_t)(ts - p->last_scan_ts) < (int64_t)MODULES_RESCAN_NS)
+	if (p && p->scanned && mono_ns() - p->last_scan_ns < MODULES_RESCAN_NS)
 		return 0;
 	return modules_scan(m, s, ts, pid);
 }

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Bench generator for report throughput (issue 5 g): writes a .fxt of N
+ * samples through the FXT writer (daemon/fxt.h): one process of 4 threads,
+ * one module mapped, stacks of 8..40 frames drawn from a few hundred call
+ * paths, 10 kHz timestamps.
+ *
+ *   fxtgen FILE [N]        (N defaults to 1000000)
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt.h"
+
+static int sink(void *ctx, const void *data, size_t len)
+{
+	return fwrite(data, 1, len, ctx) == len ? 0 : -EIO;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint8_t build_id[20] = { 0xfe, 0xed };
+	const uint64_t pid = 4242, base = 0x555555554000ULL;
+	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000;
+	uint64_t frames[64], seed = 88172645463325252ULL;
+	struct fxt_stream *s;
+	FILE *f;
+	int err = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: fxtgen FILE [N]\n");
+		return 2;
+	}
+	f = fopen(argv[1], "we");
+	if (!f) {
+		perror(argv[1]);
+		return 1;
+	}
+	s = fxt_stream__new(sink, f, "fxsampler", 1000000000ULL);
+	if (!s) {
+		perror("fxt_stream__new");
+		return 1;
+	}
+	err = fxt_stream_process(s, pid, "fxtgen-target");
+	for (int t = 0; !err && t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		err = fxt_stream_thread(s, pid, pid + t, name);
+	}
+	if (!err)
+		err = fxt_stream_module(s, 1, pid, 0, "/usr/bin/fxtgen-target", build_id,
+					sizeof(build_id));
+	if (!err)
+		err = fxt_stream_mmap(s, 1, pid, 0, 5, base + 0x1000, 0x100000, 0x1000);
+	for (unsigned long i = 0; !err && i < n; i++) {
+		unsigned nr, path;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		path = seed % 300;
+		nr = 8 + path % 33;
+		for (unsigned k = 0; k < nr; k++)
+			frames[k] = base + 0x1000 + ((path * 7919 + k * 104729) % 0xff000);
+		err = fxt_stream_backtrace(s, 1000 + i * 100000, pid, pid + i % 4, 0, frames, nr);
+	}
+	if (!err)
+		err = fxt_stream_flush(s);
+	if (!err)
+		err = fxt_stream_error(s);
+	fxt_stream__free(s);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "fxtgen: %s\n", strerror(-err));
+		return 1;
+	}
+	return 0;
+}

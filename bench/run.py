@@ -1,0 +1,620 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""
+fxsampler's bench (issue 5): runs every measurement in rounds, peers
+interleaved with ours in a shuffled order each round, and prints a table with
+median [min..max] and the issue's targets marked MET/MISSED; writes
+bench/results.json. Needs root. Built by `make -C bench build` (the Makefile
+runs this after building).
+
+Environment:
+  FXS_BENCH_ROUNDS        rounds per measurement (default 5)
+  FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
+  FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h)
+  FXS_BENCH_OUT           results file (default bench/results.json)
+"""
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+OUT = os.path.join(TOP, ".output", "bench")
+FXS = os.path.join(TOP, "fxsampler")
+LOADER = os.path.join(OUT, "fxsbench")
+CHAIN = os.path.join(OUT, "chain")
+FXTGEN = os.path.join(OUT, "fxtgen")
+
+ROUNDS = int(os.environ.get("FXS_BENCH_ROUNDS", "5"))
+RSS_SECONDS = float(os.environ.get("FXS_BENCH_RSS_SECONDS", "60"))
+WORK_SECONDS = float(os.environ.get("FXS_BENCH_WORK_SECONDS", "1.5"))
+ONLY = set(filter(None, os.environ.get("FXS_BENCH_ONLY", "").split(",")))
+RESULTS = os.environ.get("FXS_BENCH_OUT", os.path.join(HERE, "results.json"))
+
+last_start_boot_ns = 0
+TMP = tempfile.mkdtemp(prefix="fxsbench.")
+results = {"machine": {}, "method": {}, "sections": {}, "targets": []}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def want(section):
+    return not ONLY or section in ONLY
+
+
+def stats(values):
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v),
+            "values": v}
+
+
+def fmt(s, unit="", scale=1.0, digits=0):
+    if not s:
+        return "n/a"
+    f = "%%.%df" % digits
+    return (f % (s["median"] * scale)) + unit + " [" + (f % (s["min"] * scale)) + ".." + \
+        (f % (s["max"] * scale)) + "]"
+
+
+def target(name, figure, goal, met, why=""):
+    results["targets"].append({"target": name, "figure": figure, "goal": goal,
+                               "status": "MET" if met else ("MISSED" if met is not None
+                                                            else "NOT MEASURED"),
+                               "note": why})
+
+
+def run(cmd, env=None, timeout=600, retries=20):
+    """Run cmd; return (rc, stdout, stderr, wall_s, rusage). Retries while
+    the host's sampler is held by another fxsampler."""
+    for attempt in range(retries):
+        out = tempfile.TemporaryFile()
+        err = tempfile.TemporaryFile()
+        t0 = time.monotonic()
+        global last_start_boot_ns
+        last_start_boot_ns = boot_ns()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        except KeyboardInterrupt:
+            p.kill()
+            raise
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - t0
+        out.seek(0)
+        err.seek(0)
+        o, e = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+        if "busy:" in e and "sampler is held" in e and attempt + 1 < retries:
+            time.sleep(1 + random.random())
+            continue
+        return p.returncode, o, e, wall, ru
+
+
+def chain_env(result_file):
+    env = dict(os.environ)
+    env["FXS_BENCH_OUT"] = result_file
+    return env
+
+
+def read_chain(result_file):
+    try:
+        with open(result_file) as f:
+            wall_ns, cpu_ns = f.read().split()[:2]
+        os.unlink(result_file)
+        return int(wall_ns), int(cpu_ns)
+    except (OSError, ValueError):
+        return None, None
+
+
+def fxs_summary(stderr):
+    """Parse the record summary lines on stderr."""
+    d = {}
+    m = re.search(r"wrote (\S+): (\d+) samples", stderr)
+    if m:
+        d["samples"] = int(m.group(2))
+    m = re.search(r"dropped: (\d+) ring full, (\d+) no user registers, (\d+) after stop", stderr)
+    if m:
+        d["ring_full"], d["no_regs"], d["after_stop"] = map(int, m.groups())
+    m = re.search(r"skipped: (\d+) kernel threads, (\d+) other processes", stderr)
+    if m:
+        d["kthreads"], d["other"] = map(int, m.groups())
+    return d
+
+
+def fxt_counters(path):
+    rc, o, e, _, _ = run([FXS, "dump", path])
+    for line in o.splitlines():
+        if " counter " in line and 'name="samples"' in line:
+            return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line.split("name=")[1])}
+    return {}
+
+
+def first_backtrace_ts(path):
+    rc, o, e, _, _ = run([FXS, "dump", path])
+    ts = [int(m) for m in re.findall(r"backtrace ts=(\d+)", o)]
+    return min(ts) if ts else None
+
+
+def boot_ns():
+    return time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+
+
+def sysctl(name, value=None):
+    path = "/proc/sys/" + name.replace(".", "/")
+    with open(path) as f:
+        old = f.read().strip()
+    if value is not None:
+        with open(path, "w") as f:
+            f.write(str(value))
+    return old
+
+
+def machine():
+    m = results["machine"]
+    m["kernel"] = os.uname().release
+    m["cpus"] = os.cpu_count()
+    try:
+        with open("/proc/cpuinfo") as f:
+            m["cpu_model"] = re.search(r"model name\s*:\s*(.*)", f.read()).group(1)
+    except (OSError, AttributeError):
+        pass
+    m["clocksource"] = open(
+        "/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    m["loadavg_start"] = open("/proc/loadavg").read().split()[:3]
+    for tool, args in (("perf", ["--version"]), ("bpftrace", ["--version"])):
+        path = shutil.which(tool)
+        m[tool] = subprocess.run([path] + args, capture_output=True, text=True).stdout.strip() \
+            if path else None
+
+
+# --- a. BPF cost per sample --------------------------------------------------
+
+A_PROGS = ["fast", "simple", "plain", "getstack", "empty"]
+A_DEPTHS = [8, 32, 64]
+
+
+def section_a():
+    log("== a. BPF cost per sample (bpf_stats run_time_ns / run_cnt), 9999 Hz per-task events")
+    data = {d: {p: [] for p in A_PROGS} for d in A_DEPTHS}
+    for r in range(ROUNDS):
+        for d in A_DEPTHS:
+            order = A_PROGS[:]
+            random.shuffle(order)
+            for p in order:
+                rc, o, e, _, _ = run([LOADER, p, "-F", "9999", "--", CHAIN, str(d), "1.2"])
+                try:
+                    j = json.loads(o.strip().splitlines()[-1])
+                    data[d][p].append(j["ns_per_run"] if j["run_cnt"] > 100 else None)
+                except (ValueError, IndexError, KeyError):
+                    log("   %s %d: failed: %s" % (p, d, e.strip()[-200:]))
+        log("   round %d/%d done" % (r + 1, ROUNDS))
+    # The CLI as shipped (default walker), prog found by name via bpftool.
+    cli = []
+    old = sysctl("kernel.bpf_stats_enabled", 1)
+    try:
+        for r in range(min(ROUNDS, 3)):
+            cli.append(cli_prog_cost(32))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old)
+    sec = {"hz": 9999, "unit": "ns per sample",
+           "per_depth": {str(d): {p: stats(data[d][p]) for p in A_PROGS} for d in A_DEPTHS},
+           "record_cli_32": stats(cli)}
+    results["sections"]["a_bpf_cost"] = sec
+    s32 = sec["per_depth"]["32"]
+    if s32["fast"] and s32["getstack"] and s32["plain"]:
+        f, g, p = s32["fast"]["median"], s32["getstack"]["median"], s32["plain"]["median"]
+        target("a: <= 1 us/sample at 32 frames (fast walker)", "%.0f ns" % f, "<= 1000 ns",
+               f <= 1000)
+        target("a: <= 1/2 of bpf_get_stack at 32 frames", "%.2fx" % (f / g), "<= 0.50x",
+               f <= g / 2)
+        target("a: <= 1/3 of the one-read-per-frame walker at 32", "%.2fx" % (f / p), "<= 0.33x",
+               f <= p / 3)
+
+
+def cli_prog_cost(depth):
+    """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs."""
+    res = os.path.join(TMP, "cli.res")
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "-o", os.path.join(TMP, "cli.fxt"),
+                          "--", CHAIN, str(depth), "2"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=chain_env(res))
+    last = None
+    while p.poll() is None:
+        time.sleep(0.2)
+        try:
+            progs = json.loads(subprocess.run(["bpftool", "prog", "show", "-j"],
+                                              capture_output=True, text=True).stdout)
+        except ValueError:
+            continue
+        for prog in progs:
+            if prog.get("name") == "fxs_sample" and prog.get("run_cnt"):
+                if last is None or prog["run_cnt"] >= last[0]:
+                    last = (prog["run_cnt"], prog["run_time_ns"])
+    p.communicate()
+    if not last or last[0] < 100:
+        return None
+    # Per-CPU events: idle CPU firings are filtered early and lower the mean.
+    return last[1] / last[0]
+
+
+# --- b/c/e. target slowdown, profiler CPU, file size ---------------------------
+
+def calibrate():
+    res = os.path.join(TMP, "cal.res")
+    iters = 50_000_000
+    run([CHAIN, "32", "-w", str(iters)], env=chain_env(res))
+    wall, _ = read_chain(res)
+    iters = int(iters * WORK_SECONDS * 1e9 / wall)
+    results["method"]["work_iters"] = iters
+    return iters
+
+
+def slowdown_cmd(kind, hz, iters, out):
+    work = [CHAIN, "32", "-w", str(iters)]
+    if kind == "none":
+        return work
+    if kind == "fxsampler":
+        return [FXS, "record", "-q", "-F", str(hz), "-o", out, "--"] + work
+    if kind == "fxsampler-z":
+        return [FXS, "record", "-q", "-z", "-F", str(hz), "-o", out, "--"] + work
+    if kind == "perf":
+        return ["perf", "record", "-q", "-g", "--call-graph", "fp", "-F", str(hz), "-o", out,
+                "--"] + work
+    if kind == "bpftrace":
+        return ["bpftrace", "-q", "-c", " ".join(work), "-e",
+                "profile:hz:%d /pid == cpid/ { @[ustack] = count(); }" % hz]
+    if kind == "floor":
+        return [LOADER, "empty", "--per-cpu", "-F", str(hz), "--"] + work
+    raise ValueError(kind)
+
+
+def perf_samples(path):
+    r = subprocess.run(["perf", "script", "-i", path, "-F", "tid"], capture_output=True,
+                       text=True)
+    return len([l for l in r.stdout.splitlines() if l.strip()])
+
+
+def one_run(kind, hz, iters):
+    res = os.path.join(TMP, "b.res")
+    out = os.path.join(TMP, "out." + kind + (".gz" if kind.endswith("-z") else ""))
+    if os.path.exists(out):
+        os.unlink(out)
+    rc, o, e, wall, ru = run(slowdown_cmd(kind, hz, iters, out), env=chain_env(res))
+    target_wall, target_cpu = read_chain(res)
+    r = {"rc": rc, "target_wall_ns": target_wall}
+    if target_wall is None:
+        log("   %s %d: no result (rc %d): %s" % (kind, hz, rc, e.strip()[-300:]))
+        return r
+    # wait4's rusage holds the profiler and its reaped child, the target.
+    r["profiler_cpu_ns"] = (ru.ru_utime + ru.ru_stime) * 1e9 - target_cpu
+    if kind.startswith("fxsampler"):
+        r.update(fxs_summary(e))
+        r["bytes"] = os.path.getsize(out) if os.path.exists(out) else None
+    elif kind == "perf":
+        r["samples"] = perf_samples(out)
+        r["bytes"] = os.path.getsize(out)
+    return r
+
+
+B_KINDS = ["none", "fxsampler", "perf", "bpftrace", "floor"]
+
+
+def section_b(iters):
+    log("== b/c. target slowdown (chain 32, fixed work of ~%.1fs) and profiler CPU" % WORK_SECONDS)
+    runs = {}
+    for r in range(ROUNDS):
+        jobs = [("none", 0)] * 2 + [(k, hz) for k in B_KINDS[1:] for hz in (1000, 10000)]
+        random.shuffle(jobs)
+        for kind, hz in jobs:
+            runs.setdefault("%s@%d" % (kind, hz), []).append(one_run(kind, hz, iters))
+        log("   round %d/%d done" % (r + 1, ROUNDS))
+    base = stats([x["target_wall_ns"] for x in runs["none@0"]])
+    sec = {"unprofiled_ns": base, "slowdown_pct": {}, "profiler_cpu_ns_per_sample": {}}
+    for key, rs in runs.items():
+        if key == "none@0":
+            continue
+        sec["slowdown_pct"][key] = stats(
+            [(x["target_wall_ns"] / base["median"] - 1) * 100 if x.get("target_wall_ns")
+             else None for x in rs])
+        if key.startswith(("fxsampler", "perf")):
+            sec["profiler_cpu_ns_per_sample"][key] = stats(
+                [x["profiler_cpu_ns"] / x["samples"] if x.get("samples") else None for x in rs])
+            sec.setdefault("samples", {})[key] = stats([x.get("samples") for x in rs])
+    results["sections"]["b_slowdown"] = sec
+    sd = sec["slowdown_pct"]
+    if sd.get("fxsampler@10000") and sd.get("perf@10000") and sd.get("floor@10000"):
+        f, p, fl = (sd[k]["median"] for k in ("fxsampler@10000", "perf@10000", "floor@10000"))
+        target("b: added runtime <= perf -g at 10 kHz", "%.1f%% vs %.1f%%" % (f, p), "<= perf",
+               f <= p)
+        target("b: part above the empty-BPF floor <= 1/2 of perf's at 10 kHz",
+               "%.1f%% vs %.1f%%" % (f - fl, p - fl), "<= 0.5x", (f - fl) <= (p - fl) / 2)
+    c = sec["profiler_cpu_ns_per_sample"].get("fxsampler@10000")
+    if c:
+        target("c: <= 1 us profiler CPU per sample (10 kHz)", "%.0f ns" % c["median"],
+               "<= 1000 ns", c["median"] <= 1000)
+
+
+def section_e(iters):
+    log("== e. bytes per sample: .fxt, .fxt.gz (record -z), perf.data; chain 32 at 10 kHz")
+    runs = {}
+    for r in range(min(ROUNDS, 3)):
+        order = ["fxsampler", "fxsampler-z", "perf"]
+        random.shuffle(order)
+        for k in order:
+            runs.setdefault(k, []).append(one_run(k, 10000, iters))
+    sec = {}
+    for k, rs in runs.items():
+        sec[k] = stats([x["bytes"] / x["samples"] if x.get("samples") and x.get("bytes")
+                        else None for x in rs])
+    results["sections"]["e_bytes_per_sample"] = sec
+    if sec.get("fxsampler") and sec.get("perf"):
+        f, p = sec["fxsampler"]["median"], sec["perf"]["median"]
+        target("e: .fxt bytes/sample <= perf.data's", "%.1f vs %.1f" % (f, p), "<= perf", f <= p)
+    if sec.get("fxsampler-z") and sec.get("perf"):
+        z, p = sec["fxsampler-z"]["median"], sec["perf"]["median"]
+        target("e: record -z bytes/sample <= 1/4 of perf.data's", "%.1f vs %.1f" % (z, p),
+               "<= 0.25x", z <= p / 4)
+
+
+# --- d. loss ---------------------------------------------------------------------
+
+def section_d():
+    log("== d. loss: both CPUs busy, 10 kHz, 10 s, default buffers, whole host (-a)")
+    rows = []
+    for r in range(min(ROUNDS, 3)):
+        busy = [subprocess.Popen([CHAIN, "32", "13"]) for _ in range(os.cpu_count() or 2)]
+        time.sleep(0.3)
+        out = os.path.join(TMP, "loss.fxt")
+        rc, o, e, wall, ru = run([FXS, "record", "-q", "-a", "-F", "10000", "-d", "10s", "-o", out])
+        for b in busy:
+            b.kill()
+            b.wait()
+        s = fxs_summary(e)
+        cnt = fxt_counters(out) if os.path.exists(out) else {}
+        s["counters"] = cnt
+        rows.append(s)
+    sec = {"runs": rows}
+    for k in ("samples", "ring_full", "no_regs", "after_stop"):
+        sec[k] = stats([x.get(k) for x in rows])
+    results["sections"]["d_loss"] = sec
+    if sec["ring_full"]:
+        drops = sec["ring_full"]["max"] + (sec["no_regs"] or {"max": 0})["max"]
+        target("d: zero drops (10 kHz, 2 busy CPUs, 10 s)", "%d ring full, %d no regs (max)" % (
+            sec["ring_full"]["max"], (sec["no_regs"] or {"max": 0})["max"]), "0", drops == 0)
+
+
+# --- f. time to first sample ----------------------------------------------------
+
+def section_f():
+    log("== f. time from starting record to the first sample written")
+    cmd_mode, pid_mode, target_start = [], [], []
+    for r in range(ROUNDS):
+        out = os.path.join(TMP, "first.fxt")
+        mark = os.path.join(TMP, "mark")
+        env = dict(os.environ, FXS_BENCH_MARK=mark)
+        run([FXS, "record", "-q", "-F", "999", "-o", out, "--", CHAIN, "8", "0.3"], env=env)
+        t0 = last_start_boot_ns
+        ts = first_backtrace_ts(out)
+        cmd_mode.append((ts - t0) / 1e6 if ts else None)
+        try:
+            target_start.append((int(open(mark).read()) - t0) / 1e6)
+        except (OSError, ValueError):
+            pass
+        # -p: the target already runs.
+        busy = subprocess.Popen([CHAIN, "8", "3"])
+        time.sleep(0.2)
+        run([FXS, "record", "-q", "-F", "999", "-d", "300ms", "-p", str(busy.pid), "-o", out])
+        t0 = last_start_boot_ns
+        busy.kill()
+        busy.wait()
+        ts = first_backtrace_ts(out)
+        pid_mode.append((ts - t0) / 1e6 if ts else None)
+    sec = {"unit": "ms", "record_cmd": stats(cmd_mode), "record_pid": stats(pid_mode),
+           "cmd_target_started": stats(target_start)}
+    results["sections"]["f_first_sample"] = sec
+    worst = max(x["median"] for x in (sec["record_cmd"], sec["record_pid"]) if x)
+    target("f: first sample < 100 ms after record starts", "%.1f ms" % worst, "< 100 ms",
+           worst < 100)
+
+
+# --- h. peak RSS -------------------------------------------------------------------
+
+def rss_parts(pid):
+    """(total rss kB, rss kB of BPF map mappings: the rings)"""
+    total = ring = 0
+    cur_bpf = False
+    try:
+        with open("/proc/%d/smaps" % pid) as f:
+            for line in f:
+                if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                    cur_bpf = "bpf" in line
+                elif line.startswith("Rss:"):
+                    kb = int(line.split()[1])
+                    total += kb
+                    if cur_bpf:
+                        ring += kb
+    except OSError:
+        return None
+    return total, ring
+
+
+def section_h():
+    log("== h. peak RSS of record during a %.0f s capture (10 kHz, chain 32 target)" % RSS_SECONDS)
+    busy = subprocess.Popen([CHAIN, "32", str(RSS_SECONDS + 5)])
+    out = os.path.join(TMP, "rss.fxt")
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "10000", "-d", "%ds" % RSS_SECONDS, "-p",
+                          str(busy.pid), "-o", out], stderr=subprocess.PIPE)
+    peak_total = peak_ring = peak_other = 0
+    while p.poll() is None:
+        parts = rss_parts(p.pid)
+        if parts:
+            peak_total = max(peak_total, parts[0])
+            peak_ring = max(peak_ring, parts[1])
+            peak_other = max(peak_other, parts[0] - parts[1])
+        time.sleep(0.25)
+    e = p.stderr.read().decode(errors="replace")
+    busy.kill()
+    busy.wait()
+    s = fxs_summary(e)
+    sec = {"seconds": RSS_SECONDS, "samples": s.get("samples"), "peak_rss_kb": peak_total,
+           "peak_ring_rss_kb": peak_ring, "peak_rss_without_rings_kb": peak_other,
+           "ring_buffers_mapped_kb": None}
+    results["sections"]["h_rss"] = sec
+    target("h: record peak RSS < 20 MB besides ring buffers", "%.1f MB" % (peak_other / 1024),
+           "< 20 MB", peak_other < 20 * 1024)
+
+
+# --- g. report throughput ----------------------------------------------------------
+
+def section_g():
+    log("== g. report throughput")
+    r = subprocess.run([FXS, "report", "--help"], capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(FXTGEN):
+        results["sections"]["g_report"] = {"status": "not measured: report not available"}
+        target("g: report >= 1M samples/s", "n/a", ">= 1M/s", None, "report not available")
+        target("g: report peak memory", "n/a", "(figure)", None, "report not available")
+        return
+    path = os.path.join(TMP, "big.fxt")
+    n = 1_000_000
+    rc, o, e, _, _ = run([FXTGEN, path, str(n)])
+    if rc != 0 or not os.path.exists(path):
+        results["sections"]["g_report"] = {"status": "not measured: generator failed: " + e}
+        return
+    rates, rss = [], []
+    for i in range(min(ROUNDS, 3)):
+        rc, o, e, wall, ru = run(["/usr/bin/time", "-v", FXS, "report", path])
+        m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", e)
+        rates.append(n / wall if rc == 0 else None)
+        rss.append(int(m.group(1)) if m else None)
+    sec = {"samples": n, "file_bytes": os.path.getsize(path), "samples_per_s": stats(rates),
+           "peak_rss_kb": stats(rss)}
+    results["sections"]["g_report"] = sec
+    if sec["samples_per_s"]:
+        v = sec["samples_per_s"]["median"]
+        target("g: report >= 1M samples/s", "%.2fM/s" % (v / 1e6), ">= 1M/s", v >= 1e6)
+
+
+# --- table -------------------------------------------------------------------------
+
+def table():
+    s = results["sections"]
+    print()
+    print("fxsampler bench: %s, %s CPUs, %s; rounds=%s; median [min..max]" % (
+        results["machine"].get("kernel"), results["machine"].get("cpus"),
+        results["machine"].get("cpu_model", "?"), results["method"].get("rounds")))
+    if "a_bpf_cost" in s:
+        a = s["a_bpf_cost"]
+        print("\na. BPF cost per sample, ns (bpf_stats), 9999 Hz on a target in a chain of N")
+        print("   %-10s" % "frames" + "".join("%-24s" % p for p in A_PROGS))
+        for d in A_DEPTHS:
+            row = a["per_depth"][str(d)]
+            print("   %-10d" % d + "".join("%-24s" % fmt(row[p]) for p in A_PROGS))
+        print("   fast = walk_fast, simple = walk_simple (cfg_simple_walk), plain = bench's one-")
+        print("   read-per-frame walker, getstack = bpf_get_stack(BPF_F_USER_STACK), empty = floor;")
+        print("   all but empty run fxsampler's whole program (filter, names, ring write).")
+        print("   fxsampler record (CLI, per-CPU events, idle firings included), 32 frames: %s" %
+              fmt(a.get("record_cli_32")))
+    if "b_slowdown" in s:
+        b = s["b_slowdown"]
+        print("\nb. target slowdown, %% of unprofiled runtime (%s ms)" %
+              fmt(b["unprofiled_ns"], scale=1e-6))
+        print("   %-12s%-26s%-26s" % ("", "1 kHz", "10 kHz"))
+        for k in B_KINDS[1:]:
+            print("   %-12s%-26s%-26s" % (k, fmt(b["slowdown_pct"].get(k + "@1000"), "%", digits=1),
+                                         fmt(b["slowdown_pct"].get(k + "@10000"), "%", digits=1)))
+        print("\nc. profiler CPU (user+sys, target excluded) per sample written, ns")
+        for k, v in sorted(b["profiler_cpu_ns_per_sample"].items()):
+            print("   %-18s %s" % (k, fmt(v)))
+    if "d_loss" in s:
+        d = s["d_loss"]
+        print("\nd. loss, -a at 10 kHz for 10 s with both CPUs busy: samples %s; dropped: "
+              "ring full %s, no regs %s, after stop %s" % (
+                  fmt(d["samples"]), fmt(d["ring_full"]), fmt(d["no_regs"]),
+                  fmt(d["after_stop"])))
+    if "e_bytes_per_sample" in s:
+        e = s["e_bytes_per_sample"]
+        print("\ne. bytes per sample (chain 32, 10 kHz): .fxt %s, .fxt.gz (-z) %s, perf.data %s" % (
+            fmt(e.get("fxsampler"), digits=1), fmt(e.get("fxsampler-z"), digits=1),
+            fmt(e.get("perf"), digits=1)))
+    if "f_first_sample" in s:
+        f = s["f_first_sample"]
+        print("\nf. record start -> first sample, ms: -- CMD %s (target started at %s); -p PID %s" % (
+            fmt(f["record_cmd"], digits=1), fmt(f["cmd_target_started"], digits=1),
+            fmt(f["record_pid"], digits=1)))
+    if "g_report" in s:
+        g = s["g_report"]
+        if "status" in g:
+            print("\ng. report: %s" % g["status"])
+        else:
+            print("\ng. report on %d samples: %s samples/s, peak RSS %s kB" % (
+                g["samples"], fmt(g["samples_per_s"]), fmt(g["peak_rss_kb"])))
+    if "h_rss" in s:
+        h = s["h_rss"]
+        print("\nh. record peak RSS over %.0f s (%s samples): %.1f MB total, %.1f MB ring buffers, "
+              "%.1f MB besides the rings" % (h["seconds"], h["samples"], h["peak_rss_kb"] / 1024,
+                                             h["peak_ring_rss_kb"] / 1024,
+                                             h["peak_rss_without_rings_kb"] / 1024))
+    print("\nTargets (issue 5):")
+    for t in results["targets"]:
+        print("   %-8s %-58s %s (goal %s)%s" % (t["status"], t["target"], t["figure"], t["goal"],
+                                                 "  -- " + t["note"] if t["note"] else ""))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        results.update(json.load(open(sys.argv[2])))
+        table()
+        return 0
+    if os.geteuid() != 0:
+        print("bench: needs root (BPF, perf events); NOT RUN", file=sys.stderr)
+        return 1
+    for f in (FXS, LOADER, CHAIN):
+        if not os.path.exists(f):
+            print("bench: %s missing: run make -C bench build" % f, file=sys.stderr)
+            return 1
+    random.seed()
+    machine()
+    results["method"] = {"rounds": ROUNDS, "note": "each round runs every condition once in a "
+                         "shuffled order; figures are median [min..max] over rounds"}
+    old_rate = sysctl("kernel.perf_event_max_sample_rate", 100000)
+    t0 = time.monotonic()
+    try:
+        if want("a"):
+            section_a()
+        iters = calibrate() if (want("b") or want("e")) else 0
+        if want("d"):
+            section_d()
+        if want("b"):
+            section_b(iters)
+        if want("e"):
+            section_e(iters)
+        if want("f"):
+            section_f()
+        if want("h"):
+            section_h()
+        if want("g"):
+            section_g()
+    finally:
+        sysctl("kernel.perf_event_max_sample_rate", old_rate)
+        results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+        results["method"]["total_seconds"] = round(time.monotonic() - t0, 1)
+        with open(RESULTS, "w") as f:
+            json.dump(results, f, indent=1)
+        shutil.rmtree(TMP, ignore_errors=True)
+    table()
+    print("\nwrote %s in %.0f s" % (os.path.relpath(RESULTS), results["method"]["total_seconds"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
