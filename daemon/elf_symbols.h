@@ -69,7 +69,7 @@ void elf_symbols__free(struct elf_symbols *es);
  */
 const char *elf_symbols__lookup(const struct elf_symbols *es, uint64_t file_vaddr,
 				uint64_t *ret_offset);
-/* Start address of the function elf_symbols__lookup() returns, for tests and pprof. */
+/* Start and covered size of the function elf_symbols__lookup() returns; -ENOENT: none. */
 int elf_symbols__lookup_addr(const struct elf_symbols *es, uint64_t file_vaddr, uint64_t *ret_start,
 			     uint64_t *ret_size);
 

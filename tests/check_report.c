@@ -1087,6 +1087,59 @@ START_TEST(test_run_errors)
 }
 END_TEST
 
+/* Damaged files: every output is written or the damage reported, never a crash. */
+START_TEST(test_run_mutated)
+{
+	char good[PATH_MAX + 32], bad[PATH_MAX + 32], pprof[PATH_MAX + 32], svg[PATH_MAX + 32];
+	char err[256];
+	struct report_opts opts = {
+		.pprof_path = pprof, .svg_path = svg, .errbuf = err, .errbuf_size = sizeof(err)};
+	uint64_t rng = 0x853c49e6748fea9bULL;
+	unsigned i, k, ok = 0, rejected = 0;
+	size_t len;
+	char *data;
+
+	snprintf(good, sizeof(good), "%s/mut_good.fxt", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/mut_bad.fxt", tmpdir);
+	snprintf(pprof, sizeof(pprof), "%s/mut.pb.gz", tmpdir);
+	snprintf(svg, sizeof(svg), "%s/mut.svg", tmpdir);
+	write_fxt(good, true);
+	data = slurp(good, &len);
+	for (i = 0; i < 150; i++) {
+		char *copy = malloc(len);
+		struct capture c;
+		FILE *f;
+		int ret;
+
+		ck_assert_ptr_nonnull(copy);
+		memcpy(copy, data, len);
+		for (k = 0; k < 1 + i % 4; k++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			copy[rng % len] ^= (char)(1u << ((rng >> 32) % 8));
+		}
+		f = fopen(bad, "we");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(copy, 1, len, f), len);
+		ck_assert_int_eq(fclose(f), 0);
+		free(copy);
+		opts.folded = i % 2;
+		ret = report_run(bad, &opts, capture_open(&c));
+		capture_text(&c);
+		free(c.buf);
+		ck_assert_msg(ret == 0 || ret == -EBADMSG, "run %u: %d (%s)", i, ret, err);
+		if (ret)
+			rejected++;
+		else
+			ok++;
+	}
+	ck_assert_uint_gt(ok, 0);
+	ck_assert_uint_gt(rejected, 0);
+	free(data);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -1108,8 +1161,10 @@ static Suite *report_suite(void)
 	tcase_add_test(run, test_run_file);
 	tcase_add_test(run, test_run_counters);
 	tcase_add_test(run, test_run_errors);
-	/* go tool pprof starts slowly the first time. */
+	tcase_add_test(run, test_run_mutated);
+	/* go tool pprof starts slowly the first time; valgrind slows everything. */
 	tcase_set_timeout(formats, 120);
+	tcase_set_timeout(run, 120);
 	suite_add_tcase(s, text);
 	suite_add_tcase(s, formats);
 	suite_add_tcase(s, run);

@@ -487,8 +487,9 @@ START_TEST(test_maps_lines)
 		"7f0000000000-7f0000001000 ---p 00000000 00:00 0",
 		"7f0000000000-7f0000001000 ---p 00000000 00:00 0 ",
 		"0-0 rw-s 0 0:0 0",
-		"ffffffffffffffff-ffffffffffffffff rwxp ffffffffffffffff fff:fffff "
-		"18446744073709551615 x",
+		/* The largest value of every field. */
+		("ffffffffffffffff-ffffffffffffffff rwxp ffffffffffffffff fff:fffff "
+		 "18446744073709551615 x"),
 		"7f00-7f01 r--p 00000000 fd:00 12 /a (deleted)",
 		"7f00-7f01 r--p 00000000 fd:00 12  (deleted)",
 	};

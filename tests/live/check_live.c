@@ -38,9 +38,11 @@ static char tmpdir[256];
 struct run {
 	int status;		/* as from waitpid */
 	char err[16384];	/* its stderr */
+	char out[262144];	/* the start of its stdout */
 };
 
-static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
+/* stdout goes to out_fd, or to /dev/null when it is -1. */
+static pid_t spawn_out(char *const argv[], int out_fd, int err_fd, uid_t as_uid)
 {
 	pid_t pid = fork();
 
@@ -48,8 +50,7 @@ static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_WRONLY);
 
-		/* Only stderr is looked at; the dump's lines would drown the test log. */
-		dup2(devnull, 1);
+		dup2(out_fd >= 0 ? out_fd : devnull, 1);
 		if (err_fd >= 0)
 			dup2(err_fd, 2);
 		if (as_uid && setuid(as_uid))
@@ -60,15 +61,25 @@ static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
 	return pid;
 }
 
-static void collect(pid_t pid, int err_fd, struct run *r)
+static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
+{
+	return spawn_out(argv, -1, err_fd, as_uid);
+}
+
+static void slurp(int fd, char *buf, size_t size)
 {
 	ssize_t n;
 
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static void collect(pid_t pid, int err_fd, struct run *r)
+{
 	ck_assert_int_eq(waitpid(pid, &r->status, 0), pid);
-	lseek(err_fd, 0, SEEK_SET);
-	n = read(err_fd, r->err, sizeof(r->err) - 1);
-	r->err[n > 0 ? n : 0] = '\0';
-	close(err_fd);
+	slurp(err_fd, r->err, sizeof(r->err));
 }
 
 static int temp_fd(void)
@@ -87,13 +98,14 @@ static int temp_fd(void)
 static void run_as(struct run *r, uid_t uid, const char *const *args)
 {
 	char *argv[64];
-	int i, fd = temp_fd();
+	int i, fd = temp_fd(), out = temp_fd();
 
 	argv[0] = (char *)bin;
 	for (i = 0; args[i]; i++)
 		argv[i + 1] = (char *)args[i];
 	argv[i + 1] = NULL;
-	collect(spawn(argv, fd, uid), fd, r);
+	collect(spawn_out(argv, out, fd, uid), fd, r);
+	slurp(out, r->out, sizeof(r->out));
 }
 
 #define RUN(r, ...) run_as((r), 0, (const char *const[]){ __VA_ARGS__, NULL })
@@ -786,11 +798,189 @@ START_TEST(test_dump_rejects_malformed)
 }
 END_TEST
 
+/* --- reports of real captures (issue 3) --- */
+
+/* The count of the folded line that ends with suffix, summed over lines. */
+static unsigned long folded_count(const char *folded, const char *suffix)
+{
+	unsigned long total = 0;
+	const char *line = folded;
+	size_t len = strlen(suffix);
+
+	while (*line) {
+		const char *end = strchr(line, '\n'), *space;
+
+		if (!end)
+			end = line + strlen(line);
+		space = end;
+		while (space > line && space[-1] != ' ')
+			space--;
+		if (space > line && (size_t)(space - 1 - line) >= len &&
+		    !strncmp(space - 1 - len, suffix, len))
+			total += strtoul(space, NULL, 10);
+		line = *end ? end + 1 : end;
+	}
+	return total;
+}
+
+/* The first function row of the top view. */
+static void top_function(const char *top, char *ret, size_t size)
+{
+	const char *row = strstr(top, "Function\n");
+	char self[32], selfp[32], total[32], totalp[32];
+
+	ck_assert_msg(row, "no function table in:\n%s", top);
+	ck_assert_int_eq(sscanf(row + 9, "%31s %31s %31s %31s %255s", self, selfp, total, totalp,
+				ret),
+			 5);
+	(void)size;
+}
+
+START_TEST(test_report_top_and_folded)
+{
+	struct capture_file *f;
+	char leaf[256];
+	struct run r;
+	unsigned long chain;
+
+	RUN(&r, "record", "-q", "-o", out_path("rep.fxt"), "--", prog("demo"), "2");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", out_path("rep.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	top_function(r.out, leaf, sizeof(leaf));
+	ck_assert_str_eq(leaf, "inner");
+	RUN(&r, "report", "--folded", out_path("rep.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report --folded failed: %s", r.err);
+	f = load(out_path("rep.fxt"));
+	/* The whole chain, libc's start included, resolved from the file's own mappings. */
+	chain = folded_count(r.out, "__libc_start_call_main;main;outer;middle;inner");
+	ck_assert_msg(chain * 100 >= f->nr_samples * 85, "%lu of %zu samples carry the chain:\n%s",
+		      chain, f->nr_samples, r.out);
+	unload(f);
+}
+END_TEST
+
+START_TEST(test_report_pprof_reads_in_go)
+{
+	char cmd[1200], line[512];
+	bool found = false;
+	struct run r;
+	FILE *p;
+
+	if (system("command -v go >/dev/null 2>&1")) {
+		/* make deps installs golang-go; without it this check cannot be made. */
+		ck_abort_msg("go is not installed: run 'make deps' (golang-go)");
+	}
+	RUN(&r, "record", "-q", "-o", out_path("pp.fxt"), "--", prog("demo"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", "--pprof", out_path("pp.pb.gz"), out_path("pp.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report --pprof failed: %s", r.err);
+	snprintf(cmd, sizeof(cmd), "HOME=%s GOCACHE=%s/go go tool pprof -top '%s' 2>&1", tmpdir,
+		 tmpdir, out_path("pp.pb.gz"));
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	/* The first row after the header names the top function. */
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, "flat%")) {
+			ck_assert_ptr_nonnull(fgets(line, sizeof(line), p));
+			found = strstr(line, " inner") != NULL;
+			break;
+		}
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_msg(found, "go tool pprof's top row: %s", line);
+}
+END_TEST
+
+START_TEST(test_report_four_named_threads)
+{
+	struct run r;
+
+	RUN(&r, "record", "-q", "-o", out_path("t4.fxt"), "--", prog("demo"), "1", "4");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", out_path("t4.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	ck_assert_msg(strstr(r.out, "Threads: 4"), "%s", r.out);
+	for (int i = 1; i < 4; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "demo-worker-%d (demo)", i);
+		ck_assert_msg(strstr(r.out, name), "no thread %s in:\n%s", name, r.out);
+	}
+}
+END_TEST
+
+START_TEST(test_report_forked_child)
+{
+	struct run r;
+
+	RUN(&r, "record", "-q", "-o", out_path("fork.fxt"), "--", prog("forker"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", "--folded", out_path("fork.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	ck_assert_msg(folded_count(r.out, "child_main;child_work;child_leaf") > 500,
+		      "the child was not sampled or symbolized:\n%s", r.out);
+	/* --no-inherit: only the parent, which waits. */
+	RUN(&r, "record", "-q", "--no-inherit", "-o", out_path("nofork.fxt"), "--",
+	    prog("forker"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", "--folded", out_path("nofork.fxt"));
+	ck_assert_uint_eq(folded_count(r.out, "child_leaf"), 0);
+}
+END_TEST
+
+/* A process that exits long before the capture ends is still symbolized. */
+START_TEST(test_report_exited_process)
+{
+	char pidarg[32], leaf[256];
+	pid_t rec, demo;
+	struct run r;
+	int fd = temp_fd(), status;
+	char *argv[] = { (char *)bin, (char *)"record", (char *)"-q", (char *)"-a", (char *)"-d",
+			 (char *)"3", (char *)"-o", out_path("gone.fxt"), NULL };
+
+	rec = spawn(argv, fd, 0);
+	sleep(1);
+	demo = start_prog("demo", "0.5", "1");
+	ck_assert_int_eq(waitpid(demo, &status, 0), demo);
+	collect(rec, fd, &r);
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)demo);
+	RUN(&r, "report", "--pid", pidarg, out_path("gone.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	top_function(r.out, leaf, sizeof(leaf));
+	ck_assert_str_eq(leaf, "inner");
+}
+END_TEST
+
+/* In a pid namespace, pids are the namespace's and the chain still resolves. */
+START_TEST(test_pid_namespace)
+{
+	char cmd[1200];
+	struct capture_file *f;
+	size_t whole = 0;
+
+	snprintf(cmd, sizeof(cmd), "unshare -p -f --mount-proc '%s' record -q -o '%s' -- '%s' 1",
+		 bin, out_path("ns.fxt"), prog("demo"));
+	ck_assert_int_eq(system(cmd), 0);
+	f = load(out_path("ns.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		/* fxsampler is pid 1 of the namespace; its command comes next. */
+		ck_assert_uint_lt(f->samples[i].pid, 100);
+		whole += has_chain(f, &f->samples[i], demo_chain, 4);
+	}
+	ck_assert_msg(whole * 100 >= f->nr_samples * 80, "%zu of %zu samples carry the chain",
+		      whole, f->nr_samples);
+	unload(f);
+}
+END_TEST
+
 static Suite *live_suite(void)
 {
 	Suite *s = suite_create("live");
 	TCase *capture = tcase_create("capture");
 	TCase *errors = tcase_create("errors");
+	TCase *report = tcase_create("report");
 
 	tcase_add_checked_fixture(capture, setup, teardown);
 	tcase_set_timeout(capture, 120);
@@ -805,6 +995,16 @@ static Suite *live_suite(void)
 	tcase_add_test(capture, test_compressed_round_trip);
 	tcase_add_test(capture, test_host_wide);
 	suite_add_tcase(s, capture);
+
+	tcase_add_checked_fixture(report, setup, teardown);
+	tcase_set_timeout(report, 120);
+	tcase_add_test(report, test_report_top_and_folded);
+	tcase_add_test(report, test_report_pprof_reads_in_go);
+	tcase_add_test(report, test_report_four_named_threads);
+	tcase_add_test(report, test_report_forked_child);
+	tcase_add_test(report, test_report_exited_process);
+	tcase_add_test(report, test_pid_namespace);
+	suite_add_tcase(s, report);
 
 	tcase_add_checked_fixture(errors, setup, teardown);
 	tcase_set_timeout(errors, 120);

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Build the libFuzzer targets (clang -fsanitize=fuzzer,address,undefined) and
+# run each for FUZZ_SECONDS (default 60) from its committed seed corpus
+# tests/fuzz/corpus/<target>/. Any crash, leak, sanitizer report or timeout
+# fails the run; libFuzzer leaves the input under .output/fuzz/artifacts/,
+# which then becomes a seed and a test in tests/check_regressions.c.
+#
+#   tests/fuzz/run.sh [target...]     (default: all four)
+#
+# Run from the top of the tree after `make` (daemon/bpf_sampler.c includes the
+# generated skeleton). New inputs libFuzzer finds go to .output/fuzz/corpus/,
+# never into the committed seeds.
+set -eu
+
+OUTPUT=${OUTPUT:-.output}
+CLANG=${CLANG:-clang}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+out=$OUTPUT/fuzz
+targets=${*:-fxt_reader proc_maps elf protocol}
+
+die()
+{
+	echo "fuzz/run.sh: $*" >&2
+	exit 1
+}
+
+[ -f daemon/fxsampler.c ] || die "run from the top of the source tree"
+command -v "$CLANG" >/dev/null || die "$CLANG not found"
+
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cflags="-O1 -g -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION=\"0.1.0\" -Wall -Wextra \
+-Wno-unused-parameter -Wno-missing-field-initializers -Iinclude -Idaemon -I$OUTPUT"
+libs=$(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+
+mkdir -p "$out/daemon" "$out/artifacts"
+# The library is instrumented for coverage (fuzzer-no-link), not only the
+# target, so that libFuzzer sees the parsers' branches.
+objs=
+for src in daemon/*.c; do
+	case $src in
+	daemon/fxsampler.c | daemon/fxsamplerd.c) continue ;;
+	esac
+	obj=$out/daemon/$(basename "$src" .c).o
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find daemon include -name '*.h' -newer "$obj")" ]; then
+		echo "  CC-FUZZ  $obj"
+		# shellcheck disable=SC2086
+		$CLANG $cflags $san -fsanitize=fuzzer-no-link -c "$src" -o "$obj" ||
+			die "cannot build $src"
+	fi
+	objs="$objs $obj"
+done
+rm -f "$out/libfxs.a"
+# shellcheck disable=SC2086
+ar rcs "$out/libfxs.a" $objs
+
+failed=
+for t in $targets; do
+	src=tests/fuzz/fuzz_$t.c
+	bin=$out/fuzz_$t
+	seeds=tests/fuzz/corpus/$t
+	work=$out/corpus/$t
+	[ -f "$src" ] || die "no target $t ($src)"
+	[ -d "$seeds" ] || die "no seed corpus $seeds"
+	echo "  CC-FUZZ  $bin"
+	# shellcheck disable=SC2086
+	$CLANG $cflags $san -fsanitize=fuzzer "$src" "$out/libfxs.a" $libs -o "$bin" ||
+		die "cannot build $src"
+	mkdir -p "$work"
+	echo "== fuzz $t for ${FUZZ_SECONDS}s ($(find "$seeds" -type f | wc -l) seeds)"
+	# The first corpus directory receives new inputs; the seeds are only read.
+	# -timeout: an input that takes 10 s is a hang, and fails the run.
+	if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+		"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" \
+		"$work" "$seeds" >"$out/$t.log" 2>&1; then
+		tail -n 60 "$out/$t.log" >&2
+		failed="$failed $t"
+		echo "FAIL: fuzz_$t: see $out/$t.log and $out/artifacts/" >&2
+		continue
+	fi
+	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$out/$t.log" || true
+	grep -E 'cov: [0-9]+' "$out/$t.log" | tail -n 1 || true
+done
+[ -z "$failed" ] || die "crashes in:$failed"
+echo "fuzz: all targets ran ${FUZZ_SECONDS}s without a crash"

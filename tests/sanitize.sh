@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The unit tests under the sanitizers and under valgrind.
+#
+#   tests/sanitize.sh asan       build every tests/check_*.c and every library
+#                                module (daemon/*.c but the two mains) with clang
+#                                -fsanitize=address,undefined into .output/asan/
+#                                and run them; any report fails the run
+#   tests/sanitize.sh valgrind   run the normal unit-test binaries (.output/tests/,
+#                                built by `make check`) under valgrind with
+#                                --leak-check=full --error-exitcode=1
+#
+# Run from the top of the tree, after `make` has generated the BPF skeleton
+# (.output/*.skel.h), which daemon/bpf_sampler.c includes. Exits non-zero on
+# the first failing binary and names it.
+set -eu
+
+OUTPUT=${OUTPUT:-.output}
+CLANG=${CLANG:-clang}
+mode=${1:-}
+
+die()
+{
+	echo "sanitize.sh: $*" >&2
+	exit 1
+}
+
+[ -f daemon/fxsampler.c ] || die "run from the top of the source tree"
+
+asan()
+{
+	out=$OUTPUT/asan
+	san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	# The Makefile's warnings, but not -Werror: the gcc build is the warning
+	# gate, and clang warns about things gcc does not (e.g. intended string
+	# concatenation in an array initializer).
+	warn="-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers"
+	cflags="-O1 -g -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION=\"0.1.0\" $warn $san \
+-Iinclude -Idaemon -I$OUTPUT"
+	libs=$(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+	check_cflags=$(pkg-config --cflags check 2>/dev/null || true)
+	check_libs=$(pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+	command -v "$CLANG" >/dev/null || die "$CLANG not found"
+	mkdir -p "$out/daemon" "$out/tests"
+	objs=
+	for src in daemon/*.c; do
+		case $src in
+		daemon/fxsampler.c | daemon/fxsamplerd.c) continue ;;
+		esac
+		obj=$out/daemon/$(basename "$src" .c).o
+		echo "  CC-ASAN  $obj"
+		# shellcheck disable=SC2086
+		$CLANG $cflags -c "$src" -o "$obj" || die "cannot build $src"
+		objs="$objs $obj"
+	done
+	rm -f "$out/libfxs.a"
+	# shellcheck disable=SC2086
+	ar rcs "$out/libfxs.a" $objs
+	bins=
+	for src in tests/check_*.c; do
+		bin=$out/tests/$(basename "$src" .c)
+		echo "  CC-ASAN  $bin"
+		# shellcheck disable=SC2086
+		$CLANG $cflags $check_cflags "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
+			die "cannot build $src"
+		bins="$bins $bin"
+	done
+	# detect_leaks also runs in Check's forked children, so a leak in any test
+	# fails it. halt_on_error: the first report ends the process (exit != 0).
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+	export ASAN_OPTIONS UBSAN_OPTIONS
+	failed=
+	for bin in $bins; do
+		echo "== $bin"
+		# A report in a forked test child makes Check count that test as an
+		# error, so the runner's own exit status carries it. Run them all,
+		# then name every one that failed.
+		"$bin" || failed="$failed $bin"
+	done
+	[ -z "$failed" ] || die "failed under ASan/UBSan:$failed"
+}
+
+valgrind_run()
+{
+	command -v valgrind >/dev/null || die "valgrind not found"
+	set -- "$OUTPUT"/tests/check_*
+	[ -x "$1" ] || die "no unit tests in $OUTPUT/tests: run 'make check' first"
+	failed=
+	for bin in "$@"; do
+		[ -x "$bin" ] || continue
+		echo "== valgrind $bin"
+		# CK_FORK=no: one process, so valgrind sees every test's allocations.
+		CK_FORK=no valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+			--errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+			"$bin" || failed="$failed $bin"
+	done
+	[ -z "$failed" ] || die "failed under valgrind:$failed"
+}
+
+case $mode in
+asan) asan ;;
+valgrind) valgrind_run ;;
+*) die "usage: tests/sanitize.sh asan|valgrind" ;;
+esac
