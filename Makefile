@@ -132,7 +132,8 @@ test: deps-if-missing
 demo: deps-if-missing
 	$(MAKE) all progs
 	./fxsampler record -F 999 -o demo.fxt -- $(OUTPUT)/progs/demo 2 2
-	./fxsampler dump demo.fxt | head -30
+	./fxsampler report --top 10 demo.fxt
+	./fxsampler dump demo.fxt | head -20
 
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /usr/lib/sysusers.d
