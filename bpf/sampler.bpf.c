@@ -14,7 +14,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 
 /* Load-time knobs, set by user space before load. */
 const volatile __u32 cfg_max_frames = FXS_DEFAULT_FRAMES;
@@ -37,7 +37,7 @@ __u64 fxs_state;
 struct scratch {
 	struct fxs_sample hdr;
 	__u64 frames[FXS_MAX_FRAMES];
-	struct fxs_comm comm;	/* appended after the frames when FXS_SF_HAS_COMM */
+	struct fxs_comm comm; /* appended after the frames when FXS_SF_HAS_COMM */
 };
 
 struct {
@@ -109,7 +109,8 @@ static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
 
 static __always_inline bool session_running(__u64 state, __u64 session)
 {
-	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING && (state >> FXS_SESSION_SHIFT) == session;
+	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING &&
+	       (state >> FXS_SESSION_SHIFT) == session;
 }
 
 /* Attach the thread's names to its first sample, and to the first after a rename. */
@@ -156,8 +157,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	/* A task outside the loader's pid namespace is none of its business. */
-	if (!current_ids(&pid, &tid) ||
-	    (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))) {
+	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))) {
 		count(c, FXS_CNT_FILTERED);
 		return 0;
 	}
@@ -187,8 +187,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = cfg_simple_walk ? walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags) :
-			      walk_fast(s->frames, fp, cfg_max_frames, &s->hdr.flags);
+	n = cfg_simple_walk ? walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags)
+			    : walk_fast(s->frames, fp, cfg_max_frames, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
@@ -230,9 +230,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		 * process's mappings while it still lives) or a ring past its fill
 		 * mark; otherwise it drains on its timer.
 		 */
-		__u64 flags = new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ?
-				      BPF_RB_FORCE_WAKEUP :
-				      BPF_RB_NO_WAKEUP;
+		__u64 flags =
+			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
+				? BPF_RB_FORCE_WAKEUP
+				: BPF_RB_NO_WAKEUP;
 
 		err = bpf_ringbuf_output(ring, s, size, flags);
 	}
@@ -263,8 +264,8 @@ const volatile bool cfg_inherit = false;
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct fxs_sample rec = { 0 };
-	struct fxs_comm comm = { 0 };
+	struct fxs_sample rec = {0};
+	struct fxs_comm comm = {0};
 	__u32 pid, tid, cpu;
 	struct {
 		struct fxs_sample hdr;

@@ -66,12 +66,12 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
  * the rest of the page up to FXS_WALK_WIN.
  */
 #ifndef FXS_WALK_WIN
-#define FXS_WALK_WIN	2048
+#define FXS_WALK_WIN 2048
 #endif
 #ifndef FXS_WALK_FIRST
-#define FXS_WALK_FIRST	512
+#define FXS_WALK_FIRST 512
 #endif
-#define FXS_WALK_PAGE	4096
+#define FXS_WALK_PAGE 4096
 
 struct fxs_walk_win {
 	__u64 w[FXS_WALK_WIN / 8];

@@ -53,24 +53,24 @@ enum {
 };
 
 static const struct option record_options[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all", no_argument, NULL, 'a' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "period", required_argument, NULL, OPT_PERIOD },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "buffer-size", required_argument, NULL, OPT_BUFFER_SIZE },
-	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
-	{ "compress", no_argument, NULL, 'z' },
-	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "daemon", no_argument, NULL, OPT_DAEMON },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
-	{ "walker", required_argument, NULL, OPT_WALKER },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+	{"pid", required_argument, NULL, 'p'},
+	{"all", no_argument, NULL, 'a'},
+	{"freq", required_argument, NULL, 'F'},
+	{"period", required_argument, NULL, OPT_PERIOD},
+	{"duration", required_argument, NULL, 'd'},
+	{"output", required_argument, NULL, 'o'},
+	{"buffer-size", required_argument, NULL, OPT_BUFFER_SIZE},
+	{"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
+	{"compress", no_argument, NULL, 'z'},
+	{"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"daemon", no_argument, NULL, OPT_DAEMON},
+	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"walker", required_argument, NULL, OPT_WALKER},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
 };
 
 int args_parse_u64(const char *s, uint64_t *ret)
@@ -92,8 +92,8 @@ int args_parse_u64(const char *s, uint64_t *ret)
 }
 
 /* A number followed by a unit from the table; no unit means units[0]. */
-static int parse_with_unit(const char *s, const char *const *names, const uint64_t *mult,
-			   size_t n, uint64_t *ret)
+static int parse_with_unit(const char *s, const char *const *names, const uint64_t *mult, size_t n,
+			   uint64_t *ret)
 {
 	unsigned long long v;
 	char *end;
@@ -117,25 +117,25 @@ static int parse_with_unit(const char *s, const char *const *names, const uint64
 
 int args_parse_duration(const char *s, uint64_t *ret_ns)
 {
-	static const char *const names[] = { "", "s", "ms", "us", "ns", "m", "h" };
-	static const uint64_t mult[] = { 1000000000ULL, 1000000000ULL, 1000000ULL, 1000ULL,
-					 1ULL,		60000000000ULL, 3600000000000ULL };
+	static const char *const names[] = {"", "s", "ms", "us", "ns", "m", "h"};
+	static const uint64_t mult[] = {1000000000ULL, 1000000000ULL,  1000000ULL,	1000ULL,
+					1ULL,	       60000000000ULL, 3600000000000ULL};
 
 	return parse_with_unit(s, names, mult, sizeof(mult) / sizeof(mult[0]), ret_ns);
 }
 
 int args_parse_size(const char *s, uint64_t *ret)
 {
-	static const char *const names[] = { "",   "B",	  "K",	 "KB", "KiB", "M",
-					     "MB", "MiB", "G",	 "GB", "GiB" };
-	static const uint64_t mult[] = { 1, 1, 1ULL << 10, 1ULL << 10, 1ULL << 10, 1ULL << 20,
-					 1ULL << 20, 1ULL << 20, 1ULL << 30, 1ULL << 30, 1ULL << 30 };
+	static const char *const names[] = {"",	  "B",	 "K", "KB", "KiB", "M",
+					    "MB", "MiB", "G", "GB", "GiB"};
+	static const uint64_t mult[] = {1,	    1,		1ULL << 10, 1ULL << 10,
+					1ULL << 10, 1ULL << 20, 1ULL << 20, 1ULL << 20,
+					1ULL << 30, 1ULL << 30, 1ULL << 30};
 
 	return parse_with_unit(s, names, mult, sizeof(mult) / sizeof(mult[0]), ret);
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt,
-						      ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -175,11 +175,12 @@ static int parse_pids(const char *list, struct capture_opts *o, char *err, size_
 int args_parse_record(int argc, char **argv, struct record_args *ret, char *err, size_t err_size)
 {
 	struct record_args a = {
-		.capture = {
-			.buffer_size = ARGS_DEFAULT_BUFFER,
-			.max_frames = FXS_DEFAULT_FRAMES,
-			.inherit = true,
-		},
+		.capture =
+			{
+				.buffer_size = ARGS_DEFAULT_BUFFER,
+				.max_frames = FXS_DEFAULT_FRAMES,
+				.inherit = true,
+			},
 		.output = ARGS_DEFAULT_OUTPUT,
 	};
 	bool freq_set = false, period_set = false;
@@ -206,23 +207,31 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case 'F':
 			if (args_parse_u64(optarg, &v) || v == 0)
-				return fail(err, err_size, "invalid frequency '%s': a whole number of Hz above 0", optarg);
+				return fail(err, err_size,
+					    "invalid frequency '%s': a whole number of Hz above 0",
+					    optarg);
 			if (v > 1000000000ULL / SAMPLER_MIN_PERIOD_NS)
-				return fail(err, err_size, "frequency %s Hz is above the maximum of %llu Hz", optarg, 1000000000ULL / SAMPLER_MIN_PERIOD_NS);
+				return fail(err, err_size,
+					    "frequency %s Hz is above the maximum of %llu Hz",
+					    optarg, 1000000000ULL / SAMPLER_MIN_PERIOD_NS);
 			a.capture.freq_hz = v;
 			freq_set = true;
 			break;
 		case OPT_PERIOD:
 			if (args_parse_duration(optarg, &v) || v == 0)
-				return fail(err, err_size, "invalid period '%s': a duration above 0, e.g. 1ms", optarg);
+				return fail(err, err_size,
+					    "invalid period '%s': a duration above 0, e.g. 1ms",
+					    optarg);
 			if (v < SAMPLER_MIN_PERIOD_NS)
-				return fail(err, err_size, "period '%s' is below the minimum of 10us", optarg);
+				return fail(err, err_size,
+					    "period '%s' is below the minimum of 10us", optarg);
 			a.capture.period_ns = v;
 			period_set = true;
 			break;
 		case 'd':
 			if (args_parse_duration(optarg, &v) || v == 0)
-				return fail(err, err_size, "invalid duration '%s': e.g. 10s, 500ms, 2m", optarg);
+				return fail(err, err_size,
+					    "invalid duration '%s': e.g. 10s, 500ms, 2m", optarg);
 			a.duration_ns = v;
 			break;
 		case 'o':
@@ -232,14 +241,18 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_BUFFER_SIZE:
 			if (args_parse_size(optarg, &v))
-				return fail(err, err_size, "invalid buffer size '%s': e.g. 4096, 64K, 2M", optarg);
+				return fail(err, err_size,
+					    "invalid buffer size '%s': e.g. 4096, 64K, 2M", optarg);
 			if (v < SAMPLER_MIN_BUFFER || v > SAMPLER_MAX_BUFFER || (v & (v - 1)))
-				return fail(err, err_size, "buffer size '%s' must be a power of two from 4K to 1G", optarg);
+				return fail(err, err_size,
+					    "buffer size '%s' must be a power of two from 4K to 1G",
+					    optarg);
 			a.capture.buffer_size = (uint32_t)v;
 			break;
 		case OPT_MAX_FRAMES:
 			if (args_parse_u64(optarg, &v) || v < 1 || v > FXS_MAX_FRAMES)
-				return fail(err, err_size, "invalid --max-frames '%s': 1 to %d", optarg, FXS_MAX_FRAMES);
+				return fail(err, err_size, "invalid --max-frames '%s': 1 to %d",
+					    optarg, FXS_MAX_FRAMES);
 			a.capture.max_frames = (uint32_t)v;
 			break;
 		case 'z':
@@ -262,7 +275,8 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))
-				return fail(err, err_size, "invalid --walker '%s': fast or simple", optarg);
+				return fail(err, err_size, "invalid --walker '%s': fast or simple",
+					    optarg);
 			a.capture.simple_walk = !strcmp(optarg, "simple");
 			break;
 		case 'h':
@@ -284,7 +298,9 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		 * option's value "--" (-o --) is no end of options.
 		 */
 		if (optind != at + 1 || strcmp(argv[at], "--"))
-			return fail(err, err_size, "unexpected argument '%s' (a command goes after --)", argv[optind]);
+			return fail(err, err_size,
+				    "unexpected argument '%s' (a command goes after --)",
+				    argv[optind]);
 		a.cmd = &argv[optind];
 	}
 	if (freq_set && period_set)

@@ -13,26 +13,26 @@
 
 #include "capture.h"
 
-#define ARGS_DEFAULT_FREQ	999
-#define ARGS_DEFAULT_BUFFER	(2U << 20)
-#define ARGS_DEFAULT_OUTPUT	"fxsampler.fxt"
+#define ARGS_DEFAULT_FREQ   999
+#define ARGS_DEFAULT_BUFFER (2U << 20)
+#define ARGS_DEFAULT_OUTPUT "fxsampler.fxt"
 
 /* What args_parse_record() found besides an error. */
-#define ARGS_RUN	0
-#define ARGS_HELP	1
-#define ARGS_VERSION	2
+#define ARGS_RUN     0
+#define ARGS_HELP    1
+#define ARGS_VERSION 2
 
 struct record_args {
 	struct capture_opts capture;
-	bool all;		/* -a: the whole host */
-	uint64_t duration_ns;	/* -d; 0: until the command or targets end, or a signal */
+	bool all;	      /* -a: the whole host */
+	uint64_t duration_ns; /* -d; 0: until the command or targets end, or a signal */
 	const char *output;
-	char **cmd;		/* after "--", NULL-terminated; NULL without a command */
-	bool compress;		/* -z: gzip the .fxt */
-	bool quiet;		/* no live status line */
-	bool verbose;		/* libbpf debug output */
-	bool use_daemon;	/* --daemon: go through fxsamplerd even as root */
-	const char *socket;	/* --socket PATH */
+	char **cmd;	    /* after "--", NULL-terminated; NULL without a command */
+	bool compress;	    /* -z: gzip the .fxt */
+	bool quiet;	    /* no live status line */
+	bool verbose;	    /* libbpf debug output */
+	bool use_daemon;    /* --daemon: go through fxsamplerd even as root */
+	const char *socket; /* --socket PATH */
 };
 
 /*

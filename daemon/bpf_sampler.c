@@ -22,16 +22,16 @@ struct bpf_sampler {
 	uint32_t *pids;
 	struct sampler_bpf *skel;
 	struct ring_buffer *rb;
-	int nr_cpus;			/* possible CPUs */
-	int *ring_fds;			/* one per possible CPU */
-	struct bpf_link **links;	/* one per possible CPU while armed */
-	uint64_t *armed_since;		/* CLOCK_MONOTONIC ns, per CPU while armed */
-	uint64_t *armed_ns;		/* time each CPU was sampled, summed over sessions */
+	int nr_cpus;		 /* possible CPUs */
+	int *ring_fds;		 /* one per possible CPU */
+	struct bpf_link **links; /* one per possible CPU while armed */
+	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
+	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
-	uint64_t *last_fired;		/* per CPU, to tell a dead event from a live one */
-	uint64_t *last_fired_ns;	/* when last_fired last moved */
-	uint32_t session;		/* the cookie of the armed session */
-	bool armed;			/* between arm and disarm: CPUs are followed */
+	uint64_t *last_fired;	 /* per CPU, to tell a dead event from a live one */
+	uint64_t *last_fired_ns; /* when last_fired last moved */
+	uint32_t session;	 /* the cookie of the armed session */
+	bool armed;		 /* between arm and disarm: CPUs are followed */
 };
 
 static uint64_t mono_ns(void)
@@ -128,7 +128,7 @@ void bpf_sampler__free(struct bpf_sampler *b)
 /* Our pid namespace, or 0/0 for the initial one (no translation needed). */
 static int pidns_of_self(__u64 *ret_dev, __u64 *ret_ino)
 {
-	const __u64 init_ino = 0xeffffffcULL;	/* PROC_PID_INIT_INO */
+	const __u64 init_ino = 0xeffffffcULL; /* PROC_PID_INIT_INO */
 	struct stat st;
 
 	if (stat("/proc/self/ns/pid", &st))
@@ -289,8 +289,7 @@ static int bpf_arm(void *ctx, uint32_t session)
  * An event whose CPU went offline and came back between two looks is off for
  * good: it fires no more, while a live per-CPU clock fires even on an idle CPU.
  */
-static bool event_dead(struct bpf_sampler *b, int cpu, const struct fxs_counters *c,
-		       uint64_t now)
+static bool event_dead(struct bpf_sampler *b, int cpu, const struct fxs_counters *c, uint64_t now)
 {
 	if (c->v[FXS_CNT_FIRED] != b->last_fired[cpu]) {
 		b->last_fired[cpu] = c->v[FXS_CNT_FIRED];
@@ -350,7 +349,7 @@ static int bpf_drain(void *ctx)
 
 static void bpf_sleep(void *ctx, uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL };
+	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;

@@ -16,10 +16,10 @@
 typedef int (*bpf_sample_fn)(void *ctx, const struct fxs_sample *sample, size_t size);
 
 struct bpf_sampler_opts {
-	const uint32_t *pids;	/* thread groups to sample; none: the whole host */
+	const uint32_t *pids; /* thread groups to sample; none: the whole host */
 	unsigned nr_pids;
-	bool inherit;		/* their children too */
-	bool simple_walk;	/* walk_simple instead of walk_fast */
+	bool inherit;	  /* their children too */
+	bool simple_walk; /* walk_simple instead of walk_fast */
 	bpf_sample_fn on_sample;
 	void *ctx;
 };

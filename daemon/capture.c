@@ -20,12 +20,12 @@ struct capture {
 	struct bpf_sampler *bpf;
 	struct fxt_stream *fxt;
 	int lock_fd;
-	struct idset pids;		/* processes written */
-	struct idset tids;		/* threads written */
+	struct idset pids; /* processes written */
+	struct idset tids; /* threads written */
 	struct modules *modules;
 	uint64_t first_ts;
 	uint64_t last_ts;
-	int err;			/* first error of the sample callback */
+	int err; /* first error of the sample callback */
 };
 
 static const char *const counter_names[FXS_CNT_NR] = {
@@ -167,7 +167,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.buffer_size = opts->buffer_size,
 		.max_frames = opts->max_frames,
 	};
-	struct bpf_sampler_opts bopts = { 0 };
+	struct bpf_sampler_opts bopts = {0};
 	struct capture *c;
 	int err;
 

@@ -18,23 +18,23 @@
 #define CAPTURE_MAX_PIDS 64
 
 struct capture_opts {
-	uint64_t period_ns;	/* sampling period; 0 when freq_hz is set */
+	uint64_t period_ns; /* sampling period; 0 when freq_hz is set */
 	uint64_t freq_hz;
-	uint32_t buffer_size;	/* bytes per CPU ring: a power of two, >= one page */
-	uint32_t max_frames;	/* 1..FXS_MAX_FRAMES */
+	uint32_t buffer_size; /* bytes per CPU ring: a power of two, >= one page */
+	uint32_t max_frames;  /* 1..FXS_MAX_FRAMES */
 	uint32_t pids[CAPTURE_MAX_PIDS];
-	unsigned nr_pids;	/* 0: the whole host */
-	bool inherit;		/* also sample the targets' children */
-	bool simple_walk;	/* the one-read-per-frame walker (for comparison), not the bulk one */
+	unsigned nr_pids; /* 0: the whole host */
+	bool inherit;	  /* also sample the targets' children */
+	bool simple_walk; /* the one-read-per-frame walker (for comparison), not the bulk one */
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
 struct capture_stats {
-	struct fxs_counters counters;	/* summed over CPUs */
+	struct fxs_counters counters; /* summed over CPUs */
 	uint64_t processes;
 	uint64_t threads;
-	uint64_t bytes;			/* FXT bytes produced so far */
-	unsigned nr_cpus;		/* CPUs sampled */
+	uint64_t bytes;	  /* FXT bytes produced so far */
+	unsigned nr_cpus; /* CPUs sampled */
 };
 
 struct capture;

@@ -30,8 +30,8 @@
 #include "procinfo.h"
 #include "report.h"
 
-#define EXIT_USAGE 2
-#define DRAIN_INTERVAL_MS 100
+#define EXIT_USAGE	   2
+#define DRAIN_INTERVAL_MS  100
 #define STATUS_INTERVAL_NS 250000000ULL
 
 static volatile sig_atomic_t stop_requested;
@@ -74,9 +74,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 /* Root, or both CAP_BPF and CAP_PERFMON in the effective set. */
 static bool can_load_bpf(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-	const int bpf = 39, perfmon = 38;	/* CAP_BPF, CAP_PERFMON: newer than some headers */
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
+	const int bpf = 39, perfmon = 38; /* CAP_BPF, CAP_PERFMON: newer than some headers */
 
 	if (geteuid() == 0)
 		return true;
@@ -197,8 +197,8 @@ static void out_discard(struct out_file *o)
 
 struct child {
 	pid_t pid;
-	int go_fd;	/* write one byte: exec */
-	int err_fd;	/* the exec's errno, or EOF when it succeeded */
+	int go_fd;  /* write one byte: exec */
+	int err_fd; /* the exec's errno, or EOF when it succeeded */
 };
 
 /* Resolve like execvp, so a command that cannot run fails before any BPF is loaded. */
@@ -319,7 +319,8 @@ static void print_status(const struct capture *c, uint64_t elapsed_ns)
 	struct capture_stats st;
 
 	capture_stats(c, &st);
-	fprintf(stderr, "\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
+	fprintf(stderr,
+		"\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
 		elapsed_ns / 1e9, (unsigned long long)st.counters.v[FXS_CNT_WRITTEN],
 		(unsigned long long)dropped(&st.counters), (unsigned long long)st.threads,
 		st.bytes / 1048576.0);
@@ -335,14 +336,17 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 	    (unsigned long long)st->processes, st->nr_cpus, (unsigned long long)bytes);
 	say("dropped: %llu ring full, %llu no user registers, %llu after stop; "
 	    "skipped: %llu kernel threads, %llu other processes",
-	    (unsigned long long)v[FXS_CNT_DROP_RING_FULL], (unsigned long long)v[FXS_CNT_DROP_NO_REGS],
-	    (unsigned long long)v[FXS_CNT_DROP_NOT_RUNNING], (unsigned long long)v[FXS_CNT_DROP_KTHREAD],
-	    (unsigned long long)v[FXS_CNT_FILTERED]);
-	say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad frame pointer",
-	    (unsigned long long)v[FXS_CNT_STOP_TRUNCATED], (unsigned long long)v[FXS_CNT_STOP_FAULT],
-	    (unsigned long long)v[FXS_CNT_STOP_BAD_FP]);
+	    (unsigned long long)v[FXS_CNT_DROP_RING_FULL],
+	    (unsigned long long)v[FXS_CNT_DROP_NO_REGS],
+	    (unsigned long long)v[FXS_CNT_DROP_NOT_RUNNING],
+	    (unsigned long long)v[FXS_CNT_DROP_KTHREAD], (unsigned long long)v[FXS_CNT_FILTERED]);
+	say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad "
+	    "frame pointer",
+	    (unsigned long long)v[FXS_CNT_STOP_TRUNCATED],
+	    (unsigned long long)v[FXS_CNT_STOP_FAULT], (unsigned long long)v[FXS_CNT_STOP_BAD_FP]);
 	if (taken && lost * 100 > taken)
-		say("warning: %.1f%% of samples were lost; try a larger --buffer-size or a lower -F",
+		say("warning: %.1f%% of samples were lost; try a larger --buffer-size or a lower "
+		    "-F",
 		    100.0 * lost / taken);
 }
 
@@ -365,7 +369,7 @@ static void print_cpus(const struct capture *cap)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -445,7 +449,8 @@ static int daemon_started(void *ctx)
 
 static void daemon_progress(void *ctx, const struct capture_stats *st, uint64_t elapsed_ns)
 {
-	fprintf(stderr, "\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
+	fprintf(stderr,
+		"\r\033[Kfxsampler: %6.1fs  %llu samples  %llu dropped  %llu threads  %.1f MiB",
 		elapsed_ns / 1e9, (unsigned long long)st->counters.v[FXS_CNT_WRITTEN],
 		(unsigned long long)dropped(&st->counters), (unsigned long long)st->threads,
 		st->bytes / 1048576.0);
@@ -457,20 +462,21 @@ static void daemon_progress(void *ctx, const struct capture_stats *st, uint64_t 
  */
 static int record_via_daemon(struct record_args *a, struct out_file *out)
 {
-	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct child child = {.pid = 0, .go_fd = -1, .err_fd = -1};
 	bool status_line = !a->quiet && isatty(STDERR_FILENO);
 	struct client_hooks hooks = {
 		.started = daemon_started,
 		.progress = status_line ? daemon_progress : NULL,
 		.ctx = &child,
 	};
-	struct sigaction sa = { .sa_handler = on_child_exit, .sa_flags = SA_RESTART };
-	struct client_result res = { 0 };
+	struct sigaction sa = {.sa_handler = on_child_exit, .sa_flags = SA_RESTART};
+	struct client_result res = {0};
 	char msg[512] = "";
 	int err, child_status = 0;
 
 	if (a->compress) {
-		say("-z is not available through fxsamplerd; gzip the file afterwards (dump and report read it)");
+		say("-z is not available through fxsamplerd; gzip the file afterwards (dump and "
+		    "report read it)");
 		out_discard(out);
 		return EXIT_USAGE;
 	}
@@ -500,7 +506,8 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 	}
 	if (err) {
 		if (!a->use_daemon && strstr(msg, "cannot connect"))
-			say("record needs root, or CAP_BPF and CAP_PERFMON, or a running fxsamplerd: %s",
+			say("record needs root, or CAP_BPF and CAP_PERFMON, or a running "
+			    "fxsamplerd: %s",
 			    msg);
 		else
 			say("%s", msg[0] ? msg : strerror(-err));
@@ -516,7 +523,8 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 	}
 	print_summary(&res.stats, a->output, out->bytes);
 	if (res.shutdown)
-		say("fxsamplerd stopped the capture early (it is shutting down); the file is complete");
+		say("fxsamplerd stopped the capture early (it is shutting down); the file is "
+		    "complete");
 	if (stop_signal)
 		say("stopped by %s", strsignal(stop_signal));
 	return EXIT_SUCCESS;
@@ -524,8 +532,8 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 
 static int cmd_record(int argc, char **argv)
 {
-	struct child child = { .pid = 0, .go_fd = -1, .err_fd = -1 };
-	struct out_file out = { .fd = -1 };
+	struct child child = {.pid = 0, .go_fd = -1, .err_fd = -1};
+	struct out_file out = {.fd = -1};
 	struct record_args a;
 	struct capture *cap = NULL;
 	struct capture_stats st;
@@ -655,11 +663,12 @@ fail:
 
 /* --- dump --- */
 
-static const char dump_usage[] = "usage: fxsampler dump FILE\n"
-				 "\n"
-				 "Print one line per record of a .fxt (plain or gzip-compressed).\n"
-				 "A malformed file is rejected with the byte offset and the reason\n"
-				 "(exit status 1), after the records before it.\n";
+static const char dump_usage[] =
+	"usage: fxsampler dump FILE\n"
+	"\n"
+	"Print one line per record of a .fxt (plain or gzip-compressed).\n"
+	"A malformed file is rejected with the byte offset and the reason\n"
+	"(exit status 1), after the records before it.\n";
 
 static int cmd_dump(int argc, char **argv)
 {
@@ -721,18 +730,18 @@ static int cmd_report(int argc, char **argv)
 {
 	enum { OPT_TOP = 256, OPT_FOLDED, OPT_PPROF, OPT_SVG, OPT_PID, OPT_TID, OPT_DEBUG_DIR };
 	static const struct option options[] = {
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "pprof", required_argument, NULL, OPT_PPROF },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{"top", required_argument, NULL, OPT_TOP},
+		{"folded", no_argument, NULL, OPT_FOLDED},
+		{"pprof", required_argument, NULL, OPT_PPROF},
+		{"svg", required_argument, NULL, OPT_SVG},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
 	};
-	struct report_opts o = { 0 };
+	struct report_opts o = {0};
 	char errbuf[512];
 	uint64_t v;
 	int opt, err;
@@ -872,10 +881,10 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
-		{ "record", cmd_record },
-		{ "dump", cmd_dump },
-		{ "report", cmd_report },
-		{ "status", cmd_status },
+		{"record", cmd_record},
+		{"dump", cmd_dump},
+		{"report", cmd_report},
+		{"status", cmd_status},
 	};
 
 	if (argc < 2) {

@@ -69,5 +69,5 @@ int idset_add(struct idset *s, uint64_t id)
 void idset_free(struct idset *s)
 {
 	free(s->slots);
-	*s = (struct idset){ 0 };
+	*s = (struct idset){0};
 }

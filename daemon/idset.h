@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 struct idset {
-	uint64_t *slots;	/* 0 = empty */
-	size_t cap;		/* a power of two, or 0 */
+	uint64_t *slots; /* 0 = empty */
+	size_t cap;	 /* a power of two, or 0 */
 	size_t len;
 };
 

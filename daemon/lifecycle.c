@@ -12,7 +12,7 @@
 
 void sampler_init(struct sampler *s, const struct sampler_ops *ops, void *ctx)
 {
-	*s = (struct sampler){ .ops = ops, .ctx = ctx };
+	*s = (struct sampler){.ops = ops, .ctx = ctx};
 }
 
 static uint64_t load_state(const struct sampler *s)

@@ -14,15 +14,15 @@
 #include <stdint.h>
 
 /* Below this the per-sample cost would eat the CPU: 10 us = 100 kHz. */
-#define SAMPLER_MIN_PERIOD_NS	10000ULL
-#define SAMPLER_MIN_BUFFER	4096U
-#define SAMPLER_MAX_BUFFER	(1U << 30)
+#define SAMPLER_MIN_PERIOD_NS 10000ULL
+#define SAMPLER_MIN_BUFFER    4096U
+#define SAMPLER_MAX_BUFFER    (1U << 30)
 
 struct sampler_config {
-	uint64_t period_ns;	/* or 0 with freq_hz set */
+	uint64_t period_ns; /* or 0 with freq_hz set */
 	uint64_t freq_hz;
-	uint32_t buffer_size;	/* per CPU, power of two */
-	uint32_t max_frames;	/* 1..FXS_MAX_FRAMES */
+	uint32_t buffer_size; /* per CPU, power of two */
+	uint32_t max_frames;  /* 1..FXS_MAX_FRAMES */
 };
 
 struct sampler_ops {
@@ -45,7 +45,7 @@ struct sampler_ops {
 struct sampler {
 	const struct sampler_ops *ops;
 	void *ctx;
-	uint64_t *state;	/* NULL while UNALLOCATED */
+	uint64_t *state; /* NULL while UNALLOCATED */
 };
 
 void sampler_init(struct sampler *s, const struct sampler_ops *ops, void *ctx);

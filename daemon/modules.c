@@ -13,12 +13,12 @@
 
 /* A file (or the vdso) as every process maps it. */
 struct module_file {
-	char *key;		/* "dev:inode:path" */
+	char *key; /* "dev:inode:path" */
 	uint16_t id;
-	bool usable;		/* an ELF we could read */
+	bool usable; /* an ELF we could read */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
-	struct elf_symbols *elf;	/* for offset -> vaddr */
+	struct elf_symbols *elf; /* for offset -> vaddr */
 };
 
 struct range {
@@ -27,11 +27,11 @@ struct range {
 
 struct proc_ranges {
 	pid_t pid;
-	struct range *r;	/* sorted by start */
+	struct range *r; /* sorted by start */
 	size_t n, cap;
-	uint16_t *modules;	/* module ids already written for this process */
+	uint16_t *modules; /* module ids already written for this process */
 	size_t nr_modules, cap_modules;
-	uint64_t last_scan_ns;		/* CLOCK_MONOTONIC */
+	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
 	bool scanned;
 };
 
@@ -39,7 +39,7 @@ struct modules {
 	char proc_root[64];
 	struct module_file *files;
 	size_t nr_files, cap_files;
-	struct proc_ranges *procs;	/* sorted by pid */
+	struct proc_ranges *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
 };
 
@@ -134,7 +134,7 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 		return NULL;
 	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
 	m->nr_procs++;
-	m->procs[pos] = (struct proc_ranges){ .pid = pid };
+	m->procs[pos] = (struct proc_ranges){.pid = pid};
 	return &m->procs[pos];
 }
 
@@ -178,14 +178,13 @@ static int add_range(struct proc_ranges *p, uint64_t start, uint64_t end)
 		return -ENOMEM;
 	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
 		p->r[i] = p->r[i - 1];
-	p->r[i] = (struct range){ start, end };
+	p->r[i] = (struct range){start, end};
 	p->n++;
 	return 0;
 }
 
 /* Read the vdso out of the process: it has no file to open later. */
-static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid,
-				     const struct proc_map *map)
+static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid, const struct proc_map *map)
 {
 	size_t len = map->end - map->start;
 	struct elf_symbols *es = NULL;
@@ -207,10 +206,9 @@ static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid,
 	return es;
 }
 
-static struct elf_symbols *open_file(const struct modules *m, pid_t pid,
-				     const struct proc_map *map)
+static struct elf_symbols *open_file(const struct modules *m, pid_t pid, const struct proc_map *map)
 {
-	const struct elf_symbols_opts opts = { .no_debug_file = true };
+	const struct elf_symbols_opts opts = {.no_debug_file = true};
 	struct elf_symbols *es;
 	char path[160];
 
@@ -240,7 +238,7 @@ static struct module_file *get_file(struct modules *m, pid_t pid, const struct p
 	if (reserve((void **)&m->files, &m->cap_files, m->nr_files, sizeof(*m->files)))
 		return NULL;
 	f = &m->files[m->nr_files];
-	*f = (struct module_file){ .id = (uint16_t)m->nr_files };
+	*f = (struct module_file){.id = (uint16_t)m->nr_files};
 	f->key = strdup(key);
 	if (!f->key)
 		return NULL;
@@ -274,8 +272,7 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, p
 	if (!f)
 		return -ENOMEM;
 	if (!module_written(p, f->id)) {
-		err = fxt_stream_module(s, ts, pid, f->id, map->path, f->build_id,
-					f->build_id_len);
+		err = fxt_stream_module(s, ts, pid, f->id, map->path, f->build_id, f->build_id_len);
 		if (err)
 			return err;
 		if (reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,

@@ -11,11 +11,11 @@
 #include <linux/types.h>
 #endif
 
-#define FXS_COMM_LEN		16
-#define FXS_DEFAULT_FRAMES	64
+#define FXS_COMM_LEN	   16
+#define FXS_DEFAULT_FRAMES 64
 /* FXT's backtrace frame count is an 8-bit field. */
-#define FXS_MAX_FRAMES		255
-#define FXS_MAX_CPUS		1024
+#define FXS_MAX_FRAMES 255
+#define FXS_MAX_CPUS   1024
 
 /*
  * The state word, one u64 shared by the BPF program and user space, packed like
@@ -28,26 +28,26 @@
  *                session it was armed for as its BPF cookie, so a late sample of
  *                an old session is dropped
  */
-#define FXS_STATE_MASK		0xfULL
-#define FXS_INFLIGHT_SHIFT	8
-#define FXS_INFLIGHT_ONE	(1ULL << FXS_INFLIGHT_SHIFT)
-#define FXS_INFLIGHT_MASK	(0xffffffULL << FXS_INFLIGHT_SHIFT)
-#define FXS_SESSION_SHIFT	32
-#define FXS_SESSION_ONE		(1ULL << FXS_SESSION_SHIFT)
+#define FXS_STATE_MASK	   0xfULL
+#define FXS_INFLIGHT_SHIFT 8
+#define FXS_INFLIGHT_ONE   (1ULL << FXS_INFLIGHT_SHIFT)
+#define FXS_INFLIGHT_MASK  (0xffffffULL << FXS_INFLIGHT_SHIFT)
+#define FXS_SESSION_SHIFT  32
+#define FXS_SESSION_ONE	   (1ULL << FXS_SESSION_SHIFT)
 
-#define FXS_ST_UNALLOCATED	0
-#define FXS_ST_CONFIGURED	1
-#define FXS_ST_RUNNING		2
-#define FXS_ST_STOPPING		3
-#define FXS_ST_DESTROYING	4
+#define FXS_ST_UNALLOCATED 0
+#define FXS_ST_CONFIGURED  1
+#define FXS_ST_RUNNING	   2
+#define FXS_ST_STOPPING	   3
+#define FXS_ST_DESTROYING  4
 
 /* fxs_sample.flags */
-#define FXS_SF_PC_IS_RETURN	0x01	/* landed in the kernel: frame 0 is where user code resumes */
-#define FXS_SF_TRUNCATED	0x02	/* the walk hit max_frames */
-#define FXS_SF_STOP_FAULT	0x04	/* a frame read faulted */
-#define FXS_SF_STOP_BAD_FP	0x08	/* an fp did not grow or was misaligned */
-#define FXS_SF_HAS_COMM		0x10	/* struct fxs_comm follows the frames */
-#define FXS_SF_EXEC		0x20	/* not a sample: pid execed (nr_frames is 0) */
+#define FXS_SF_PC_IS_RETURN 0x01 /* landed in the kernel: frame 0 is where user code resumes */
+#define FXS_SF_TRUNCATED    0x02 /* the walk hit max_frames */
+#define FXS_SF_STOP_FAULT   0x04 /* a frame read faulted */
+#define FXS_SF_STOP_BAD_FP  0x08 /* an fp did not grow or was misaligned */
+#define FXS_SF_HAS_COMM	    0x10 /* struct fxs_comm follows the frames */
+#define FXS_SF_EXEC	    0x20 /* not a sample: pid execed (nr_frames is 0) */
 
 /*
  * One sample in a ring buffer: this header, then nr_frames u64 PCs, innermost
@@ -55,8 +55,8 @@
  * of a thread in a session, and the first after a rename).
  */
 struct fxs_sample {
-	__u64 time_ns;		/* bpf_ktime_get_boot_ns() */
-	__u32 pid;		/* thread group id */
+	__u64 time_ns; /* bpf_ktime_get_boot_ns() */
+	__u32 pid;     /* thread group id */
 	__u32 tid;
 	__u16 cpu;
 	__u8 nr_frames;
@@ -66,7 +66,7 @@ struct fxs_sample {
 
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];
-	char process[FXS_COMM_LEN];	/* the group leader's comm */
+	char process[FXS_COMM_LEN]; /* the group leader's comm */
 };
 
 /*
@@ -79,11 +79,11 @@ struct fxs_comm {
 enum fxs_counter {
 	FXS_CNT_FIRED,
 	FXS_CNT_WRITTEN,
-	FXS_CNT_FILTERED,		/* not a target process */
-	FXS_CNT_DROP_NOT_RUNNING,	/* state not RUNNING, or a stale session */
+	FXS_CNT_FILTERED,	  /* not a target process */
+	FXS_CNT_DROP_NOT_RUNNING, /* state not RUNNING, or a stale session */
 	FXS_CNT_DROP_RING_FULL,
-	FXS_CNT_DROP_NO_REGS,		/* no user registers to start from */
-	FXS_CNT_DROP_KTHREAD,		/* a kernel thread or the idle task */
+	FXS_CNT_DROP_NO_REGS, /* no user registers to start from */
+	FXS_CNT_DROP_KTHREAD, /* a kernel thread or the idle task */
 	FXS_CNT_STOP_TRUNCATED,
 	FXS_CNT_STOP_FAULT,
 	FXS_CNT_STOP_BAD_FP,

@@ -80,8 +80,8 @@ static pid_t spawn(char *const argv[])
 static pid_t busy_on_cpu1(const char *secs)
 {
 	char path[512];
-	char *argv[] = { (char *)"/usr/bin/taskset", (char *)"-c", (char *)"1", path,
-			 (char *)secs, NULL };
+	char *argv[] = {
+		(char *)"/usr/bin/taskset", (char *)"-c", (char *)"1", path, (char *)secs, NULL};
 	pid_t pid;
 	int status;
 
@@ -96,8 +96,9 @@ static pid_t busy_on_cpu1(const char *secs)
 /* Start a host-wide capture and return once its program is loaded and armed. */
 static pid_t start_record(const char *duration)
 {
-	char *argv[] = { (char *)bin, (char *)"record", (char *)"-q", (char *)"-a", (char *)"-d",
-			 (char *)duration, (char *)"-o", out, NULL };
+	char *argv[] = {(char *)bin,  (char *)"record", (char *)"-q", (char *)"-a",
+			(char *)"-d", (char *)duration, (char *)"-o", out,
+			NULL};
 	pid_t pid = spawn(argv);
 
 	for (int i = 0; i < 200; i++) {
@@ -129,7 +130,7 @@ static void wait_record(pid_t pid)
 
 struct result {
 	uint64_t cpu1_ns, cpu0_ns;
-	size_t samples_of[4];	/* samples of pids[i] */
+	size_t samples_of[4]; /* samples of pids[i] */
 	uint64_t written;
 	bool invariant_ok;
 };
@@ -162,9 +163,9 @@ static void read_result(const pid_t *pids, unsigned nr_pids, struct result *res)
 		if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_COUNTER)
 			continue;
 		if (arg(&rec, "fired") !=
-		    arg(&rec, "written") + arg(&rec, "filtered") + arg(&rec, "dropped_not_running") +
-			    arg(&rec, "dropped_ring_full") + arg(&rec, "dropped_no_regs") +
-			    arg(&rec, "skipped_kernel_thread"))
+		    arg(&rec, "written") + arg(&rec, "filtered") +
+			    arg(&rec, "dropped_not_running") + arg(&rec, "dropped_ring_full") +
+			    arg(&rec, "dropped_no_regs") + arg(&rec, "skipped_kernel_thread"))
 			res->invariant_ok = false;
 		if (!strcmp(rec.name, "cpu0"))
 			res->cpu0_ns = arg(&rec, "sampled_ns");
@@ -241,7 +242,8 @@ START_TEST(test_quick_cycle)
 	wait_record(rec);
 	read_result(&busy, 1, &res);
 	ck_assert_msg(res.invariant_ok, "counters do not add up");
-	ck_assert_msg(res.samples_of[0] > 200, "%zu samples after a quick cycle", res.samples_of[0]);
+	ck_assert_msg(res.samples_of[0] > 200, "%zu samples after a quick cycle",
+		      res.samples_of[0]);
 }
 END_TEST
 

@@ -36,9 +36,9 @@ static char tmpdir[256];
 /* --- running fxsampler --- */
 
 struct run {
-	int status;		/* as from waitpid */
-	char err[16384];	/* its stderr */
-	char out[262144];	/* the start of its stdout */
+	int status;	  /* as from waitpid */
+	char err[16384];  /* its stderr */
+	char out[262144]; /* the start of its stdout */
 };
 
 /* stdout goes to out_fd, or to /dev/null when it is -1. */
@@ -108,7 +108,7 @@ static void run_as(struct run *r, uid_t uid, const char *const *args)
 	slurp(out, r->out, sizeof(r->out));
 }
 
-#define RUN(r, ...) run_as((r), 0, (const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(r, ...) run_as((r), 0, (const char *const[]){__VA_ARGS__, NULL})
 
 static int exit_code(const struct run *r)
 {
@@ -166,7 +166,7 @@ struct capture_file {
 	size_t nr_samples;
 	struct mapping maps[MAX_ITEMS];
 	size_t nr_maps;
-	char modules[MAX_ITEMS][256];	/* by module id */
+	char modules[MAX_ITEMS][256]; /* by module id */
 	struct named threads[MAX_ITEMS], processes[MAX_ITEMS];
 	size_t nr_threads, nr_processes;
 	struct counter counters[64];
@@ -204,12 +204,12 @@ static struct capture_file *load(const char *path)
 					 rec.name);
 		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MMAP &&
 			   f->nr_maps < MAX_ITEMS) {
-			f->maps[f->nr_maps++] = (struct mapping){ rec.pid, rec.module_id,
-								  rec.start, rec.size, rec.vaddr };
+			f->maps[f->nr_maps++] = (struct mapping){rec.pid, rec.module_id, rec.start,
+								 rec.size, rec.vaddr};
 		} else if (rec.type == FXT_RT_KOBJ) {
 			bool thread = rec.subtype == FXT_OBJ_THREAD;
-			struct named *t = thread ? &f->threads[f->nr_threads] :
-						   &f->processes[f->nr_processes];
+			struct named *t = thread ? &f->threads[f->nr_threads]
+						 : &f->processes[f->nr_processes];
 
 			if ((thread ? f->nr_threads : f->nr_processes) >= MAX_ITEMS)
 				continue;
@@ -401,7 +401,7 @@ static void assert_no_output(const char *dir)
 
 /* --- the tests --- */
 
-static const char *const demo_chain[] = { "inner", "middle", "outer", "main" };
+static const char *const demo_chain[] = {"inner", "middle", "outer", "main"};
 
 START_TEST(test_known_chain)
 {
@@ -440,7 +440,7 @@ END_TEST
 
 static pid_t start_prog(const char *name, const char *arg1, const char *arg2)
 {
-	char *argv[] = { prog(name), (char *)arg1, (char *)arg2, NULL };
+	char *argv[] = {prog(name), (char *)arg1, (char *)arg2, NULL};
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pid_t pid = spawn(argv, devnull, 0);
 
@@ -490,7 +490,7 @@ START_TEST(test_threads_named)
 {
 	struct capture_file *f;
 	struct run r;
-	uint32_t tids[8] = { 0 };
+	uint32_t tids[8] = {0};
 	unsigned nr_tids = 0;
 
 	RUN(&r, "record", "-q", "-o", out_path("threads.fxt"), "--", prog("demo"), "1", "4");
@@ -516,8 +516,8 @@ START_TEST(test_threads_named)
 			ck_assert_str_eq(name, "demo");
 			continue;
 		}
-		ck_assert_msg(!strncmp(name, "demo-worker-", 12), "thread %u is named '%s'", tids[k],
-			      name);
+		ck_assert_msg(!strncmp(name, "demo-worker-", 12), "thread %u is named '%s'",
+			      tids[k], name);
 		snprintf(want, sizeof(want), "%s", name);
 		for (size_t i = 0; i < f->nr_threads; i++)
 			if (f->threads[i].koid == tids[k])
@@ -603,8 +603,8 @@ END_TEST
 /* SIGINT or SIGTERM mid-capture: a complete, valid file. */
 static void interrupt_test(int sig)
 {
-	char *argv[] = { (char *)bin, (char *)"record", (char *)"-o", out_path("int.fxt"),
-			 (char *)"--", prog("demo"), (char *)"20", NULL };
+	char *argv[] = {(char *)bin,  (char *)"record", (char *)"-o", out_path("int.fxt"),
+			(char *)"--", prog("demo"),	(char *)"20", NULL};
 	struct capture_file *f;
 	struct run r;
 	int fd = temp_fd();
@@ -691,24 +691,24 @@ START_TEST(test_bad_input)
 		const char *args[6];
 		const char *cause;
 	} cases[] = {
-		{ { "-F", "0" }, "frequency" },
-		{ { "--period", "0" }, "period" },
-		{ { "-F", "abc" }, "abc" },
-		{ { "-F", "-5" }, "-5" },
-		{ { "-d", "-1" }, "duration" },
-		{ { "--buffer-size", "5000" }, "buffer size" },
-		{ { "--buffer-size", "1024" }, "buffer size" },
-		{ { "--max-frames", "0" }, "max-frames" },
-		{ { "--max-frames", "256" }, "max-frames" },
-		{ { "-p", "999999999" }, "no such process" },
-		{ { "--bogus" }, "--bogus" },
-		{ { "-p", "1", "--", "/bin/true" }, "exclude" },
-		{ { "--", "/nonexistent/cmd" }, "cannot execute" },
-		{ { "--", "no-such-command-fxs" }, "cannot execute" },
+		{{"-F", "0"}, "frequency"},
+		{{"--period", "0"}, "period"},
+		{{"-F", "abc"}, "abc"},
+		{{"-F", "-5"}, "-5"},
+		{{"-d", "-1"}, "duration"},
+		{{"--buffer-size", "5000"}, "buffer size"},
+		{{"--buffer-size", "1024"}, "buffer size"},
+		{{"--max-frames", "0"}, "max-frames"},
+		{{"--max-frames", "256"}, "max-frames"},
+		{{"-p", "999999999"}, "no such process"},
+		{{"--bogus"}, "--bogus"},
+		{{"-p", "1", "--", "/bin/true"}, "exclude"},
+		{{"--", "/nonexistent/cmd"}, "cannot execute"},
+		{{"--", "no-such-command-fxs"}, "cannot execute"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *args[16] = { "record", "-o", out_path("bad.fxt") };
+		const char *args[16] = {"record", "-o", out_path("bad.fxt")};
 		struct run r;
 		int n = 3;
 
@@ -735,8 +735,8 @@ START_TEST(test_bad_output_dir)
 	ck_assert_msg(strstr(r.err, "/nonexistent-dir/x.fxt"), "%s", r.err);
 	mkdir(out_path("ro"), 0555);
 	/* Root writes anywhere: make the directory unwritable for a non-root user instead. */
-	run_as(&r, 65534, (const char *const[]){ "record", "-d", "1", "-o", out_path("ro/x.fxt"),
-						 NULL });
+	run_as(&r, 65534,
+	       (const char *const[]){"record", "-d", "1", "-o", out_path("ro/x.fxt"), NULL});
 	ck_assert_int_eq(exit_code(&r), 2);
 	ck_assert_msg(strstr(r.err, "cannot write"), "%s", r.err);
 	assert_no_output(out_path("ro"));
@@ -747,8 +747,8 @@ START_TEST(test_not_root)
 {
 	struct run r;
 
-	run_as(&r, 65534, (const char *const[]){ "record", "-d", "1", "-o", out_path("nr.fxt"),
-						 NULL });
+	run_as(&r, 65534,
+	       (const char *const[]){"record", "-d", "1", "-o", out_path("nr.fxt"), NULL});
 	ck_assert_int_eq(exit_code(&r), 1);
 	ck_assert_msg(strstr(r.err, "CAP_BPF"), "%s", r.err);
 	assert_no_output(tmpdir);
@@ -830,9 +830,8 @@ static void top_function(const char *top, char *ret, size_t size)
 	char self[32], selfp[32], total[32], totalp[32];
 
 	ck_assert_msg(row, "no function table in:\n%s", top);
-	ck_assert_int_eq(sscanf(row + 9, "%31s %31s %31s %31s %255s", self, selfp, total, totalp,
-				ret),
-			 5);
+	ck_assert_int_eq(
+		sscanf(row + 9, "%31s %31s %31s %31s %255s", self, selfp, total, totalp, ret), 5);
 	(void)size;
 }
 
@@ -920,8 +919,8 @@ START_TEST(test_report_forked_child)
 	ck_assert_msg(folded_count(r.out, "child_main;child_work;child_leaf") > 500,
 		      "the child was not sampled or symbolized:\n%s", r.out);
 	/* --no-inherit: only the parent, which waits. */
-	RUN(&r, "record", "-q", "--no-inherit", "-o", out_path("nofork.fxt"), "--",
-	    prog("forker"), "1");
+	RUN(&r, "record", "-q", "--no-inherit", "-o", out_path("nofork.fxt"), "--", prog("forker"),
+	    "1");
 	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
 	RUN(&r, "report", "--folded", out_path("nofork.fxt"));
 	ck_assert_uint_eq(folded_count(r.out, "child_leaf"), 0);
@@ -935,8 +934,9 @@ START_TEST(test_report_exited_process)
 	pid_t rec, demo;
 	struct run r;
 	int fd = temp_fd(), status;
-	char *argv[] = { (char *)bin, (char *)"record", (char *)"-q", (char *)"-a", (char *)"-d",
-			 (char *)"3", (char *)"-o", out_path("gone.fxt"), NULL };
+	char *argv[] = {(char *)bin,  (char *)"record",	    (char *)"-q",
+			(char *)"-a", (char *)"-d",	    (char *)"3",
+			(char *)"-o", out_path("gone.fxt"), NULL};
 
 	rec = spawn(argv, fd, 0);
 	sleep(1);
@@ -1029,7 +1029,8 @@ int main(void)
 		return EXIT_SUCCESS;
 	}
 	if (!bin || !progs) {
-		fprintf(stderr, "FXS_BIN and FXS_PROGS must name the binary and the test programs\n");
+		fprintf(stderr,
+			"FXS_BIN and FXS_PROGS must name the binary and the test programs\n");
 		return EXIT_FAILURE;
 	}
 	sr = srunner_create(live_suite());
