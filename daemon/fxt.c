@@ -317,8 +317,7 @@ int fxt_put_string(struct fxt_buf *b, uint16_t index, const char *s, size_t len)
 	size_t words = 1 + pad_words(len);
 	int err;
 
-	if (!index || index > FXT_MAX_STRING_INDEX || len > FXT_MAX_INLINE_STRING ||
-	    (len && !s))
+	if (!index || index > FXT_MAX_STRING_INDEX || len > FXT_MAX_INLINE_STRING || (len && !s))
 		return -EINVAL;
 	err = record_begin(b, words);
 	if (err)
@@ -840,7 +839,7 @@ int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
 
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name)
 {
-	struct fxt_arg arg = { .type = FXT_ARG_KOID, .u = pid };
+	struct fxt_arg arg = {.type = FXT_ARG_KOID, .u = pid};
 	struct fxt_sref nref;
 	int err;
 
@@ -876,7 +875,7 @@ int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t 
 		      const char *path, const uint8_t *build_id, size_t build_id_len)
 {
 	/* Inline (pid, 0) as Fuchsia's profiler writes it: no thread slot spent. */
-	struct fxt_tref tref = { .pid = pid };
+	struct fxt_tref tref = {.pid = pid};
 	size_t len = path ? strlen(path) : 0;
 	int err;
 
@@ -895,7 +894,7 @@ int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t 
 int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
 		    unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr)
 {
-	struct fxt_tref tref = { .pid = pid };
+	struct fxt_tref tref = {.pid = pid};
 	int err;
 
 	err = stream_begin(s);

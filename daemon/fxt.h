@@ -15,11 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FXT_MAGIC_WORD		0x0016547846040010ULL
-#define FXT_MAX_RECORD_WORDS	4095
-#define FXT_MAX_STRING_INDEX	0x7fff
-#define FXT_MAX_THREAD_INDEX	255
-#define FXT_MAX_INLINE_STRING	0x7fff
+#define FXT_MAGIC_WORD	      0x0016547846040010ULL
+#define FXT_MAX_RECORD_WORDS  4095
+#define FXT_MAX_STRING_INDEX  0x7fff
+#define FXT_MAX_THREAD_INDEX  255
+#define FXT_MAX_INLINE_STRING 0x7fff
 
 enum fxt_record_type {
 	FXT_RT_METADATA = 0,
@@ -36,11 +36,11 @@ enum fxt_record_type {
 	FXT_RT_LARGE = 15,
 };
 
-#define FXT_META_PROVIDER_INFO	  1
-#define FXT_META_PROVIDER_SECTION 2
-#define FXT_META_PROVIDER_EVENT	  3
-#define FXT_META_TRACE_INFO	  4
-#define FXT_PROVIDER_EVENT_DROPPED 0	/* "buffer overflowed, records dropped" */
+#define FXT_META_PROVIDER_INFO	   1
+#define FXT_META_PROVIDER_SECTION  2
+#define FXT_META_PROVIDER_EVENT	   3
+#define FXT_META_TRACE_INFO	   4
+#define FXT_PROVIDER_EVENT_DROPPED 0 /* "buffer overflowed, records dropped" */
 
 #define FXT_OBJ_PROCESS 1
 #define FXT_OBJ_THREAD	2
@@ -67,8 +67,8 @@ enum fxt_record_type {
  * reserved and Fuchsia's Rust parser exposes as "flags". Readers that ignore
  * them lose nothing but these hints.
  */
-#define FXT_BT_FLAG_TRUNCATED	 0x1	/* the walk hit max_frames: the stack is cut */
-#define FXT_BT_FLAG_PC_IS_RETURN 0x2	/* frame 0 is a return address, not an exact pc */
+#define FXT_BT_FLAG_TRUNCATED	 0x1 /* the walk hit max_frames: the stack is cut */
+#define FXT_BT_FLAG_PC_IS_RETURN 0x2 /* frame 0 is a return address, not an exact pc */
 #define FXT_BT_FLAGS_SHIFT	 36
 
 /* A growable byte buffer. err latches the first allocation failure (-ENOMEM). */
@@ -100,9 +100,9 @@ struct fxt_tref {
 
 /* One argument; only the fields its type uses are read. */
 struct fxt_arg {
-	unsigned type;		/* FXT_ARG_* */
+	unsigned type; /* FXT_ARG_* */
 	struct fxt_sref name;
-	uint64_t u;		/* uint32/uint64/pointer/koid/bool, int32/int64 as two's complement */
+	uint64_t u; /* uint32/uint64/pointer/koid/bool, int32/int64 as two's complement */
 	double d;
 	struct fxt_sref str;
 };

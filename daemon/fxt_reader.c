@@ -499,7 +499,8 @@ static int decode_metadata(struct cursor *c, struct fxt_record *rec)
 			return err;
 		p = provider_get(r, rec->provider_id, false);
 		if (!p)
-			return fail(r, c->offset, "provider section for unannounced provider %" PRIu32,
+			return fail(r, c->offset,
+				    "provider section for unannounced provider %" PRIu32,
 				    rec->provider_id);
 		r->cur = p;
 		rec->name = p->name ? p->name : "";
@@ -629,7 +630,8 @@ static int decode_kobj(struct cursor *c, struct fxt_record *rec)
 	} else if (rec->subtype == FXT_OBJ_THREAD) {
 		rec->tid = rec->koid;
 		for (i = 0; i < rec->nr_args; i++)
-			if (rec->args[i].type == FXT_ARG_KOID && !strcmp(rec->args[i].name, "process"))
+			if (rec->args[i].type == FXT_ARG_KOID &&
+			    !strcmp(rec->args[i].name, "process"))
 				rec->pid = rec->args[i].u;
 	}
 	return 0;
@@ -950,9 +952,9 @@ static void format_metadata(struct out *o, const struct fxt_record *rec)
 static void format_event(struct out *o, const struct fxt_record *rec)
 {
 	static const char *const names[] = {
-		"instant",	   "counter",	    "duration_begin", "duration_end",
-		"duration_complete", "async_begin",  "async_instant",  "async_end",
-		"flow_begin",	   "flow_step",	    "flow_end",
+		"instant",	     "counter",	    "duration_begin", "duration_end",
+		"duration_complete", "async_begin", "async_instant",  "async_end",
+		"flow_begin",	     "flow_step",   "flow_end",
 	};
 
 	if (rec->subtype < sizeof(names) / sizeof(names[0]))
@@ -1034,7 +1036,7 @@ static void format_profiler(struct out *o, const struct fxt_record *rec)
  */
 int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size)
 {
-	struct out o = { .buf = buf, .size = size };
+	struct out o = {.buf = buf, .size = size};
 
 	if (!rec || (!buf && size))
 		return -EINVAL;

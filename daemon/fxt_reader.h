@@ -17,11 +17,11 @@
 #define FXT_READER_MAX_ARGS 15
 
 struct fxt_rd_arg {
-	unsigned type;		/* FXT_ARG_* (or another type, skipped by size) */
-	const char *name;	/* NUL-terminated, valid until the next fxt_reader_next() */
-	uint64_t u;		/* integer/koid/pointer/bool value, two's complement */
+	unsigned type;	  /* FXT_ARG_* (or another type, skipped by size) */
+	const char *name; /* NUL-terminated, valid until the next fxt_reader_next() */
+	uint64_t u;	  /* integer/koid/pointer/bool value, two's complement */
 	double d;
-	const char *str;	/* FXT_ARG_STRING */
+	const char *str; /* FXT_ARG_STRING */
 };
 
 /*
@@ -29,33 +29,33 @@ struct fxt_rd_arg {
  * valid until the next call to fxt_reader_next(); frames likewise.
  */
 struct fxt_record {
-	uint64_t offset;	/* byte offset of the header word in the (uncompressed) stream */
-	unsigned type;		/* FXT_RT_* */
-	unsigned subtype;	/* metadata type, event type, kernel object type, profiler subtype */
-	unsigned words;		/* size including the header */
+	uint64_t offset;  /* byte offset of the header word in the (uncompressed) stream */
+	unsigned type;	  /* FXT_RT_* */
+	unsigned subtype; /* metadata type, event type, kernel object type, profiler subtype */
+	unsigned words;	  /* size including the header */
 	uint64_t header;
 
-	uint64_t ts;		/* events, profiler records */
-	uint64_t pid, tid;	/* resolved thread ref; kobj: koid in pid (process) or tid (thread) */
-	uint64_t koid;		/* kernel objects */
-	const char *name;	/* kobj / event / provider / module name; string record text */
-	const char *category;	/* events */
-	uint32_t provider_id;	/* provider info/section/event */
+	uint64_t ts;	      /* events, profiler records */
+	uint64_t pid, tid;    /* resolved thread ref; kobj: koid in pid (process) or tid (thread) */
+	uint64_t koid;	      /* kernel objects */
+	const char *name;     /* kobj / event / provider / module name; string record text */
+	const char *category; /* events */
+	uint32_t provider_id; /* provider info/section/event */
 	unsigned provider_event;
 	uint64_t ticks_per_second; /* init */
-	unsigned index;		/* string / thread record index */
+	unsigned index;		   /* string / thread record index */
 
 	unsigned nr_args;
 	struct fxt_rd_arg args[FXT_READER_MAX_ARGS];
-	uint64_t counter_id;	/* counter events */
+	uint64_t counter_id; /* counter events */
 
-	uint16_t module_id;	/* module, mmap */
+	uint16_t module_id; /* module, mmap */
 	const uint8_t *build_id;
 	size_t build_id_len;
 	unsigned mmap_flags;
 	uint64_t start, size, vaddr;
 
-	unsigned bt_flags;	/* FXT_BT_FLAG_* */
+	unsigned bt_flags; /* FXT_BT_FLAG_* */
 	unsigned nr_frames;
 	const uint64_t *frames;
 };

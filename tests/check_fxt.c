@@ -29,11 +29,11 @@ static uint64_t word_at(const uint8_t *data, size_t i)
 	return le64toh(w);
 }
 
-#define ck_assert_word(data, i, exp)                                                              \
-	do {                                                                                      \
-		uint64_t got_ = word_at((data), (i)), exp_ = (exp);                               \
-		ck_assert_msg(got_ == exp_, "word %zu: 0x%016" PRIx64 ", expected 0x%016" PRIx64, \
-			      (size_t)(i), got_, exp_);                                           \
+#define ck_assert_word(data, i, exp)                                                               \
+	do {                                                                                       \
+		uint64_t got_ = word_at((data), (i)), exp_ = (exp);                                \
+		ck_assert_msg(got_ == exp_, "word %zu: 0x%016" PRIx64 ", expected 0x%016" PRIx64,  \
+			      (size_t)(i), got_, exp_);                                            \
 	} while (0)
 
 /* Checks that buf holds exactly these words. */
@@ -46,10 +46,10 @@ static void assert_words(const uint8_t *data, size_t len, const uint64_t *exp, s
 		ck_assert_word(data, i, exp[i]);
 }
 
-#define ASSERT_BUF(b, ...)                                                            \
-	do {                                                                          \
-		const uint64_t exp_[] = { __VA_ARGS__ };                              \
-		assert_words((b)->data, (b)->len, exp_, sizeof(exp_) / sizeof(exp_[0])); \
+#define ASSERT_BUF(b, ...)                                                                         \
+	do {                                                                                       \
+		const uint64_t exp_[] = {__VA_ARGS__};                                             \
+		assert_words((b)->data, (b)->len, exp_, sizeof(exp_) / sizeof(exp_[0]));           \
 	} while (0)
 
 struct mem_sink {
@@ -130,8 +130,8 @@ static void assert_rejected(const struct fxt_buf *b, const char *exp_msg)
 
 START_TEST(test_magic)
 {
-	static const uint8_t file_bytes[] = { 0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00 };
-	struct fxt_buf b = { 0 };
+	static const uint8_t file_bytes[] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00};
+	struct fxt_buf b = {0};
 
 	ck_assert_int_eq(fxt_put_magic(&b), 0);
 	/*
@@ -146,7 +146,7 @@ END_TEST
 
 START_TEST(test_provider_records)
 {
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 	char name[257];
 
 	/*
@@ -195,7 +195,7 @@ END_TEST
 
 START_TEST(test_init_string_thread)
 {
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 	char *big;
 
 	/* Init: type 1 | size 2 << 4 = 0x21; then 1e9 = 0x3b9aca00 */
@@ -244,15 +244,15 @@ END_TEST
 
 START_TEST(test_kobj)
 {
-	struct fxt_sref inl_aout = { .s = "a.out", .len = 5 };
-	struct fxt_sref inl_worker = { .s = "worker", .len = 6 };
+	struct fxt_sref inl_aout = {.s = "a.out", .len = 5};
+	struct fxt_sref inl_worker = {.s = "worker", .len = 6};
 	struct fxt_arg arg = {
 		.type = FXT_ARG_KOID,
-		.name = { .s = "process", .len = 7 },
+		.name = {.s = "process", .len = 7},
 		.u = 1234,
 	};
-	struct fxt_sref idx5 = { .index = 5 }, bad = { .index = 0x8000 };
-	struct fxt_buf b = { 0 };
+	struct fxt_sref idx5 = {.index = 5}, bad = {.index = 0x8000};
+	struct fxt_buf b = {0};
 
 	/*
 	 * Process 1234 "a.out" inline: size 1 + koid + 1 word of name = 3.
@@ -285,11 +285,11 @@ END_TEST
 
 START_TEST(test_events)
 {
-	struct fxt_tref t3 = { .index = 3 }, t1 = { .index = 1 }, inl = { .pid = 1, .tid = 2 };
-	struct fxt_sref c1 = { .index = 1 }, n2 = { .index = 2 }, none = { 0 };
-	struct fxt_sref cat = { .s = "cat", .len = 3 }, nm = { .s = "nm", .len = 2 };
+	struct fxt_tref t3 = {.index = 3}, t1 = {.index = 1}, inl = {.pid = 1, .tid = 2};
+	struct fxt_sref c1 = {.index = 1}, n2 = {.index = 2}, none = {0};
+	struct fxt_sref cat = {.s = "cat", .len = 3}, nm = {.s = "nm", .len = 2};
 	struct fxt_arg args[5];
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 
 	memset(args, 0, sizeof(args));
 	args[0].type = FXT_ARG_UINT64;
@@ -315,7 +315,8 @@ START_TEST(test_events)
 	 * 4 | 0x60 | category 0x8003 << 32 | name 0x8002 << 48.
 	 */
 	ck_assert_int_eq(fxt_put_event(&b, FXT_EVENT_INSTANT, 5, inl, cat, nm, NULL, 0, 0), 0);
-	ASSERT_BUF(&b, 0x8002800300000064ULL, 5, 1, 2, 0x0000000000746163ULL, 0x0000000000006d6eULL);
+	ASSERT_BUF(&b, 0x8002800300000064ULL, 5, 1, 2, 0x0000000000746163ULL,
+		   0x0000000000006d6eULL);
 	fxt_buf_free(&b);
 
 	/*
@@ -355,12 +356,12 @@ END_TEST
 
 START_TEST(test_profiler_records)
 {
-	static const uint8_t bid[] = { 0xab, 0xcd, 0xef, 0x01 };
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01};
 	uint64_t frames[255];
-	struct fxt_tref inl = { .pid = 1234 }, t7 = { .index = 7 }, t2 = { .index = 2 };
-	struct fxt_tref t5 = { .index = 5 }, t255 = { .index = 255 };
-	struct fxt_tref inl_thread = { .pid = 1234, .tid = 1235 };
-	struct fxt_buf b = { 0 };
+	struct fxt_tref inl = {.pid = 1234}, t7 = {.index = 7}, t2 = {.index = 2};
+	struct fxt_tref t5 = {.index = 5}, t255 = {.index = 255};
+	struct fxt_tref inl_thread = {.pid = 1234, .tid = 1235};
+	struct fxt_buf b = {0};
 	unsigned i;
 
 	/*
@@ -413,8 +414,8 @@ START_TEST(test_profiler_records)
 	 * 0xa | 0x40 | 0x20000 | 5 << 20 | 2 << 28 | 3 << 36 = 0x3000000000.
 	 */
 	ck_assert_int_eq(fxt_put_backtrace(&b, 9, t5,
-					   FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN,
-					   frames, 2),
+					   FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN, frames,
+					   2),
 			 0);
 	ASSERT_BUF(&b, 0x000000302052004aULL, 9, 0x401000, 0x401001);
 	fxt_buf_free(&b);
@@ -435,13 +436,13 @@ END_TEST
 
 START_TEST(test_validation)
 {
-	uint64_t frames[256] = { 0 };
+	uint64_t frames[256] = {0};
 	char long_name[300];
-	struct fxt_tref t = { .pid = 1, .tid = 2 };
-	struct fxt_sref none = { 0 }, huge = { 0 };
+	struct fxt_tref t = {.pid = 1, .tid = 2};
+	struct fxt_sref none = {0}, huge = {0};
 	struct fxt_arg args[16];
-	struct fxt_buf b = { 0 };
-	uint8_t bid[256] = { 0 };
+	struct fxt_buf b = {0};
+	uint8_t bid[256] = {0};
 	char *big;
 
 	/* Something already in the buffer, which a rejected record must not touch. */
@@ -505,9 +506,9 @@ END_TEST
 
 START_TEST(test_stream_bytes)
 {
-	static const uint64_t frames[] = { 0x10, 0x20 };
-	const char *names[] = { "written", "dropped" };
-	const uint64_t values[] = { 10, 0 };
+	static const uint64_t frames[] = {0x10, 0x20};
+	const char *names[] = {"written", "dropped"};
+	const uint64_t values[] = {10, 0};
 	struct fxt_stream *s;
 	struct mem_sink m;
 
@@ -520,9 +521,9 @@ START_TEST(test_stream_bytes)
 	ck_assert_int_eq(fxt_stream_process(s, 1234, "worker"), 0);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 9, 1234, 1235, 0, frames, 2), 0);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 10, 1234, 1235, 0, frames, 2), 0);
-	ck_assert_int_eq(fxt_stream_counter(s, 50, 1234, 1235, "fxsampler", "drops", 0, names,
-					    values, 2),
-			 0);
+	ck_assert_int_eq(
+		fxt_stream_counter(s, 50, 1234, 1235, "fxsampler", "drops", 0, names, values, 2),
+		0);
 	ck_assert_int_eq(fxt_stream_dropped(s), 0);
 	ck_assert_uint_eq(fxt_stream_bytes(s), 44 * 8);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
@@ -534,37 +535,64 @@ START_TEST(test_stream_bytes)
 		const uint64_t exp[] = {
 			FXT_MAGIC_WORD,
 			/* provider "fxsampler", 9 bytes: 0x30 | 0x110000 | 9 << 52 */
-			0x0090000000110030ULL, 0x656c706d61737866ULL, 0x72,
+			0x0090000000110030ULL,
+			0x656c706d61737866ULL,
+			0x72,
 			/* init */
-			0x21, GHZ,
+			0x21,
+			GHZ,
 			/* string 1 "worker" */
-			0x0000000600010022ULL, 0x000072656b726f77ULL,
+			0x0000000600010022ULL,
+			0x000072656b726f77ULL,
 			/* string 2 "process": 0x22 | 2 << 16 | 7 << 32 */
-			0x0000000700020022ULL, 0x00737365636f7270ULL,
+			0x0000000700020022ULL,
+			0x00737365636f7270ULL,
 			/*
 			 * Thread object, name 1, one arg: size 2 + arg (header +
 			 * koid) 2 = 4. 7 | 0x40 | 2 << 16 | 1 << 24 | 1 << 40.
 			 * Arg: 8 | 2 << 4 | name 2 << 16.
 			 */
-			0x0000010001020047ULL, 1235, 0x0000000000020028ULL, 1234,
+			0x0000010001020047ULL,
+			1235,
+			0x0000000000020028ULL,
+			1234,
 			/* Process object, name 1 again: 7 | 0x20 | 1 << 16 | 1 << 24 */
-			0x0000000001010027ULL, 1234,
+			0x0000000001010027ULL,
+			1234,
 			/* The pair gets thread slot 1 */
-			0x0000000000010033ULL, 1234, 1235,
+			0x0000000000010033ULL,
+			1234,
+			1235,
 			/* Backtrace on thread 1: 0xa | 0x40 | 2 << 16 | 1 << 20 | 2 << 28 */
-			0x000000002012004aULL, 9, 0x10, 0x20,
+			0x000000002012004aULL,
+			9,
+			0x10,
+			0x20,
 			/* The same pair: no thread record this time */
-			0x000000002012004aULL, 10, 0x10, 0x20,
+			0x000000002012004aULL,
+			10,
+			0x10,
+			0x20,
 			/* Strings 3 "fxsampler", 4 "drops", 5 "written", 6 "dropped" */
-			0x0000000900030032ULL, 0x656c706d61737866ULL, 0x72,
-			0x0000000500040022ULL, 0x00000073706f7264ULL,
-			0x0000000700050022ULL, 0x006e657474697277ULL,
-			0x0000000700060022ULL, 0x00646570706f7264ULL,
+			0x0000000900030032ULL,
+			0x656c706d61737866ULL,
+			0x72,
+			0x0000000500040022ULL,
+			0x00000073706f7264ULL,
+			0x0000000700050022ULL,
+			0x006e657474697277ULL,
+			0x0000000700060022ULL,
+			0x00646570706f7264ULL,
 			/*
 			 * Counter: size 1 + ts + 2 * 2 + id = 7. 4 | 0x70 | 1 << 16 |
 			 * 2 << 20 | thread 1 << 24 | category 3 << 32 | name 4 << 48.
 			 */
-			0x0004000301210074ULL, 50, 0x0000000000050024ULL, 10, 0x0000000000060024ULL, 0,
+			0x0004000301210074ULL,
+			50,
+			0x0000000000050024ULL,
+			10,
+			0x0000000000060024ULL,
+			0,
 			0,
 			/* Provider event "dropped" on provider 1 */
 			0x0000000000130010ULL,
@@ -577,7 +605,7 @@ END_TEST
 
 START_TEST(test_stream_intern)
 {
-	struct fxt_sref ref = { .index = 99 };
+	struct fxt_sref ref = {.index = 99};
 	struct fxt_stream *s;
 	struct mem_sink m;
 	uint64_t bytes;
@@ -633,7 +661,8 @@ START_TEST(test_stream_string_table_full)
 	/* A second lap of the round robin, which now points at index 3 */
 	for (i = 1; i <= FXT_MAX_STRING_INDEX; i++) {
 		snprintf(str, sizeof(str), "t%d", i);
-		ck_assert_int_eq(fxt_stream_intern(s, str, &ref), (i + 1) % FXT_MAX_STRING_INDEX + 1);
+		ck_assert_int_eq(fxt_stream_intern(s, str, &ref),
+				 (i + 1) % FXT_MAX_STRING_INDEX + 1);
 	}
 	ck_assert_int_eq(fxt_stream_intern(s, "t1", &ref), 3);
 	ck_assert_int_eq(fxt_stream_intern(s, "s3", &ref), 3); /* the cursor is back at 3 */
@@ -645,7 +674,7 @@ END_TEST
 
 START_TEST(test_stream_flush_threshold)
 {
-	uint64_t frames[64] = { 0 };
+	uint64_t frames[64] = {0};
 	struct fxt_stream *s;
 	struct mem_sink m;
 	unsigned i;
@@ -669,7 +698,7 @@ END_TEST
 
 START_TEST(test_stream_errors_latch)
 {
-	uint64_t frames[64] = { 0 };
+	uint64_t frames[64] = {0};
 	struct fxt_stream *s;
 	struct mem_sink m;
 	unsigned i;
@@ -742,10 +771,10 @@ static void next_payload(struct fxt_reader *r, struct fxt_record *rec, unsigned 
 
 static void write_every_kind(struct mem_sink *m)
 {
-	static const uint8_t bid[] = { 0xab, 0xcd, 0xef, 0x01, 0x23 };
-	static const uint64_t frames[] = { 0x401000, 0x401100, 0x401200 };
-	const char *names[] = { "written", "dropped" };
-	const uint64_t values[] = { 10, 0 };
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01, 0x23};
+	static const uint64_t frames[] = {0x401000, 0x401100, 0x401200};
+	const char *names[] = {"written", "dropped"};
+	const uint64_t values[] = {10, 0};
 	struct fxt_stream *s = new_stream(m);
 
 	ck_assert_int_eq(fxt_stream_process(s, 1234, "a.out"), 0);
@@ -757,16 +786,16 @@ static void write_every_kind(struct mem_sink *m)
 					      FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN,
 					      frames + 1, 2),
 			 0);
-	ck_assert_int_eq(fxt_stream_counter(s, 200, 1234, 1235, "fxsampler", "drops", 0, names,
-					    values, 2),
-			 0);
+	ck_assert_int_eq(
+		fxt_stream_counter(s, 200, 1234, 1235, "fxsampler", "drops", 0, names, values, 2),
+		0);
 	ck_assert_int_eq(fxt_stream_dropped(s), 0);
 	end_stream(s);
 }
 
 START_TEST(test_roundtrip_every_kind)
 {
-	static const uint8_t bid[] = { 0xab, 0xcd, 0xef, 0x01, 0x23 };
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01, 0x23};
 	struct fxt_record rec;
 	struct fxt_reader *r;
 	struct mem_sink m;
@@ -957,7 +986,7 @@ START_TEST(test_thread_slots_lru)
 	struct mem_sink m;
 	unsigned i, n = 0, idx[4];
 	uint64_t tid[4];
-	static const uint64_t late_tids[] = { 1, 256, 1, 2 };
+	static const uint64_t late_tids[] = {1, 256, 1, 2};
 	int err;
 
 	s = new_stream(&m);
@@ -998,8 +1027,8 @@ END_TEST
 
 START_TEST(test_roundtrip_string_reuse)
 {
-	const char *names[] = { "v" };
-	const uint64_t values[] = { 1 };
+	const char *names[] = {"v"};
+	const uint64_t values[] = {1};
 	struct fxt_stream *s;
 	struct fxt_record rec;
 	struct fxt_reader *r;
@@ -1047,8 +1076,8 @@ END_TEST
 
 START_TEST(test_string_pinning)
 {
-	const char *names[] = { "x" };
-	const uint64_t values[] = { 1 };
+	const char *names[] = {"x"};
+	const uint64_t values[] = {1};
 	struct fxt_stream *s;
 	struct fxt_record rec;
 	struct fxt_reader *r;
@@ -1250,7 +1279,7 @@ static void put_raw(struct fxt_buf *b, uint64_t w)
 
 START_TEST(test_reject_bad_magic)
 {
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 
 	valid_prefix(&b);
 	b.data[0] = 0x11;
@@ -1268,9 +1297,9 @@ END_TEST
 
 START_TEST(test_reject_truncated)
 {
-	static const uint64_t frames[] = { 1, 2, 3 };
-	struct fxt_tref t = { .index = 1 };
-	struct fxt_buf b = { 0 };
+	static const uint64_t frames[] = {1, 2, 3};
+	struct fxt_tref t = {.index = 1};
+	struct fxt_buf b = {0};
 
 	valid_prefix(&b);
 	ck_assert_int_eq(fxt_put_backtrace(&b, 1, t, 0, frames, 3), 0);
@@ -1279,14 +1308,14 @@ START_TEST(test_reject_truncated)
 	b.len = 64 + 3;
 	assert_rejected(&b, "offset 64: truncated record header (3 of 8 bytes)");
 	b.len = 64;
-	ck_assert_int_eq(read_all(b.data, b.len, NULL, (char[8]){ 0 }, 8), 0);
+	ck_assert_int_eq(read_all(b.data, b.len, NULL, (char[8]){0}, 8), 0);
 	fxt_buf_free(&b);
 }
 END_TEST
 
 START_TEST(test_reject_sizes)
 {
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 	unsigned n;
 	char msg[256];
 
@@ -1352,9 +1381,9 @@ END_TEST
 
 START_TEST(test_reject_refs)
 {
-	struct fxt_sref s7 = { .index = 7 }, s1 = { .index = 1 };
-	struct fxt_tref t9 = { .index = 9 };
-	struct fxt_buf b = { 0 };
+	struct fxt_sref s7 = {.index = 7}, s1 = {.index = 1};
+	struct fxt_tref t9 = {.index = 9};
+	struct fxt_buf b = {0};
 	uint64_t frame = 1;
 
 	valid_prefix(&b);
@@ -1386,7 +1415,7 @@ START_TEST(test_reject_refs)
 	b.len = 80;
 	ck_assert_int_eq(fxt_put_provider_section(&b, 1), 0);
 	ck_assert_int_eq(fxt_put_kobj(&b, FXT_OBJ_PROCESS, 1, s1, NULL, 0), 0);
-	ck_assert_int_eq(read_all(b.data, b.len, NULL, (char[8]){ 0 }, 8), 0);
+	ck_assert_int_eq(read_all(b.data, b.len, NULL, (char[8]){0}, 8), 0);
 	/* a section for a provider never announced */
 	b.len = 64;
 	ck_assert_int_eq(fxt_put_provider_section(&b, 3), 0);
@@ -1397,8 +1426,8 @@ END_TEST
 
 START_TEST(test_concatenated_traces)
 {
-	struct fxt_sref s1 = { .index = 1 };
-	struct fxt_buf b = { 0 };
+	struct fxt_sref s1 = {.index = 1};
+	struct fxt_buf b = {0};
 	struct mem_sink m1, m2;
 	unsigned n1, n2, n;
 	uint8_t *both;
@@ -1431,9 +1460,9 @@ END_TEST
 
 START_TEST(test_reject_backtrace_count)
 {
-	static const uint64_t frames[] = { 1, 2, 3 };
-	struct fxt_tref t = { .index = 1 };
-	struct fxt_buf b = { 0 };
+	static const uint64_t frames[] = {1, 2, 3};
+	struct fxt_tref t = {.index = 1};
+	struct fxt_buf b = {0};
 	uint64_t h;
 
 	valid_prefix(&b);
@@ -1453,24 +1482,24 @@ END_TEST
 
 START_TEST(test_reject_reserved_bits)
 {
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 
 	valid_prefix(&b);
 	put_raw(&b, FXT_RT_THREAD | 3 << 4 | 2 << 16 | 1ULL << 40);
 	put_raw(&b, 1);
 	put_raw(&b, 2);
-	assert_rejected(&b,
-			"offset 64: reserved bits 0x0000010000000000 of a thread record are not zero");
+	assert_rejected(
+		&b, "offset 64: reserved bits 0x0000010000000000 of a thread record are not zero");
 	b.len = 64;
 	put_raw(&b, FXT_RT_STRING | 2 << 4 | 2 << 16 | 1ULL << 31 | 1ULL << 32);
 	put_raw(&b, 'a');
-	assert_rejected(&b,
-			"offset 64: reserved bits 0x0000000080000000 of a string record are not zero");
+	assert_rejected(
+		&b, "offset 64: reserved bits 0x0000000080000000 of a string record are not zero");
 	b.len = 64;
 	put_raw(&b, FXT_RT_INIT | 2 << 4 | 1ULL << 16);
 	put_raw(&b, GHZ);
-	assert_rejected(
-		&b, "offset 64: reserved bits 0x0000000000010000 of an initialization record are not zero");
+	assert_rejected(&b, "offset 64: reserved bits 0x0000000000010000 of an initialization "
+			    "record are not zero");
 	b.len = 64;
 	/* mmap flags are 3 bits; bit 47 is reserved */
 	put_raw(&b, FXT_RT_PROFILER | 5 << 4 | 1 << 16 | 1 << 20 | 1ULL << 47);
@@ -1478,17 +1507,17 @@ START_TEST(test_reject_reserved_bits)
 	put_raw(&b, 2);
 	put_raw(&b, 3);
 	put_raw(&b, 4);
-	assert_rejected(&b,
-			"offset 64: reserved bits 0x0000800000000000 of an mmap record are not zero");
+	assert_rejected(
+		&b, "offset 64: reserved bits 0x0000800000000000 of an mmap record are not zero");
 	fxt_buf_free(&b);
 }
 END_TEST
 
 START_TEST(test_skip_unknown)
 {
-	static const uint64_t frames[] = { 0x1234 };
-	struct fxt_tref t = { .index = 1 };
-	struct fxt_buf b = { 0 };
+	static const uint64_t frames[] = {0x1234};
+	struct fxt_tref t = {.index = 1};
+	struct fxt_buf b = {0};
 	struct fxt_reader *r;
 	struct fxt_record rec;
 
@@ -1554,8 +1583,8 @@ END_TEST
 
 START_TEST(test_format)
 {
-	static const uint8_t bid[] = { 0xab, 0xcd, 0xef, 0x01 };
-	static const uint64_t frames[] = { 0x401000, 0x401100, 0x401200 };
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01};
+	static const uint64_t frames[] = {0x401000, 0x401100, 0x401200};
 	static const char weird[] = "a\"b\\c\n\x01\xff";
 	const char *exp =
 		"0x00000000 magic\n"
@@ -1576,17 +1605,18 @@ START_TEST(test_format)
 		"id=0 written=10 dropped=0\n"
 		"0x000001c0 provider_event id=1 event=0 (records dropped)\n"
 		"0x000001c8 string index=2 \"a\\\"b\\\\c\\x0a\\x01\\xff\"\n"
-		"0x000001d8 instant ts=7 pid=1234 tid=1235 category=\"\" name=\"a\\\"b\\\\c\\x0a\\x01"
+		"0x000001d8 instant ts=7 pid=1234 tid=1235 category=\"\" "
+		"name=\"a\\\"b\\\\c\\x0a\\x01"
 		"\\xff\" i=-5 b=true s=\"v\" d=1.5 p=0xdead\n"
 		"0x00000250 large type=0 words=3 (skipped)\n"
 		"0x00000268 record type=11 words=2 (skipped)\n";
-	struct fxt_sref inl_aout = { .s = "a.out", .len = 5 }, s1 = { .index = 1 };
-	struct fxt_sref s2 = { .index = 2 }, none = { 0 };
-	struct fxt_sref fxs = { .s = "fxsampler", .len = 9 }, drops = { .s = "drops", .len = 5 };
-	struct fxt_tref t1 = { .index = 1 }, inl_t = { .pid = 1234, .tid = 1236 };
-	struct fxt_tref inl_p = { .pid = 1234 };
+	struct fxt_sref inl_aout = {.s = "a.out", .len = 5}, s1 = {.index = 1};
+	struct fxt_sref s2 = {.index = 2}, none = {0};
+	struct fxt_sref fxs = {.s = "fxsampler", .len = 9}, drops = {.s = "drops", .len = 5};
+	struct fxt_tref t1 = {.index = 1}, inl_t = {.pid = 1234, .tid = 1236};
+	struct fxt_tref inl_p = {.pid = 1234};
 	struct fxt_arg args[5];
-	struct fxt_buf b = { 0 };
+	struct fxt_buf b = {0};
 	struct fxt_reader *r;
 	struct fxt_record rec;
 	char *text, small[16];
