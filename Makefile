@@ -49,7 +49,8 @@ LIVE_SRCS := $(wildcard tests/live/check_*.c)
 LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
 PROG_SRCS := $(wildcard tests/progs/*.c)
-PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS))
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
+	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 
 BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
@@ -96,7 +97,11 @@ $(OUTPUT)/tests/%: tests/%.c $(OUTPUT)/libfxs.a | $(OUTPUT)/tests $(OUTPUT)/test
 
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
+
+$(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
 progs: $(PROG_BINS)
 

@@ -952,6 +952,46 @@ START_TEST(test_report_exited_process)
 }
 END_TEST
 
+/* A library dlopened after the process was first seen is symbolized. */
+START_TEST(test_report_dlopen)
+{
+	struct run r;
+
+	RUN(&r, "record", "-q", "-o", out_path("dl.fxt"), "--", prog("dlopener"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", "--folded", out_path("dl.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	ck_assert_msg(folded_count(r.out, "main;lib_outer;lib_spin") > 500,
+		      "the dlopened library was not symbolized:\n%s", r.out);
+}
+END_TEST
+
+/* Threads that live 5 ms each keep the names they gave themselves. */
+START_TEST(test_short_lived_threads_named)
+{
+	struct capture_file *f;
+	unsigned named = 0, sampled = 0;
+	struct run r;
+
+	RUN(&r, "record", "-q", "-o", out_path("short.fxt"), "--", prog("shortthreads"), "40");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(out_path("short.fxt"));
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_threads; i++) {
+		const struct named *t = &f->threads[i];
+		const char *last = thread_name(f, t->koid);
+
+		if (t->koid == t->process || last != t->name)
+			continue;
+		sampled++;
+		named += !strncmp(last, "short-", 6);
+	}
+	ck_assert_msg(sampled >= 30, "only %u of 40 short threads sampled", sampled);
+	ck_assert_uint_eq(named, sampled);
+	unload(f);
+}
+END_TEST
+
 /* In a pid namespace, pids are the namespace's and the chain still resolves. */
 START_TEST(test_pid_namespace)
 {
@@ -1004,6 +1044,8 @@ static Suite *live_suite(void)
 	tcase_add_test(report, test_report_forked_child);
 	tcase_add_test(report, test_report_exited_process);
 	tcase_add_test(report, test_pid_namespace);
+	tcase_add_test(report, test_report_dlopen);
+	tcase_add_test(report, test_short_lived_threads_named);
 	suite_add_tcase(s, report);
 
 	tcase_add_checked_fixture(errors, setup, teardown);
