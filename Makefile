@@ -58,7 +58,8 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-live check-systemd test bench demo install deps deps-if-missing vmlinux \
+.PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
+	deps deps-if-missing vmlinux \
 	format format-check clean progs
 
 all: $(BINS)
@@ -108,11 +109,24 @@ progs: $(PROG_BINS)
 check: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
+# The unit tests again under ASan + UBSan (clang), and under valgrind.
+check-asan: $(SKELS)
+	tests/sanitize.sh asan
+check-valgrind: $(UNIT_BINS)
+	tests/sanitize.sh valgrind $(UNIT_BINS)
+
+# libFuzzer targets of the FXT reader, the ELF reader, the maps parser and the
+# daemon's message decoder, FUZZ_SECONDS each (60 by default, as in CI).
+fuzz: $(SKELS)
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) tests/fuzz/run.sh
+
 check-live: all $(LIVE_BINS) $(PROG_BINS)
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "SKIP: check-live needs root (BPF + perf_event_open); NOT RUN"; exit 0; fi; \
 	set -e; for t in $(LIVE_BINS); do echo "== $$t"; \
-		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done
+		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done; \
+	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
+	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh
 
 check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
@@ -131,8 +145,11 @@ deps-if-missing:
 test: deps-if-missing
 	$(MAKE) all
 	$(MAKE) check
+	$(MAKE) check-asan
+	$(MAKE) check-valgrind
 	$(MAKE) check-live
 	$(MAKE) check-systemd
+	$(MAKE) fuzz
 
 demo: deps-if-missing
 	$(MAKE) all progs
@@ -161,7 +178,8 @@ install: all
 # debootstrap and systemd-nspawn for the service test).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
-TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps
+TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
+	      libclang-rt-14-dev
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -171,7 +189,8 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
 
-FORMAT_SRCS = $(wildcard bpf/*.c include/*.h daemon/*.[ch] tests/*.c tests/live/*.c tests/progs/*.c)
+FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] tests/*.c tests/live/*.c \
+		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:

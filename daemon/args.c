@@ -35,6 +35,8 @@ const char args_record_usage[] =
 	"                         /run/fxsampler/control.sock)\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
+	"      --allow-unsafe-kernel  load BPF on a 5.19-6.1 kernel all the same (one\n"
+	"                         with the stable fixes for the perf-interrupt lockup)\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          the version\n"
 	"\n"
@@ -50,6 +52,7 @@ enum {
 	OPT_DAEMON,
 	OPT_SOCKET,
 	OPT_WALKER,
+	OPT_ALLOW_UNSAFE_KERNEL,
 };
 
 static const struct option record_options[] = {
@@ -68,6 +71,7 @@ static const struct option record_options[] = {
 	{"daemon", no_argument, NULL, OPT_DAEMON},
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
+	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -272,6 +276,9 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_SOCKET:
 			a.socket = optarg;
+			break;
+		case OPT_ALLOW_UNSAFE_KERNEL:
+			a.allow_unsafe_kernel = true;
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))

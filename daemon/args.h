@@ -27,12 +27,13 @@ struct record_args {
 	bool all;	      /* -a: the whole host */
 	uint64_t duration_ns; /* -d; 0: until the command or targets end, or a signal */
 	const char *output;
-	char **cmd;	    /* after "--", NULL-terminated; NULL without a command */
-	bool compress;	    /* -z: gzip the .fxt */
-	bool quiet;	    /* no live status line */
-	bool verbose;	    /* libbpf debug output */
-	bool use_daemon;    /* --daemon: go through fxsamplerd even as root */
-	const char *socket; /* --socket PATH */
+	char **cmd;		  /* after "--", NULL-terminated; NULL without a command */
+	bool compress;		  /* -z: gzip the .fxt */
+	bool quiet;		  /* no live status line */
+	bool verbose;		  /* libbpf debug output */
+	bool use_daemon;	  /* --daemon: go through fxsamplerd even as root */
+	const char *socket;	  /* --socket PATH */
+	bool allow_unsafe_kernel; /* load BPF on a kernel the guard refuses */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +27,7 @@
 #include "capture.h"
 #include "client.h"
 #include "fxt_reader.h"
+#include "guard.h"
 #include "hostlock.h"
 #include "procinfo.h"
 #include "report.h"
@@ -250,6 +252,8 @@ static int child_spawn(char **cmd, struct child *ret)
 
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* The command lives as long as its capture, even if record is killed. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		close(go[1]);
 		close(err[0]);
 		/* EOF without the byte: the parent gave up, so do not run. */
@@ -581,6 +585,12 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (a.use_daemon || !can_load_bpf())
 		return record_via_daemon(&a, &out);
+	err = guard_check_host(a.allow_unsafe_kernel, msg, sizeof(msg));
+	if (err) {
+		say("%s", msg);
+		out_discard(&out);
+		return EXIT_FAILURE;
+	}
 	libbpf_set_print(libbpf_print);
 	install_signals();
 	if (a.cmd) {

@@ -28,6 +28,7 @@
 #include "capture.h"
 #include "client.h"
 #include "daemon_config.h"
+#include "guard.h"
 #include "protocol.h"
 #include "rotate.h"
 
@@ -1200,6 +1201,8 @@ static void usage(FILE *f)
 		"                     the config's socket, else %s)\n"
 		"  -c, --config FILE  configuration (default: %s)\n"
 		"  -v, --verbose      debug output, libbpf's included\n"
+		"      --allow-unsafe-kernel  start on a 5.19-6.1 kernel all the same (one with\n"
+		"                     the stable fixes for the perf-interrupt lockup)\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      the version\n"
 		"\n"
@@ -1229,10 +1232,13 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
 		{"verbose", no_argument, NULL, 'v'},	  {"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},	  {},
+		{"version", no_argument, NULL, 'V'},
+		{"allow-unsafe-kernel", no_argument, NULL, 'U'},
+		{},
 	};
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
 	const char *socket_opt = NULL, *env;
+	bool allow_unsafe_kernel = false;
 	sigset_t block, waitmask;
 	struct daemon *d;
 	char errbuf[512];
@@ -1250,6 +1256,9 @@ int main(int argc, char **argv)
 	d->config_path = DAEMON_DEFAULT_CONFIG;
 	while ((opt = getopt_long(argc, argv, "s:c:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'U':
+			allow_unsafe_kernel = true;
+			break;
 		case 's':
 			socket_opt = optarg;
 			break;
@@ -1278,6 +1287,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxsamplerd: unexpected argument '%s'\n", argv[optind]);
 		free(d);
 		return 2;
+	}
+	/* Refuse to start where no capture could be made safely: say so once, at start. */
+	if (guard_check_host(allow_unsafe_kernel, errbuf, sizeof(errbuf))) {
+		log_err("%s", errbuf);
+		free(d);
+		return EXIT_FAILURE;
 	}
 	if (daemon_config_load(d->config_path, d->config_given, &d->cfg, errbuf, sizeof(errbuf))) {
 		log_err("%s", errbuf);

@@ -24,7 +24,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "guard.h"
@@ -124,4 +127,32 @@ int guard_check_btf(const char *btf_path)
 out:
 	close(fd);
 	return err;
+}
+
+int guard_check_host(bool allow_unsafe_kernel, char *msg, size_t size)
+{
+	struct utsname u;
+	int err;
+
+	err = guard_check_btf(NULL);
+	if (err) {
+		snprintf(msg, size,
+			 "the kernel's BTF is not readable at %s (%s): a kernel built with "
+			 "CONFIG_DEBUG_INFO_BTF=y is needed",
+			 GUARD_BTF_PATH, strerror(-err));
+		return err;
+	}
+	if (allow_unsafe_kernel)
+		return 0;
+	if (uname(&u))
+		return -errno;
+	err = guard_check_release(u.release);
+	if (err == 0)
+		return 0;
+	snprintf(msg, size,
+		 "kernel %s %s: reading user memory from a perf interrupt can lock up 5.19 to "
+		 "6.1 kernels without the stable fixes; if yours has them, pass "
+		 "--allow-unsafe-kernel",
+		 u.release, err > 0 ? "is refused" : "is not a release I can check");
+	return err > 0 ? -EOPNOTSUPP : err;
 }

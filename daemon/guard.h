@@ -11,6 +11,7 @@
 #define FXS_DAEMON_GUARD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Where the kernel exposes its own BTF; CO-RE needs it. */
 #define GUARD_BTF_PATH "/sys/kernel/btf/vmlinux"
@@ -54,5 +55,12 @@ int guard_check_release(const char *release);
  * -errno when it cannot be read. The caller names the path in its error.
  */
 int guard_check_btf(const char *btf_path);
+
+/*
+ * Both checks on this host: 0, or -errno with a one-line reason in msg that
+ * names the cause and the way out. allow_unsafe_kernel skips the release check
+ * (a kernel with the stable fixes backported, which a version cannot show).
+ */
+int guard_check_host(bool allow_unsafe_kernel, char *msg, size_t size);
 
 #endif /* FXS_DAEMON_GUARD_H */

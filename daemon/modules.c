@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -206,18 +208,51 @@ static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid, const s
 	return es;
 }
 
+/*
+ * The path a maps line names belongs to the target's owner, who may have put
+ * another file there since (a file only root may read, a FIFO whose open()
+ * would block us forever), and in another mount namespace it names another
+ * file anyway. Open it without side effects (O_PATH), and read it only if it
+ * is still the mapped inode, through the fd, so that it cannot change again.
+ */
+static struct elf_symbols *open_mapped_path(const struct proc_map *map,
+					    const struct elf_symbols_opts *opts)
+{
+	struct elf_symbols *es = NULL;
+	char fd_path[64];
+	struct stat st;
+	int fd;
+
+	if (map->deleted || map->path[0] != '/')
+		return NULL;
+	fd = open(map->path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == map->inode &&
+	    major(st.st_dev) == map->dev_major && minor(st.st_dev) == map->dev_minor) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+		es = elf_symbols__open(fd_path, opts);
+	}
+	close(fd);
+	return es;
+}
+
 static struct elf_symbols *open_file(const struct modules *m, pid_t pid, const struct proc_map *map)
 {
 	const struct elf_symbols_opts opts = {.no_debug_file = true};
 	struct elf_symbols *es;
 	char path[160];
 
-	/* map_files reaches the very file mapped, even deleted or in another mount namespace. */
+	/*
+	 * map_files reaches the very file mapped, even deleted or in another
+	 * mount namespace; it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
+	 * which the service lacks.
+	 */
 	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", m->proc_root, (int)pid,
 		 (unsigned long long)map->start, (unsigned long long)map->end);
 	es = elf_symbols__open(path, &opts);
 	if (!es)
-		es = elf_symbols__open(map->path, &opts);
+		es = open_mapped_path(map, &opts);
 	return es;
 }
 

@@ -99,12 +99,14 @@ static int parse_perms(struct cursor *c, char *perms)
 int proc_map_parse_line(const char *line, size_t len, struct proc_map *ret)
 {
 	struct proc_map m = {};
-	struct cursor c = {line, line + len};
+	struct cursor c;
 	uint64_t major, minor;
 	size_t path_len;
 
 	if (!line)
 		return -EBADMSG;
+	/* Only now: line + len on a NULL line is undefined behaviour. */
+	c = (struct cursor){line, line + len};
 	/* A NUL inside the line would silently cut the path short. */
 	if (memchr(line, '\0', len))
 		return -EBADMSG;

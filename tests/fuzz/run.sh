@@ -1,5 +1,8 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# cflags holds -DFXS_VERSION="0.1.0" with its quotes on purpose (a C string)
+# and is split into words on purpose:
+# shellcheck disable=SC2089,SC2090
 #
 # Build the libFuzzer targets (clang -fsanitize=fuzzer,address,undefined) and
 # run each for FUZZ_SECONDS (default 60) from its committed seed corpus
