@@ -21,382 +21,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_symbols.h"
-#include "fxt_reader.h"
 #include "hostlock.h"
-#include "sampler.h"
-
-#define MAX_SAMPLES 200000
-#define MAX_ITEMS   4096
-
-static const char *bin;
-static const char *progs;
-static char tmpdir[256];
-
-/* --- running fxsampler --- */
-
-struct run {
-	int status;	  /* as from waitpid */
-	char err[16384];  /* its stderr */
-	char out[262144]; /* the start of its stdout */
-};
-
-/* stdout goes to out_fd, or to /dev/null when it is -1. */
-static pid_t spawn_out(char *const argv[], int out_fd, int err_fd, uid_t as_uid)
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(out_fd >= 0 ? out_fd : devnull, 1);
-		if (err_fd >= 0)
-			dup2(err_fd, 2);
-		if (as_uid && setuid(as_uid))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-static pid_t spawn(char *const argv[], int err_fd, uid_t as_uid)
-{
-	return spawn_out(argv, -1, err_fd, as_uid);
-}
-
-static void slurp(int fd, char *buf, size_t size)
-{
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, size - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-static void collect(pid_t pid, int err_fd, struct run *r)
-{
-	ck_assert_int_eq(waitpid(pid, &r->status, 0), pid);
-	slurp(err_fd, r->err, sizeof(r->err));
-}
-
-static int temp_fd(void)
-{
-	char path[300];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/stderr-XXXXXX", tmpdir);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	unlink(path);
-	return fd;
-}
-
-/* Run fxsampler with args (NULL-terminated after argv[0] = "fxsampler"). */
-static void run_as(struct run *r, uid_t uid, const char *const *args)
-{
-	char *argv[64];
-	int i, fd = temp_fd(), out = temp_fd();
-
-	argv[0] = (char *)bin;
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	collect(spawn_out(argv, out, fd, uid), fd, r);
-	slurp(out, r->out, sizeof(r->out));
-}
-
-#define RUN(r, ...) run_as((r), 0, (const char *const[]){__VA_ARGS__, NULL})
-
-static int exit_code(const struct run *r)
-{
-	return WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);
-}
-
-static char *prog(const char *name)
-{
-	static char paths[4][512];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", progs, name);
-	return p;
-}
-
-static char *out_path(const char *name)
-{
-	static char paths[4][512];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
-/* --- reading a capture --- */
-
-struct sample {
-	uint32_t pid, tid;
-	unsigned flags, n;
-	uint64_t frames[FXS_MAX_FRAMES];
-};
-
-struct mapping {
-	uint32_t pid;
-	uint16_t module;
-	uint64_t start, size, vaddr;
-};
-
-struct named {
-	uint64_t koid, process;
-	char name[64];
-};
-
-struct counter {
-	char name[32];
-	uint64_t values[FXS_CNT_NR + 1];
-	char arg_names[FXS_CNT_NR + 1][32];
-	unsigned nr;
-};
-
-struct capture_file {
-	struct sample *samples;
-	size_t nr_samples;
-	struct mapping maps[MAX_ITEMS];
-	size_t nr_maps;
-	char modules[MAX_ITEMS][256]; /* by module id */
-	struct named threads[MAX_ITEMS], processes[MAX_ITEMS];
-	size_t nr_threads, nr_processes;
-	struct counter counters[64];
-	size_t nr_counters;
-	bool dropped_event;
-	int read_result;
-	char error[256];
-};
-
-static struct capture_file *load(const char *path)
-{
-	struct capture_file *f = calloc(1, sizeof(*f));
-	struct fxt_reader *r;
-	struct fxt_record rec;
-	int n;
-
-	ck_assert_ptr_nonnull(f);
-	f->samples = calloc(MAX_SAMPLES, sizeof(*f->samples));
-	ck_assert_ptr_nonnull(f->samples);
-	r = fxt_reader__open(path);
-	ck_assert_msg(r, "cannot open %s: %s", path, strerror(errno));
-	while ((n = fxt_reader_next(r, &rec)) > 0) {
-		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
-		    f->nr_samples < MAX_SAMPLES) {
-			struct sample *s = &f->samples[f->nr_samples++];
-
-			s->pid = rec.pid;
-			s->tid = rec.tid;
-			s->flags = rec.bt_flags;
-			s->n = rec.nr_frames;
-			memcpy(s->frames, rec.frames, rec.nr_frames * sizeof(uint64_t));
-		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MODULE) {
-			if (rec.module_id < MAX_ITEMS)
-				snprintf(f->modules[rec.module_id], sizeof(f->modules[0]), "%s",
-					 rec.name);
-		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MMAP &&
-			   f->nr_maps < MAX_ITEMS) {
-			f->maps[f->nr_maps++] = (struct mapping){rec.pid, rec.module_id, rec.start,
-								 rec.size, rec.vaddr};
-		} else if (rec.type == FXT_RT_KOBJ) {
-			bool thread = rec.subtype == FXT_OBJ_THREAD;
-			struct named *t = thread ? &f->threads[f->nr_threads]
-						 : &f->processes[f->nr_processes];
-
-			if ((thread ? f->nr_threads : f->nr_processes) >= MAX_ITEMS)
-				continue;
-			t->koid = rec.koid;
-			snprintf(t->name, sizeof(t->name), "%s", rec.name ? rec.name : "");
-			for (unsigned i = 0; i < rec.nr_args; i++)
-				if (!strcmp(rec.args[i].name, "process"))
-					t->process = rec.args[i].u;
-			if (thread)
-				f->nr_threads++;
-			else
-				f->nr_processes++;
-		} else if (rec.type == FXT_RT_EVENT && rec.subtype == FXT_EVENT_COUNTER &&
-			   f->nr_counters < 64) {
-			struct counter *c = &f->counters[f->nr_counters++];
-
-			snprintf(c->name, sizeof(c->name), "%s", rec.name);
-			c->nr = rec.nr_args;
-			for (unsigned i = 0; i < rec.nr_args && i <= FXS_CNT_NR; i++) {
-				snprintf(c->arg_names[i], sizeof(c->arg_names[0]), "%s",
-					 rec.args[i].name);
-				c->values[i] = rec.args[i].u;
-			}
-		} else if (rec.type == FXT_RT_METADATA && rec.subtype == FXT_META_PROVIDER_EVENT) {
-			f->dropped_event = true;
-		}
-	}
-	f->read_result = n;
-	if (n < 0)
-		snprintf(f->error, sizeof(f->error), "%s", fxt_reader_error(r));
-	fxt_reader__free(r);
-	return f;
-}
-
-static void unload(struct capture_file *f)
-{
-	free(f->samples);
-	free(f);
-}
-
-static const struct counter *counter(const struct capture_file *f, const char *name)
-{
-	for (size_t i = 0; i < f->nr_counters; i++)
-		if (!strcmp(f->counters[i].name, name))
-			return &f->counters[i];
-	return NULL;
-}
-
-static uint64_t counter_value(const struct counter *c, const char *arg)
-{
-	for (unsigned i = 0; i < c->nr; i++)
-		if (!strcmp(c->arg_names[i], arg))
-			return c->values[i];
-	ck_abort_msg("counter %s has no %s", c->name, arg);
-	return 0;
-}
-
-static const char *thread_name(const struct capture_file *f, uint64_t tid)
-{
-	const char *name = NULL;
-
-	/* The last record wins: a rename writes the thread again. */
-	for (size_t i = 0; i < f->nr_threads; i++)
-		if (f->threads[i].koid == tid)
-			name = f->threads[i].name;
-	return name;
-}
-
-/* --- symbols --- */
-
-struct sym_cache {
-	char path[256];
-	struct elf_symbols *es;
-};
-
-static struct sym_cache syms[16];
-
-static const struct elf_symbols *symbols_of(const char *path)
-{
-	for (int i = 0; i < 16; i++) {
-		if (!strcmp(syms[i].path, path))
-			return syms[i].es;
-		if (!syms[i].path[0]) {
-			snprintf(syms[i].path, sizeof(syms[i].path), "%s", path);
-			syms[i].es = elf_symbols__open(path, NULL);
-			return syms[i].es;
-		}
-	}
-	return NULL;
-}
-
-/* The function at frame i of s, through the capture's own mmap records. */
-static const char *symbolize(const struct capture_file *f, const struct sample *s, unsigned i)
-{
-	uint64_t pc = s->frames[i];
-	bool is_return = i > 0 || (s->flags & FXT_BT_FLAG_PC_IS_RETURN);
-
-	for (size_t m = f->nr_maps; m-- > 0;) {
-		const struct mapping *map = &f->maps[m];
-		const struct elf_symbols *es;
-
-		if (map->pid != s->pid || pc < map->start || pc >= map->start + map->size)
-			continue;
-		es = symbols_of(f->modules[map->module]);
-		if (!es)
-			return NULL;
-		return elf_symbols__lookup(
-			es, elf_pc_to_vaddr(elf_lookup_pc(pc, is_return), map->start, map->vaddr),
-			NULL);
-	}
-	return NULL;
-}
-
-/* Whether s holds the chain, innermost first, as consecutive frames from frame 0. */
-static bool has_chain(const struct capture_file *f, const struct sample *s,
-		      const char *const *chain, unsigned len)
-{
-	if (s->n < len)
-		return false;
-	for (unsigned i = 0; i < len; i++) {
-		const char *name = symbolize(f, s, i);
-
-		if (!name || strcmp(name, chain[i]))
-			return false;
-	}
-	return true;
-}
-
-static void check_invariant(const struct counter *c)
-{
-	uint64_t fired = counter_value(c, "fired");
-	uint64_t sum = counter_value(c, "written") + counter_value(c, "filtered") +
-		       counter_value(c, "dropped_not_running") +
-		       counter_value(c, "dropped_ring_full") + counter_value(c, "dropped_no_regs") +
-		       counter_value(c, "skipped_kernel_thread");
-
-	ck_assert_msg(fired == sum, "counter %s: fired %llu != sum of outcomes %llu", c->name,
-		      (unsigned long long)fired, (unsigned long long)sum);
-}
-
-/* Every per-CPU counter and the total satisfy the invariant; samples == written. */
-static void check_accounting(const struct capture_file *f)
-{
-	const struct counter *total = counter(f, "samples");
-	uint64_t per_cpu_written = 0;
-
-	ck_assert_msg(total, "no totals counter in the capture");
-	for (size_t i = 0; i < f->nr_counters; i++) {
-		check_invariant(&f->counters[i]);
-		if (!strncmp(f->counters[i].name, "cpu", 3))
-			per_cpu_written += counter_value(&f->counters[i], "written");
-	}
-	ck_assert_uint_eq(per_cpu_written, counter_value(total, "written"));
-	/* Nothing written was lost on the way to the file: stop drained it all. */
-	ck_assert_uint_eq(f->nr_samples, counter_value(total, "written"));
-}
+#include "live.h"
 
 /* --- fixtures --- */
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fxs-live-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	chmod(tmpdir, 0777);
+	live_make_dir("/tmp/fxs-live-XXXXXX");
 }
 
 static void teardown(void)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* No output and no temporary file left in dir. */
-static void assert_no_output(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	ck_assert_ptr_nonnull(d);
-	while ((de = readdir(d))) {
-		ck_assert_msg(strncmp(de->d_name, ".fxsampler-", 11),
-			      "temporary file %s left behind", de->d_name);
-		ck_assert_msg(!strstr(de->d_name, ".fxt"), "output %s written", de->d_name);
-	}
-	closedir(d);
+	live_remove_dir();
 }
 
 /* --- the tests --- */
@@ -437,16 +74,6 @@ START_TEST(test_known_chain)
 	unload(f);
 }
 END_TEST
-
-static pid_t start_prog(const char *name, const char *arg1, const char *arg2)
-{
-	char *argv[] = {prog(name), (char *)arg1, (char *)arg2, NULL};
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	pid_t pid = spawn(argv, devnull, 0);
-
-	close(devnull);
-	return pid;
-}
 
 START_TEST(test_pid_filter)
 {
@@ -610,7 +237,7 @@ static void interrupt_test(int sig)
 	int fd = temp_fd();
 	pid_t pid;
 
-	pid = spawn(argv, fd, 0);
+	pid = spawn_io(argv, -1, fd);
 	sleep(1);
 	kill(pid, sig);
 	collect(pid, fd, &r);
@@ -938,7 +565,7 @@ START_TEST(test_report_exited_process)
 			(char *)"-a", (char *)"-d",	    (char *)"3",
 			(char *)"-o", out_path("gone.fxt"), NULL};
 
-	rec = spawn(argv, fd, 0);
+	rec = spawn_io(argv, -1, fd);
 	sleep(1);
 	demo = start_prog("demo", "0.5", "1");
 	ck_assert_int_eq(waitpid(demo, &status, 0), demo);
@@ -1061,23 +688,5 @@ static Suite *live_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
-	bin = getenv("FXS_BIN");
-	progs = getenv("FXS_PROGS");
-	if (geteuid() != 0) {
-		printf("SKIP: live tests need root (BPF and perf_event_open); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	if (!bin || !progs) {
-		fprintf(stderr,
-			"FXS_BIN and FXS_PROGS must name the binary and the test programs\n");
-		return EXIT_FAILURE;
-	}
-	sr = srunner_create(live_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return live_main(live_suite());
 }
