@@ -38,6 +38,14 @@ struct scratch {
 	struct fxs_sample hdr;
 	__u64 frames[FXS_MAX_FRAMES];
 	struct fxs_comm comm; /* appended after the frames when FXS_SF_HAS_COMM */
+	/*
+	 * The thread this CPU last found named in the names map, and that
+	 * name: a CPU mostly samples the same thread again, and this spares the
+	 * map lookup then. Per CPU, like the rest of the scratch.
+	 */
+	__u64 last_name[2];
+	__u32 last_tid;
+	__u32 last_pad;
 };
 
 struct {
@@ -120,16 +128,21 @@ static __always_inline bool session_running(__u64 state, __u64 session)
 /* Attach the thread's names to its first sample, and to the first after a rename. */
 static __always_inline bool name_changed(struct scratch *s, struct task_struct *task, __u32 tid)
 {
+	__u64 *b = (__u64 *)s->comm.thread, *a;
 	struct fxs_comm *last;
-	__u64 *a, *b;
 
 	bpf_get_current_comm(s->comm.thread, sizeof(s->comm.thread));
+	if (s->last_tid == tid && s->last_name[0] == b[0] && s->last_name[1] == b[1])
+		return false;
 	last = bpf_map_lookup_elem(&names, &tid);
 	if (last) {
 		a = (__u64 *)last->thread;
-		b = (__u64 *)s->comm.thread;
-		if (a[0] == b[0] && a[1] == b[1])
+		if (a[0] == b[0] && a[1] == b[1]) {
+			s->last_tid = tid;
+			s->last_name[0] = b[0];
+			s->last_name[1] = b[1];
 			return false;
+		}
 	}
 	BPF_CORE_READ_STR_INTO(&s->comm.process, task, group_leader, comm);
 	return true;
@@ -254,8 +267,14 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		count(c, FXS_CNT_STOP_FAULT);
 	if (s->hdr.flags & FXS_SF_STOP_BAD_FP)
 		count(c, FXS_CNT_STOP_BAD_FP);
-	if (names_in_record)
+	if (names_in_record) {
+		__u64 *name = (__u64 *)names_in_record->thread;
+
 		bpf_map_update_elem(&names, &tid, names_in_record, BPF_ANY);
+		s->last_tid = tid;
+		s->last_name[0] = name[0];
+		s->last_name[1] = name[1];
+	}
 	return 0;
 }
 
