@@ -23,7 +23,6 @@ struct capture {
 	struct idset pids; /* processes written */
 	struct idset tids; /* threads written */
 	struct modules *modules;
-	uint64_t first_ts;
 	uint64_t last_ts;
 	int err; /* first error of the sample callback */
 };
@@ -47,6 +46,16 @@ const char *capture_counter_name(unsigned which)
 }
 
 /*
+ * Reading a process's mappings failed only if something is wrong with us: a
+ * process gone before we looked (or one we may not read) is still named, and
+ * its frames stay unresolved.
+ */
+static int scan_result(int err)
+{
+	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
+}
+
+/*
  * A process is written at first sight with its mappings, before it can exit
  * (its first sample wakes us). After an exec, its name and mappings anew.
  */
@@ -64,9 +73,7 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 		return err;
 	if (execed)
 		modules_forget(c->modules, pid);
-	err = modules_scan(c->modules, c->fxt, ts, pid);
-	/* A process gone before we looked is still named; its frames stay unresolved. */
-	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
+	return scan_result(modules_scan(c->modules, c->fxt, ts, pid));
 }
 
 static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
@@ -121,8 +128,7 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
 
 		if (!modules_covers(c->modules, s->pid, pc)) {
-			err = modules_refresh(c->modules, c->fxt, s->time_ns, s->pid);
-			err = err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
+			err = scan_result(modules_refresh(c->modules, c->fxt, s->time_ns, s->pid));
 			break;
 		}
 	}
@@ -134,8 +140,6 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 					   (const uint64_t *)(s + 1), s->nr_frames);
 	}
-	if (!c->first_ts || s->time_ns < c->first_ts)
-		c->first_ts = s->time_ns;
 	if (s->time_ns > c->last_ts)
 		c->last_ts = s->time_ns;
 	if (err && !c->err)

@@ -34,6 +34,7 @@ struct proc_ranges {
 	uint16_t *modules; /* module ids already written for this process */
 	size_t nr_modules, cap_modules;
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
+	uint64_t rescan_ns;    /* the least time between two rescans */
 	bool scanned;
 };
 
@@ -71,6 +72,7 @@ static void proc_ranges_clear(struct proc_ranges *p)
 	p->modules = NULL;
 	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
 	p->scanned = false;
+	p->rescan_ns = 0;
 }
 
 void modules__free(struct modules *m)
@@ -365,10 +367,24 @@ out:
 
 int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
 {
-	const struct proc_ranges *p = find_proc(m, pid, NULL);
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	int written;
 
-	/* JIT code is in no mapping: do not re-read its maps on every sample. */
-	if (p && p->scanned && mono_ns() - p->last_scan_ns < MODULES_RESCAN_NS)
+	/*
+	 * Code in no file (a JIT) or a garbage return address is outside every
+	 * mapping for good: each rescan that finds nothing new doubles the wait
+	 * before the next, up to MODULES_RESCAN_MAX_NS; one that finds a new
+	 * mapping (a dlopen) resets it.
+	 */
+	if (p && p->scanned && mono_ns() - p->last_scan_ns < p->rescan_ns)
 		return 0;
-	return modules_scan(m, s, ts, pid);
+	written = modules_scan(m, s, ts, pid);
+	p = find_proc(m, pid, NULL);
+	if (p && written >= 0) {
+		if (written || !p->rescan_ns)
+			p->rescan_ns = MODULES_RESCAN_NS;
+		else if (p->rescan_ns < MODULES_RESCAN_MAX_NS)
+			p->rescan_ns *= 2;
+	}
+	return written;
 }

@@ -27,12 +27,14 @@ void modules__free(struct modules *m);
  * the process is gone.
  */
 int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
-#define MODULES_RESCAN_NS 50000000ULL
+#define MODULES_RESCAN_NS     50000000ULL
+#define MODULES_RESCAN_MAX_NS 10000000000ULL
 
 /*
  * A pc of pid fell outside its known mappings (a dlopen, libraries mapped
  * after an exec, or code in no file): scan again, unless pid was scanned less
- * than MODULES_RESCAN_NS ago (by the monotonic clock).
+ * than MODULES_RESCAN_NS ago (by the monotonic clock), a wait that doubles
+ * with each rescan that finds nothing new, up to MODULES_RESCAN_MAX_NS.
  */
 int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
 /* Whether pc lies in an executable mapping already written for pid. */
