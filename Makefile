@@ -97,7 +97,8 @@ $(OUTPUT)/tests/%: tests/%.c $(OUTPUT)/libfxs.a | $(OUTPUT)/tests $(OUTPUT)/test
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) $(CHECK_LIBS) -o $@
 
 # Live tests share tests/live/live.c: running fxsampler, reading captures.
-$(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h $(OUTPUT)/libfxs.a \
+$(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests/live/live_daemon.h \
+		$(OUTPUT)/libfxs.a \
 		| $(OUTPUT)/tests/live
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \

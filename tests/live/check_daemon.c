@@ -26,6 +26,7 @@
 #include "client.h"
 #include "fxt_reader.h"
 #include "protocol.h"
+#include "live_daemon.h"
 #include "rotate.h"
 
 #define TEST_USER "fxs-live-user"
@@ -41,52 +42,17 @@ static bool user_created;
 
 /* --- helpers --- */
 
-static void msleep(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static int run_cmd(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static pid_t start_daemon(const char *socket_path, const char *config, const char *log)
 {
-	pid_t pid = fork();
-	int fd, i;
+	char *argv[] = {daemon_bin,
+			(char *)"--socket",
+			(char *)socket_path,
+			(char *)"--config",
+			(char *)config,
+			(char *)"-v",
+			NULL};
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		/* a test that fails takes its daemon with it */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			dup2(fd, 2);
-		execl(daemon_bin, "fxsamplerd", "--socket", socket_path, "--config", config, "-v",
-		      (char *)NULL);
-		_exit(127);
-	}
-	/* ready when it answers */
-	for (i = 0; i < 100; i++) {
-		struct fxs_msg_status st;
-		char err[256];
-
-		if (!client_query_status(socket_path, &st, err, sizeof(err)))
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		msleep(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return live_start_daemon(argv, socket_path, log);
 }
 
 static int stop_daemon(pid_t pid)
@@ -327,7 +293,7 @@ static bool wait_idle(unsigned ms)
 	for (; ms; ms -= ms < 50 ? ms : 50) {
 		if (status().session == FXS_SESSION_NONE)
 			return true;
-		msleep(50);
+		live_msleep(50);
 	}
 	return false;
 }
@@ -400,8 +366,8 @@ static void suite_setup(void)
 	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
 
 	if (!getpwnam(TEST_USER)) {
-		if (run_cmd("useradd --system --no-create-home --shell "
-			    "/usr/sbin/nologin " TEST_USER))
+		if (live_run_cmd("useradd --system --no-create-home --shell "
+				 "/usr/sbin/nologin " TEST_USER))
 			die("useradd " TEST_USER " failed");
 		user_created = true;
 	}
@@ -427,13 +393,13 @@ static void suite_teardown(void)
 	if (rc)
 		fprintf(stderr, "fxsamplerd exited with %d\n", rc);
 	if (user_created)
-		run_cmd("userdel " TEST_USER);
+		live_run_cmd("userdel " TEST_USER);
 	if (getenv("FXS_KEEP")) {
 		fprintf(stderr, "kept %s\n", tmpdir);
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	run_cmd(cmd);
+	live_run_cmd(cmd);
 }
 
 /* --- tests --- */
@@ -702,7 +668,7 @@ START_TEST(test_connection_limit)
 	for (i = 0; i < 16; i++)
 		fds[i] = raw_connect();
 	/* let the daemon accept them all */
-	msleep(200);
+	live_msleep(200);
 	extra = raw_connect();
 	ck_assert_int_eq(raw_recv(extra, &m), 0);
 	ck_assert_uint_eq(m.type, FXS_MSG_ERROR);
@@ -714,7 +680,7 @@ START_TEST(test_connection_limit)
 	ck_assert_uint_eq(m.type, FXS_MSG_STATUS_REPLY);
 	for (i = 0; i < 16; i++)
 		close(fds[i]);
-	msleep(200);
+	live_msleep(200);
 	ck_assert_uint_eq(status().session, FXS_SESSION_NONE);
 }
 END_TEST
@@ -741,13 +707,13 @@ START_TEST(test_sigkill_client_mid_session)
 	}
 	close(fd);
 	for (i = 0; i < 100 && status().session != FXS_SESSION_RUNNING; i++)
-		msleep(50);
+		live_msleep(50);
 	ck_assert_uint_eq(status().session, FXS_SESSION_RUNNING);
 	ck_assert_uint_eq(status().holder_pid, (uint32_t)client);
 	perf_progs(during, sizeof(during));
 	new_progs(before, during, ours, sizeof(ours));
 	ck_assert_msg(ours[0], "no new BPF program while sampling: '%s'", during);
-	msleep(300);
+	live_msleep(300);
 	kill(client, SIGKILL);
 	waitpid(client, NULL, 0);
 	ck_assert_msg(wait_idle(5000), "the dead client's session is still there");
@@ -802,8 +768,8 @@ START_TEST(test_sigterm_finishes_capture)
 	close(fd);
 	close(pfd[1]);
 	for (i = 0; i < 100 && status_at(sock2).session != FXS_SESSION_RUNNING; i++)
-		msleep(50);
-	msleep(700);
+		live_msleep(50);
+	live_msleep(700);
 	ck_assert_int_eq(stop_daemon(d2), 0);
 	ck_assert_int_eq(read(pfd[0], &res, sizeof(res)), sizeof(res));
 	close(pfd[0]);
@@ -867,9 +833,9 @@ START_TEST(test_continuous_mode)
 	d2 = start_daemon(sock2, conf, log);
 	ck_assert_int_gt(d2, 0);
 	for (i = 0; i < 100 && status_at(sock2).session != FXS_SESSION_RUNNING; i++)
-		msleep(50);
+		live_msleep(50);
 	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
-	msleep(4500);
+	live_msleep(4500);
 	/* at least two rotations by age or size */
 	n = count_files(dir, &partial);
 	ck_assert_msg(n >= 2, "%d files after 4.5 s", n);
@@ -880,7 +846,7 @@ START_TEST(test_continuous_mode)
 	ck_assert_msg(!record_child(sock2, false, target, out, 1, &r), "%s", r.msg);
 	ck_assert_int_gt(fxt_samples(out, (uint32_t)target, NULL), 0);
 	for (i = 0; i < 100 && !(status_at(sock2).flags & FXS_STATUS_CONTINUOUS); i++)
-		msleep(50);
+		live_msleep(50);
 	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
 
 	/* SIGHUP: a broken file changes nothing, continuous = no ends the capture */
@@ -888,14 +854,14 @@ START_TEST(test_continuous_mode)
 	fprintf(f, "continuous = perhaps\n");
 	fclose(f);
 	kill(d2, SIGHUP);
-	msleep(300);
+	live_msleep(300);
 	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
 	f = fopen(conf, "we");
 	fprintf(f, "continuous = no\ndirectory = %s\n", dir);
 	fclose(f);
 	kill(d2, SIGHUP);
 	for (i = 0; i < 100 && status_at(sock2).session != FXS_SESSION_NONE; i++)
-		msleep(50);
+		live_msleep(50);
 	ck_assert_uint_eq(status_at(sock2).session, FXS_SESSION_NONE);
 	count_files(dir, &partial);
 	ck_assert(!partial);
@@ -930,23 +896,23 @@ START_TEST(test_cli_as_user)
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 1 "
 		 "-o %s/cli.fxt </dev/null >%s/cli.log 2>&1",
 		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, (int)target, out, tmpdir);
-	rc = run_cmd(cmd);
+	rc = live_run_cmd(cmd);
 	reap(target);
 	ck_assert_msg(rc == 0, "'%s' exited %d", cmd, rc);
 	snprintf(cmd, sizeof(cmd), "%s/cli.fxt", out);
 	ck_assert_int_gt(fxt_samples(cmd, (uint32_t)target, NULL), 0);
 	snprintf(cmd, sizeof(cmd), "%s dump %s/cli.fxt | grep -q backtrace", fxs_bin, out);
-	ck_assert_int_eq(run_cmd(cmd), 0);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
 
 	/* refused: root's process, with the reason, exit status 1 */
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p 1 -d 1 "
 		 "-o %s/no.fxt 2>&1 | grep -q 'pid 1 belongs to uid 0'",
 		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, out);
-	ck_assert_int_eq(run_cmd(cmd), 0);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
 
 	snprintf(cmd, sizeof(cmd), "FXSAMPLER_SOCKET=%s %s status | grep -q idle", sock, fxs_bin);
-	ck_assert_int_eq(run_cmd(cmd), 0);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
 }
 END_TEST
 
@@ -956,7 +922,7 @@ static bool cli_speaks_daemon(void)
 	char cmd[PATH_MAX + 64];
 
 	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null | grep -qw client_record", fxs_bin);
-	return run_cmd(cmd) == 0;
+	return live_run_cmd(cmd) == 0;
 }
 
 static Suite *daemon_suite(void)

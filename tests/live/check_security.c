@@ -39,6 +39,7 @@
 #include "client.h"
 #include "elf_symbols.h"
 #include "fxt_reader.h"
+#include "live_daemon.h"
 #include "protocol.h"
 
 #define TEST_USER "fxs-sec-user"
@@ -52,21 +53,6 @@ static pid_t daemon_pid;
 static uid_t user_uid;
 static gid_t user_gid;
 static bool user_created;
-
-static void msleep(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static int run_cmd(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static void become_user(void)
 {
@@ -86,31 +72,17 @@ static bool daemon_answers(void)
 /* fxsamplerd without the capabilities that open /proc/PID/map_files. */
 static pid_t start_daemon(const char *log)
 {
-	pid_t pid = fork();
+	char *argv[] = {(char *)"/usr/bin/setpriv",
+			(char *)"--bounding-set",
+			(char *)"-sys_admin,-checkpoint_restore",
+			daemon_bin,
+			(char *)"--socket",
+			sock,
+			(char *)"--config",
+			(char *)"/dev/null",
+			NULL};
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd >= 0)
-			dup2(fd, 2);
-		execl("/usr/bin/setpriv", "setpriv", "--bounding-set",
-		      "-sys_admin,-checkpoint_restore", daemon_bin, "--socket", sock, "--config",
-		      "/dev/null", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 100; i++) {
-		if (daemon_answers())
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		msleep(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return live_start_daemon(argv, sock, log);
 }
 
 static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
@@ -118,7 +90,7 @@ static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
 	char cmd[2 * PATH_MAX + 32];
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
-	ck_assert_int_eq(run_cmd(cmd), 0);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
 	ck_assert_int_eq(chown(to, uid, uid ? user_gid : 0), 0);
 	ck_assert_int_eq(chmod(to, mode), 0);
 }
@@ -235,7 +207,7 @@ static void record_as_user(pid_t target, const char *out)
 	}
 	close(fd);
 	for (i = 0; i < 200 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		msleep(100);
+		live_msleep(100);
 	if (i == 200) {
 		reap(pid);
 		ck_abort_msg("the capture did not end in 20 s: the daemon hangs");
@@ -360,8 +332,8 @@ static void suite_setup(void)
 	if (access("/usr/bin/setpriv", X_OK))
 		die("setpriv (util-linux) is needed to drop the daemon's capabilities");
 	if (!getpwnam(TEST_USER)) {
-		if (run_cmd("useradd --system --no-create-home --shell "
-			    "/usr/sbin/nologin " TEST_USER))
+		if (live_run_cmd("useradd --system --no-create-home --shell "
+				 "/usr/sbin/nologin " TEST_USER))
 			die("useradd " TEST_USER " failed");
 		user_created = true;
 	}
@@ -391,20 +363,20 @@ static void suite_teardown(void)
 	/* A daemon stuck in open() on a FIFO does not get to its SIGTERM handler. */
 	kill(daemon_pid, SIGTERM);
 	for (i = 0; i < 50 && waitpid(daemon_pid, NULL, WNOHANG) != daemon_pid; i++)
-		msleep(100);
+		live_msleep(100);
 	if (i == 50) {
 		fprintf(stderr, "check_security: fxsamplerd ignored SIGTERM, killing it\n");
 		kill(daemon_pid, SIGKILL);
 		waitpid(daemon_pid, NULL, 0);
 	}
 	if (user_created)
-		run_cmd("userdel " TEST_USER);
+		live_run_cmd("userdel " TEST_USER);
 	if (getenv("FXS_KEEP")) {
 		fprintf(stderr, "kept %s\n", tmpdir);
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	run_cmd(cmd);
+	live_run_cmd(cmd);
 }
 
 int main(void)

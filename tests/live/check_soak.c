@@ -27,6 +27,7 @@
 
 #include "client.h"
 #include "fxt_reader.h"
+#include "live_daemon.h"
 #include "protocol.h"
 
 static char daemon_bin[PATH_MAX];
@@ -34,43 +35,12 @@ static char tmpdir[64];
 static char sock[128];
 static pid_t daemon_pid;
 
-static void msleep(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static pid_t start_daemon(const char *log)
 {
-	pid_t pid = fork();
+	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
+			(char *)"--config", (char *)"/dev/null", NULL};
 
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd >= 0)
-			dup2(fd, 2);
-		execl(daemon_bin, "fxsamplerd", "--socket", sock, "--config", "/dev/null",
-		      (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 100; i++) {
-		struct fxs_msg_status st;
-		char err[256];
-
-		if (!client_query_status(sock, &st, err, sizeof(err)))
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		msleep(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
+	return live_start_daemon(argv, sock, log);
 }
 
 static struct fxs_msg_status status(void)
@@ -87,7 +57,7 @@ static bool wait_idle(unsigned ms)
 	for (; ms; ms -= ms < 20 ? ms : 20) {
 		if (status().session == FXS_SESSION_NONE)
 			return true;
-		msleep(20);
+		live_msleep(20);
 	}
 	return false;
 }
@@ -155,7 +125,7 @@ static long settled_fd_count(pid_t pid, char *list, size_t size)
 			if (list)
 				snprintf(list, size, "%s", tmp);
 		}
-		msleep(20);
+		live_msleep(20);
 	}
 	return best;
 }
@@ -267,11 +237,11 @@ static void killed_session(unsigned i, pid_t target)
 
 		if (st.session == FXS_SESSION_RUNNING && st.holder_pid == (uint32_t)client)
 			break;
-		msleep(20);
+		live_msleep(20);
 	}
 	ck_assert_msg(k < 250, "session %u: the client's capture never ran", i);
 	/* Vary where in the session it dies. */
-	msleep(10 * (i % 7));
+	live_msleep(10 * (i % 7));
 	kill(client, SIGKILL);
 	waitpid(client, NULL, 0);
 	ck_assert_msg(wait_idle(5000), "session %u: the killed client's session stayed", i);

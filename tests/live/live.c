@@ -3,15 +3,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "elf_symbols.h"
 #include "live.h"
+#include "live_daemon.h"
 
 const char *bin;
 const char *progs;
@@ -451,4 +456,53 @@ int live_main(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* --- the daemon's tests --- */
+
+void live_msleep(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int live_run_cmd(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+pid_t live_start_daemon(char *const argv[], const char *sock, const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+		/* A test that fails takes its daemon with it. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (fd >= 0)
+			dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	/* Ready when it answers. */
+	for (int i = 0; i < 100; i++) {
+		struct fxs_msg_status st;
+		char err[256];
+
+		if (!client_query_status(sock, &st, err, sizeof(err)))
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		live_msleep(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
 }
