@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "containers.h"
 #include "elf_symbols.h"
 #include "modules.h"
 #include "proc_maps.h"
@@ -90,23 +91,6 @@ void modules__free(struct modules *m)
 	free(m);
 }
 
-/* Grow *arr (of elem bytes each) to hold one more; 0 or -ENOMEM. */
-static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t new_cap;
-	void *tmp;
-
-	if (n < *cap)
-		return 0;
-	new_cap = *cap ? *cap * 2 : 16;
-	tmp = reallocarray(*arr, new_cap, elem);
-	if (!tmp)
-		return -ENOMEM;
-	*arr = tmp;
-	*cap = new_cap;
-	return 0;
-}
-
 static struct proc_ranges *find_proc(const struct modules *m, pid_t pid, size_t *ret_pos)
 {
 	size_t lo = 0, hi = m->nr_procs;
@@ -134,7 +118,7 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 	p = find_proc(m, pid, &pos);
 	if (p)
 		return p;
-	if (reserve((void **)&m->procs, &m->cap_procs, m->nr_procs, sizeof(*m->procs)))
+	if (array_reserve((void **)&m->procs, &m->cap_procs, m->nr_procs, sizeof(*m->procs)))
 		return NULL;
 	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
 	m->nr_procs++;
@@ -178,7 +162,7 @@ static int add_range(struct proc_ranges *p, uint64_t start, uint64_t end)
 {
 	size_t i;
 
-	if (reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
+	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
 		return -ENOMEM;
 	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
 		p->r[i] = p->r[i - 1];
@@ -272,7 +256,7 @@ static struct module_file *get_file(struct modules *m, pid_t pid, const struct p
 			return &m->files[i];
 	if (m->nr_files > UINT16_MAX)
 		return NULL;
-	if (reserve((void **)&m->files, &m->cap_files, m->nr_files, sizeof(*m->files)))
+	if (array_reserve((void **)&m->files, &m->cap_files, m->nr_files, sizeof(*m->files)))
 		return NULL;
 	f = &m->files[m->nr_files];
 	*f = (struct module_file){.id = (uint16_t)m->nr_files};
@@ -312,8 +296,8 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, p
 		err = fxt_stream_module(s, ts, pid, f->id, map->path, f->build_id, f->build_id_len);
 		if (err)
 			return err;
-		if (reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-			    sizeof(*p->modules)))
+		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
+				  sizeof(*p->modules)))
 			return -ENOMEM;
 		p->modules[p->nr_modules++] = f->id;
 	}

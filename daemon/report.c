@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "containers.h"
 #include "elf_symbols.h"
 #include "fxt.h"
 #include "fxt_reader.h"
@@ -27,36 +28,6 @@
 #define COLUMNS		80
 
 /* ---- small containers ---- */
-
-static int grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	void *tmp;
-	size_t new_cap;
-
-	if (n < *cap)
-		return 0;
-	new_cap = *cap ? *cap * 2 : 16;
-	tmp = reallocarray(*v, new_cap, sz);
-	if (!tmp)
-		return -ENOMEM;
-	*v = tmp;
-	*cap = new_cap;
-	return 0;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 static uint64_t hash_u64(uint64_t h, uint64_t v)
 {
@@ -330,7 +301,7 @@ static int set_name(struct table *t, uint64_t id, uint64_t pid, const char *name
 	if (!copy)
 		return -ENOMEM;
 	if (!e) {
-		if (grow(&t->v, &t->cap, t->n, sizeof(struct name_ent)) ||
+		if (array_reserve(&t->v, &t->cap, t->n, sizeof(struct name_ent)) ||
 		    hindex_insert(&t->idx, hash_u64(FNV_INIT, id), t->n)) {
 			free(copy);
 			return -ENOMEM;
@@ -366,7 +337,8 @@ static struct thread_ent *get_thread(struct report *r, uint64_t pid, uint64_t ti
 
 	if (hindex_find(&r->threads.idx, h, thread_eq, &r->threads, &k, &pos))
 		return &T(r->threads, struct thread_ent)[pos];
-	if (grow(&r->threads.v, &r->threads.cap, r->threads.n, sizeof(struct thread_ent)) ||
+	if (array_reserve(&r->threads.v, &r->threads.cap, r->threads.n,
+			  sizeof(struct thread_ent)) ||
 	    hindex_insert(&r->threads.idx, h, r->threads.n))
 		return NULL;
 	t = &T(r->threads, struct thread_ent)[r->threads.n++];
@@ -402,7 +374,7 @@ static int add_stack(struct report *r, const struct stack_key *k)
 		T(r->stacks, struct stack)[pos].count++;
 		return 0;
 	}
-	if (grow(&r->stacks.v, &r->stacks.cap, r->stacks.n, sizeof(struct stack)))
+	if (array_reserve(&r->stacks.v, &r->stacks.cap, r->stacks.n, sizeof(struct stack)))
 		return -ENOMEM;
 	s = &T(r->stacks, struct stack)[r->stacks.n];
 	memset(s, 0, sizeof(*s));
@@ -446,7 +418,8 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		return err;
 	t->samples++;
 	if (t->have_ts && rec->ts > t->last_ts) {
-		if (grow((void **)&r->deltas, &r->cap_deltas, r->nr_deltas, sizeof(*r->deltas)))
+		if (array_reserve((void **)&r->deltas, &r->cap_deltas, r->nr_deltas,
+				  sizeof(*r->deltas)))
 			return -ENOMEM;
 		r->deltas[r->nr_deltas++] = rec->ts - t->last_ts;
 	}
@@ -567,7 +540,7 @@ static int get_func(struct report *r, const char *name, const char *module, bool
 		h = fnv1a(h, module, strlen(module));
 	if (hindex_find(&r->funcs.idx, h, func_eq, &r->funcs, &k, ret))
 		return 0;
-	if (grow(&r->funcs.v, &r->funcs.cap, r->funcs.n, sizeof(struct func)) ||
+	if (array_reserve(&r->funcs.v, &r->funcs.cap, r->funcs.n, sizeof(struct func)) ||
 	    hindex_insert(&r->funcs.idx, h, r->funcs.n))
 		return -ENOMEM;
 	f = &T(r->funcs, struct func)[r->funcs.n];
@@ -595,7 +568,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
 		return err;
-	if (grow(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
+	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
 	    hindex_insert(&r->locs.idx, h, r->locs.n))
 		return -ENOMEM;
 	l = &T(r->locs, struct loc)[r->locs.n];
@@ -814,7 +787,7 @@ static void on_failure(void *ctx, const char *path, int err)
 	if (fl->err)
 		return;
 	copy = strdup(path);
-	if (!copy || grow((void **)&fl->v, &fl->cap, fl->n, sizeof(*fl->v))) {
+	if (!copy || array_reserve((void **)&fl->v, &fl->cap, fl->n, sizeof(*fl->v))) {
 		free(copy);
 		fl->err = -ENOMEM;
 		return;
@@ -1198,7 +1171,7 @@ static uint64_t str_index(struct strtab *t, const char *s)
 	if (hindex_find(&t->idx, h, str_eq, t, s, &pos))
 		return pos;
 	copy = strdup(s);
-	if (!copy || grow((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
+	if (!copy || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
 	    hindex_insert(&t->idx, h, t->n)) {
 		free(copy);
 		t->err = -ENOMEM;
@@ -1461,7 +1434,7 @@ static struct node *node_child(struct node *n, const char *label, enum node_kind
 	for (i = n->nr; i-- > 0;)
 		if (!strcmp(n->children[i].label, label))
 			return &n->children[i];
-	if (grow((void **)&n->children, &n->cap, n->nr, sizeof(*n->children)))
+	if (array_reserve((void **)&n->children, &n->cap, n->nr, sizeof(*n->children)))
 		return NULL;
 	c = &n->children[n->nr];
 	memset(c, 0, sizeof(*c));

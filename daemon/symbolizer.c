@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "containers.h"
 #include "elf_symbols.h"
 #include "fxt_reader.h"
 #include "proc_maps.h"
@@ -74,37 +75,6 @@ struct symbolizer {
 	unsigned next_mapping_id;
 	uint64_t seq;
 };
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-/* Grow *v (of *cap elements of size sz) to hold one more than n. */
-static int grow(void **v, size_t *cap, size_t n, size_t sz)
-{
-	void *tmp;
-	size_t new_cap;
-
-	if (n < *cap)
-		return 0;
-	new_cap = *cap ? *cap * 2 : 8;
-	tmp = reallocarray(*v, new_cap, sz);
-	if (!tmp)
-		return -ENOMEM;
-	*v = tmp;
-	*cap = new_cap;
-	return 0;
-}
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 {
@@ -203,7 +173,7 @@ static struct process *get_process(struct symbolizer *s, uint64_t pid)
 
 	if (i < s->nr_procs && s->procs[i]->pid == pid)
 		return s->procs[i];
-	if (grow((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
+	if (array_reserve((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -243,8 +213,8 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 		return -ENOMEM;
 	m = find_module(p, module_id);
 	if (!m) {
-		if (grow((void **)&p->modules, &p->cap_modules, p->nr_modules,
-			 sizeof(*p->modules))) {
+		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
+				  sizeof(*p->modules))) {
 			free(copy);
 			return -ENOMEM;
 		}
@@ -292,7 +262,7 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 		    o->module_id == module_id && o->flags == flags)
 			return 0;
 	}
-	if (grow((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps)))
+	if (array_reserve((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps)))
 		return -ENOMEM;
 	m = calloc(1, sizeof(*m));
 	if (!m)
