@@ -3,23 +3,25 @@
  * The kernel-version rule, and where it comes from.
  *
  * The sampler reads the interrupted thread's stack with bpf_probe_read_user()
- * from a perf_event program, i.e. in interrupt context. On some kernels a
- * faulting user read there ends in a lockup: parca-dev/parca-agent issue
- * #1675 ("parca-agent triggers kernel bug because it calls
- * bpf_probe_read_user() in the perf_event IRQ") shows a CPU spinning in
- * native_queued_spin_lock_slowpath under the perf interrupt on
- * 6.1.25-37.47.amzn2023, and the reporter judged it an upstream bug, not one
- * of the distribution or the profiler. The project's requirements (issue 6)
- * place the affected range at 5.19 up to 6.1 without the stable fixes.
+ * from a perf_event program, i.e. in interrupt context. bpf_probe_read_user()
+ * is copy_from_user_nofault(), which on CONFIG_HARDENED_USERCOPY kernels went
+ * through check_object_size() -> find_vmap_area(), taking vmap_area_lock: a
+ * perf interrupt landing on a CPU that holds that lock spins on it forever
+ * (parca-dev/parca-agent issue #1675 shows it on 6.1.25). Upstream fixed it in
+ * "mm: Fix copy_from_user_nofault()" (d319f344561d, first in 6.4), backported
+ * to 6.1.36 and 6.3.10. check_object_size() entered copy_from_user_nofault()
+ * in 5.19, so the affected kernels are exactly 5.19.x, 6.0.x (end of life
+ * without the fix), 6.1.0 to 6.1.35, every 6.2.x (end of life at 6.2.16,
+ * before the backport) and 6.3.0 to 6.3.9. Reading into a map value instead
+ * of the stack would not help: per-CPU and mmapable map values are vmalloc
+ * memory too.
  *
- * What we could not establish from the sources at hand is the 6.1.y stable
- * release that carries the fix, and a version number cannot tell whether a
- * vendor kernel (Debian's "6.1.0-18-amd64" is 6.1.76; its release string
- * says 6.1.0) has the backport anyway. So the rule is deliberately
- * conservative: every 5.19.x, 6.0.x and 6.1.x kernel is "may be affected",
- * and the caller refuses it unless the user passes the override flag after
- * checking their kernel. 5.19 and 6.0 are end-of-life lines that received no
- * later fixes. Kernels before 5.19 and from 6.2 on are not flagged.
+ * The version that decides is the stable one the kernel was built from, which
+ * distributions keep out of `uname -r`: Debian's "6.1.0-18-amd64" is 6.1.76,
+ * named in `uname -v` ("... Debian 6.1.76-1 (2024-02-01)"), and Ubuntu's
+ * "5.19.0-46-generic" is 5.19.17, the last field of /proc/version_signature.
+ * A vendor may still backport the fix into an older version: the override
+ * flag is for that.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,20 +81,67 @@ bool guard_user_read_lockup_risk(const struct guard_kver *v)
 {
 	if (v->major == 5)
 		return v->minor >= 19;
-	if (v->major == 6)
-		return v->minor <= 1;
-	return false;
+	if (v->major != 6)
+		return false;
+	switch (v->minor) {
+	case 0:
+	case 2:
+		return true;
+	case 1:
+		return v->patch <= 35;
+	case 3:
+		return v->patch <= 9;
+	default:
+		return false;
+	}
+}
+
+/* The stable version after the word `tag` ("Debian ") in s, or NULL. */
+static const char *after_word(const char *s, const char *tag)
+{
+	size_t n = strlen(tag);
+
+	for (const char *p = s; (p = strstr(p, tag)); p += n)
+		if ((p == s || p[-1] == ' ') && p[n] >= '0' && p[n] <= '9')
+			return p + n;
+	return NULL;
+}
+
+const char *guard_stable_version(const char *release, const char *version, const char *signature,
+				 struct guard_kver *ret)
+{
+	struct guard_kver v;
+	const char *p;
+
+	/* "Ubuntu 5.19.0-46.47-generic 5.19.17": the last field. */
+	if (signature && (p = strrchr(signature, ' ')) && !guard_parse_release(p + 1, &v)) {
+		*ret = v;
+		return "/proc/version_signature";
+	}
+	/* "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2025-..)", "6.12.38-1~bpo12+1". */
+	if (version && (p = after_word(version, "Debian ")) && !guard_parse_release(p, &v)) {
+		*ret = v;
+		return "uname -v";
+	}
+	if (!guard_parse_release(release, &v)) {
+		*ret = v;
+		return "uname -r";
+	}
+	return NULL;
+}
+
+int guard_check_kernel(const char *release, const char *version, const char *signature)
+{
+	struct guard_kver v;
+
+	if (!guard_stable_version(release, version, signature, &v))
+		return -EINVAL;
+	return guard_user_read_lockup_risk(&v) ? 1 : 0;
 }
 
 int guard_check_release(const char *release)
 {
-	struct guard_kver v;
-	int err;
-
-	err = guard_parse_release(release, &v);
-	if (err)
-		return err;
-	return guard_user_read_lockup_risk(&v) ? 1 : 0;
+	return guard_check_kernel(release, NULL, NULL);
 }
 
 int guard_check_btf(const char *btf_path)
@@ -129,8 +178,30 @@ out:
 	return err;
 }
 
+/* The first line of path, without its newline, in buf, or NULL when unreadable. */
+static const char *read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	char *nl;
+
+	if (!f)
+		return NULL;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return buf;
+}
+
 int guard_check_host(bool allow_unsafe_kernel, char *msg, size_t size)
 {
+	char sigbuf[256];
+	const char *sig, *from;
+	struct guard_kver v;
 	struct utsname u;
 	int err;
 
@@ -146,13 +217,22 @@ int guard_check_host(bool allow_unsafe_kernel, char *msg, size_t size)
 		return 0;
 	if (uname(&u))
 		return -errno;
-	err = guard_check_release(u.release);
-	if (err == 0)
+	sig = read_line(GUARD_VERSION_SIGNATURE_PATH, sigbuf, sizeof(sigbuf));
+	from = guard_stable_version(u.release, u.version, sig, &v);
+	if (!from) {
+		snprintf(msg, size,
+			 "kernel %s is not a release I can check for the perf-interrupt lockup of "
+			 "5.19 to 6.3.9; if it is not affected, pass --allow-unsafe-kernel",
+			 u.release);
+		return -EINVAL;
+	}
+	if (!guard_user_read_lockup_risk(&v))
 		return 0;
 	snprintf(msg, size,
-		 "kernel %s %s: reading user memory from a perf interrupt can lock up 5.19 to "
-		 "6.1 kernels without the stable fixes; if yours has them, pass "
-		 "--allow-unsafe-kernel",
-		 u.release, err > 0 ? "is refused" : "is not a release I can check");
-	return err > 0 ? -EOPNOTSUPP : err;
+		 "kernel %s (%u.%u.%u by %s) is refused: reading user memory from a perf "
+		 "interrupt locks up 5.19, 6.0, 6.1 before 6.1.36, 6.2 and 6.3 before 6.3.10 "
+		 "(fixed by \"mm: Fix copy_from_user_nofault()\"); upgrade the kernel, or if "
+		 "yours has the fix backported, pass --allow-unsafe-kernel",
+		 u.release, v.major, v.minor, v.patch, from);
+	return -EOPNOTSUPP;
 }

@@ -3,9 +3,9 @@
  * Guardrails checked before any BPF is loaded: the kernel's BTF is there,
  * and the running kernel is not one where reading user memory from a
  * perf_event interrupt (what the sampler's frame-pointer walk does with
- * bpf_probe_read_user) is known to lock the machine up. Pure: the caller
- * passes the `uname -r` release string and the BTF path, so both are unit
- * tested. No libbpf, no logging.
+ * bpf_probe_read_user) is known to lock the machine up. Pure but for
+ * guard_check_host(): the callers pass the release and version strings and
+ * the BTF path, so all are unit tested. No libbpf, no logging.
  */
 #ifndef FXS_DAEMON_GUARD_H
 #define FXS_DAEMON_GUARD_H
@@ -15,6 +15,8 @@
 
 /* Where the kernel exposes its own BTF; CO-RE needs it. */
 #define GUARD_BTF_PATH "/sys/kernel/btf/vmlinux"
+/* Where Ubuntu names the stable version its kernel was built from. */
+#define GUARD_VERSION_SIGNATURE_PATH "/proc/version_signature"
 
 /* The version at the start of a kernel release string. */
 struct guard_kver {
@@ -34,19 +36,30 @@ struct guard_kver {
 int guard_parse_release(const char *release, struct guard_kver *ret);
 
 /*
- * Whether the known lockup of user-memory reads in perf_event interrupts may
- * apply to this kernel version: true for 5.19.x, 6.0.x and 6.1.x, false
- * otherwise. See guard.c for the source and why the whole 6.1 line is
- * included.
+ * Whether the known lockup of user-memory reads in perf_event interrupts
+ * applies to this stable kernel version: true for 5.19.x, 6.0.x, 6.1.0 to
+ * 6.1.35, 6.2.x and 6.3.0 to 6.3.9, false otherwise. See guard.c for the fix.
  */
 bool guard_user_read_lockup_risk(const struct guard_kver *v);
 
 /*
- * Both of the above on a release string: 1 when the kernel may be affected,
- * 0 when it is not, -EINVAL when the release cannot be parsed (the caller
- * should then refuse too, unless overridden: an unknown kernel is not a
- * known-good one).
+ * The stable version a kernel was built from, from the first of these that
+ * names one: Ubuntu's /proc/version_signature (signature, NULL when absent;
+ * its last field), Debian's `uname -v` (version; the number after "Debian "),
+ * the `uname -r` release. Returns which one it used ("uname -v", ...), or
+ * NULL when none parses; *ret is written only then.
  */
+const char *guard_stable_version(const char *release, const char *version, const char *signature,
+				 struct guard_kver *ret);
+
+/*
+ * The rule on a kernel's strings as above: 1 when it is affected, 0 when it
+ * is not, -EINVAL when no version can be found (the caller refuses then too,
+ * unless overridden: an unknown kernel is not a known-good one).
+ */
+int guard_check_kernel(const char *release, const char *version, const char *signature);
+
+/* guard_check_kernel() on a `uname -r` release string alone. */
 int guard_check_release(const char *release);
 
 /*
