@@ -29,6 +29,7 @@
 #include "fxt_reader.h"
 #include "guard.h"
 #include "hostlock.h"
+#include "kfeatures.h"
 #include "procinfo.h"
 #include "report.h"
 
@@ -592,6 +593,12 @@ static int cmd_record(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	libbpf_set_print(libbpf_print);
+	err = kfeatures_check(msg, sizeof(msg));
+	if (err) {
+		say("%s", msg);
+		out_discard(&out);
+		return EXIT_FAILURE;
+	}
 	install_signals();
 	if (a.cmd) {
 		err = child_spawn(a.cmd, &child);

@@ -29,6 +29,7 @@
 #include "client.h"
 #include "daemon_config.h"
 #include "guard.h"
+#include "kfeatures.h"
 #include "protocol.h"
 #include "rotate.h"
 
@@ -1314,6 +1315,11 @@ int main(int argc, char **argv)
 	}
 	strcpy(d->socket_path, d->cfg.socket_path);
 	libbpf_set_print(libbpf_print);
+	if (kfeatures_check(errbuf, sizeof(errbuf))) {
+		log_err("%s", errbuf);
+		free(d);
+		return EXIT_FAILURE;
+	}
 	load_policy(d);
 
 	/* signals are only delivered inside epoll_pwait: no wake-up is ever missed */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "hostlock.h"
 
 #define GUARD_MAX_COMPONENT 65535
 
@@ -178,6 +179,25 @@ out:
 	return err;
 }
 
+int guard_check_dir_of(const char *path)
+{
+	char dir[256];
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	struct stat st;
+	size_t n;
+
+	if (!slash)
+		return -EINVAL;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 /* The first line of path, without its newline, in buf, or NULL when unreadable. */
 static const char *read_line(const char *path, char *buf, size_t size)
 {
@@ -211,6 +231,16 @@ int guard_check_host(bool allow_unsafe_kernel, char *msg, size_t size)
 			 "the kernel's BTF is not readable at %s (%s): a kernel built with "
 			 "CONFIG_DEBUG_INFO_BTF=y is needed",
 			 GUARD_BTF_PATH, strerror(-err));
+		return err;
+	}
+	err = guard_check_dir_of(HOSTLOCK_PATH);
+	if (err) {
+		const char *slash = strrchr(HOSTLOCK_PATH, '/');
+
+		snprintf(msg, size,
+			 "%.*s: %s: the host's sampler lock %s lives there (mount a tmpfs on it)",
+			 (int)(slash - HOSTLOCK_PATH), HOSTLOCK_PATH, strerror(-err),
+			 HOSTLOCK_PATH);
 		return err;
 	}
 	if (allow_unsafe_kernel)

@@ -70,7 +70,15 @@ int guard_check_release(const char *release);
 int guard_check_btf(const char *btf_path);
 
 /*
- * Both checks on this host: 0, or -errno with a one-line reason in msg that
+ * 0 when the directory that holds path ("/run" for "/run/fxsampler.lock")
+ * exists and is a directory; -ENOENT, -ENOTDIR or another -errno otherwise,
+ * -EINVAL for a path without a '/'.
+ */
+int guard_check_dir_of(const char *path);
+
+/*
+ * The checks on this host: BTF, the directory of the host lock, the kernel
+ * version: 0, or -errno with a one-line reason in msg that
  * names the cause and the way out. allow_unsafe_kernel skips the release check
  * (a kernel with the stable fixes backported, which a version cannot show).
  */

@@ -272,6 +272,31 @@ START_TEST(test_btf_unreadable)
 }
 END_TEST
 
+START_TEST(test_lock_dir)
+{
+	char dir[] = "/tmp/fxs-guard-XXXXXX", path[96];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fxsampler.lock", dir);
+	ck_assert_int_eq(guard_check_dir_of(path), 0);
+	snprintf(path, sizeof(path), "%s/run/fxsampler.lock", dir);
+	ck_assert_int_eq(guard_check_dir_of(path), -ENOENT);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/file/fxsampler.lock", dir);
+	ck_assert_int_eq(guard_check_dir_of(path), -ENOTDIR);
+	ck_assert_int_eq(guard_check_dir_of("/fxsampler.lock"), 0);
+	ck_assert_int_eq(guard_check_dir_of("fxsampler.lock"), -EINVAL);
+	ck_assert_int_eq(guard_check_dir_of(NULL), -EINVAL);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *guard_suite(void)
 {
 	Suite *s = suite_create("guard");
@@ -288,6 +313,7 @@ static Suite *guard_suite(void)
 	suite_add_tcase(s, rule);
 	tcase_add_test(btf, test_btf_paths);
 	tcase_add_test(btf, test_btf_unreadable);
+	tcase_add_test(btf, test_lock_dir);
 	suite_add_tcase(s, btf);
 	return s;
 }
