@@ -8,10 +8,21 @@ CC        ?= cc
 PREFIX    ?= /usr/local
 VERSION   := 0.1.0
 
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
-$(error vmlinux/$(ARCH)/vmlinux.h is missing: run 'make vmlinux' on a kernel with BTF)
+# The kernel's name for the arch: x86, arm64, riscv64 (vmlinux/ARCH, .output/cross/ARCH).
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH := $(HOST_ARCH)
+ifeq ($(filter x86 arm64 riscv64,$(ARCH)),)
+$(error ARCH=$(ARCH) is not one of x86, arm64, riscv64)
 endif
+ifeq ($(filter vmlinux clean,$(MAKECMDGOALS)),)
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error vmlinux/$(ARCH)/vmlinux.h is missing: run 'make vmlinux ARCH=$(ARCH)')
+endif
+endif
+# libbpf's __TARGET_ARCH_* name, and the GNU triplet of the cross toolchain.
+BPF_ARCH := $(patsubst riscv64,riscv,$(ARCH))
+TRIPLET  := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:x86_64-linux-gnu \
+	    arm64:aarch64-linux-gnu riscv64:riscv64-linux-gnu)))
 
 ifeq ($(V),1)
 Q :=
@@ -31,9 +42,9 @@ LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lb
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 
-CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
-BPF_CFLAGS := -g -O2 -Wall -Werror -mcpu=v3 -target bpf -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS = -g -O2 -Wall -Werror -mcpu=v3 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf $(CLANG_BPF_SYS_INCLUDES)
 
 # Every daemon/*.c but the two mains is a library module, linked into both
@@ -52,6 +63,9 @@ PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
+# arm64's and riscv64's gcc drop the frame record of leaf functions by default:
+# the leaf's caller would be missing from every chain sampled in a leaf.
+PROG_CFLAGS += $(if $(filter arm64 riscv64,$(ARCH)),-mno-omit-leaf-frame-pointer)
 
 BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 
@@ -59,7 +73,7 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
-	deps deps-if-missing vmlinux \
+	deps deps-if-missing vmlinux cross cross-static check-cross \
 	format format-check clean progs
 
 all: $(BINS)
@@ -197,7 +211,77 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
 
-FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] tests/*.c tests/live/*.c \
+# --- cross builds: make cross ARCH=x86|arm64|riscv64 ---
+# Statically linked fxsampler, fxsamplerd and tests/progs for ARCH in
+# .output/cross/ARCH/ (a VM's initramfs needs no libraries then). The BPF
+# object and skeleton are built on the host by clang for ARCH's vmlinux.h. The
+# host's arch is compiled and linked here; another arch in a Debian 13 build
+# root with its cross toolchain (cross/root.sh), cached in FXS_CACHE outside
+# the clone so a fresh clone reuses it. The static fxsamplerd links
+# daemon/static/sd-daemon.c: Debian has no static libsystemd.
+FXS_CACHE   ?= /var/cache/fxsampler
+CROSS_ROOT  := $(FXS_CACHE)/trixie-root
+CROSS_DIR   := .output/cross/$(ARCH)
+CROSS_BUILD := $(CROSS_DIR)/build
+CROSS_BINS  := $(CROSS_DIR)/fxsampler $(CROSS_DIR)/fxsamplerd
+CROSS_PROGS := $(patsubst tests/progs/%.c,$(CROSS_DIR)/progs/%,$(PROG_SRCS)) \
+	       $(patsubst tests/progs/lib/%.c,$(CROSS_DIR)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
+# What `file` calls each arch's machine.
+CROSS_MACHINE := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:x86-64 arm64:aarch64 riscv64:RISC-V)))
+
+cross:
+ifeq ($(ARCH),$(HOST_ARCH))
+	$(Q)$(MAKE) --no-print-directory cross-static FXS_STATIC=1 OUTPUT=$(CROSS_BUILD)
+else
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(CROSS_BUILD) $(CROSS_BUILD)/sampler.skel.h
+	$(Q)sh cross/root.sh $(CROSS_ROOT)
+	$(call msg,CHROOT,$(CROSS_ROOT) make cross-static ARCH=$(ARCH))
+	$(Q)mkdir -p $(CROSS_ROOT)/src
+	$(Q)unshare -m sh -c 'mount --bind "$$0" "$$1/src" && shift 2 && exec chroot "$$0" "$$@"' \
+		$(CURDIR) $(CROSS_ROOT) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
+		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc V=$(V)
+endif
+	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %.so,$(CROSS_PROGS)); do \
+		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
+		{ echo "cross: $$f is not a static $(CROSS_MACHINE) executable: $$(file -L $$f)" >&2; \
+		  exit 1; }; done
+	$(Q)echo "cross: $(ARCH) static binaries in $(CROSS_DIR)/, test programs in $(CROSS_DIR)/progs/"
+
+# The part of `make cross` that compiles and links (CC is ARCH's compiler).
+cross-static: $(CROSS_BINS) $(CROSS_PROGS)
+
+ifeq ($(FXS_STATIC),1)
+STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig \
+		 pkg-config --static --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+ALL_CFLAGS  += -Idaemon/static
+endif
+
+$(OUTPUT)/daemon/static/sd-daemon.o: daemon/static/sd-daemon.c daemon/static/systemd/sd-daemon.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/fxsampler.o $(OUTPUT)/libfxs.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+$(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/fxsamplerd.o $(OUTPUT)/libfxs.a \
+		$(OUTPUT)/daemon/static/sd-daemon.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+
+# dlopener stays dynamic, with its libspin.so: a static glibc program cannot
+# dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
+$(CROSS_DIR)/progs/%: tests/progs/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) $(if $(filter dlopener,$*),,-static) $< -o $@ -ldl
+$(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
+
+FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static/*.c \
+		daemon/static/systemd/*.h tests/*.c tests/live/*.c \
 		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
