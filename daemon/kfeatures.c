@@ -22,7 +22,7 @@ static const struct {
 	{BPF_FUNC_ringbuf_output, "bpf_ringbuf_output", "5.8"},
 	{BPF_FUNC_ringbuf_query, "bpf_ringbuf_query", "5.8"},
 	{BPF_FUNC_get_current_task_btf, "bpf_get_current_task_btf", "5.11"},
-	{BPF_FUNC_get_attach_cookie, "bpf_get_attach_cookie (BPF cookies on perf links)", "5.15"},
+	{BPF_FUNC_get_attach_cookie, "bpf_get_attach_cookie", "5.15: BPF cookies on perf links"},
 	{BPF_FUNC_task_pt_regs, "bpf_task_pt_regs", "5.15"},
 };
 

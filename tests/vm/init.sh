@@ -1,0 +1,204 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# /init of the VM tier's initramfs: PID 1 under qemu, on a Debian kernel. Runs
+# the live capture checks whose answers are known and reports each one on the
+# serial console as "FXSVM: RESULT NAME PASS|FAIL|SKIP DETAIL" for
+# tests/vm/run.sh; then powers off. fxsampler and the test programs are the
+# static builds of `make cross` in /fxs and /fxs/progs.
+/bin/busybox mkdir -p /proc /sys /tmp /usr/bin /sbin
+/bin/busybox --install -s /bin
+export PATH=/bin:/fxs
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+exec 2>&1
+
+say() { echo "FXSVM: $*"; }
+result() { n=$1 st=$2; shift 2; echo "FXSVM: RESULT $n $st $*"; }
+P=/fxs/progs
+expect=$(sed -n 's/.*fxsvm.expect=\([a-z]*\).*/\1/p' /proc/cmdline)
+say KERNEL "$(uname -r)|$(uname -v)|$(uname -m)|$(cut -d' ' -f1 /proc/uptime)|$(grep -c ^processor /proc/cpuinfo)"
+
+# The first line of a file, and whether it has exactly one.
+one_line() { [ "$(wc -l <"$1")" -le 1 ] && [ -s "$1" ]; }
+
+# A record with no /run: the error names the lock directory, in one line.
+if [ -e /run ]; then
+	result norun SKIP "/run exists in this initramfs"
+else
+	fxsampler record -q -d 1s -o /tmp/norun.fxt -- $P/demo 0.2 >/tmp/norun.err 2>&1
+	rc=$?
+	if [ $rc = 1 ] && one_line /tmp/norun.err && grep -q '/run: No such file or directory' /tmp/norun.err &&
+		[ ! -e /tmp/norun.fxt ]; then
+		result norun PASS "$(cat /tmp/norun.err)"
+	else
+		result norun FAIL "exit $rc: $(head -3 /tmp/norun.err | tr '\n' ' ')"
+	fi
+fi
+mkdir -p /run
+mount -t tmpfs tmpfs /run
+
+if [ "$expect" = oldkernel ]; then
+	# Too old a kernel: one line naming the missing BPF features, no libbpf dump.
+	fxsampler record -q -d 1s -o /tmp/old.fxt -- $P/demo 0.2 >/tmp/old.err 2>&1
+	rc=$?
+	if [ $rc = 1 ] && one_line /tmp/old.err && grep -q 'lacks .*bpf_get_attach_cookie' /tmp/old.err &&
+		! grep -q libbpf /tmp/old.err; then
+		result oldkernel PASS "$(cat /tmp/old.err)"
+	else
+		result oldkernel FAIL "exit $rc: $(head -5 /tmp/old.err | tr '\n' ' ')"
+	fi
+	say DONE
+	sync
+	poweroff -f
+fi
+
+# Samples of a thread ($2 = "process;thread;") in folded file $1, and of those
+# on a chain ending in $3 (";main;outer;middle;inner").
+thread_samples() { awk -v p="$2" 'index($0, p) == 1 { n += $NF } END { print n + 0 }' "$1"; }
+chain_samples() {
+	awk -v p="$2" -v c="$3" 'index($0, p) == 1 { s = $0; sub(/ [0-9]+$/, "", s);
+		if (substr(s, length(s) - length(c) + 1) == c) n += $NF } END { print n + 0 }' "$1"
+}
+# At least half of a thread's samples on the chain: "ok", else the numbers.
+chain_check() {
+	all=$(thread_samples "$1" "$2")
+	on=$(chain_samples "$1" "$2" "$3")
+	if [ "$all" -gt 20 ] && [ $((on * 2)) -ge "$all" ]; then
+		echo "ok $on of $all samples"
+	else
+		echo "$on of $all samples"
+	fi
+}
+
+# record without --allow-unsafe-kernel: the guard lets a fixed kernel through.
+fxsampler record -q -F 999 -o /tmp/demo.fxt -- $P/demo 1 2 >/tmp/demo.err 2>&1
+rc=$?
+if [ $rc = 0 ] && [ -s /tmp/demo.fxt ]; then
+	result record PASS "without --allow-unsafe-kernel"
+else
+	result record FAIL "exit $rc: $(head -3 /tmp/demo.err | tr '\n' ' ')"
+fi
+
+if [ -s /tmp/demo.fxt ] && fxsampler report --folded /tmp/demo.fxt >/tmp/demo.folded 2>/tmp/rep.err; then
+	r=$(chain_check /tmp/demo.folded "demo;demo;" ";main;outer;middle;inner")
+	case $r in
+	ok*) result chain PASS "main>outer>middle>inner: ${r#ok }" ;;
+	*) result chain FAIL "main>outer>middle>inner: $r; top: $(sort -k2 -nr /tmp/demo.folded | head -2 | tr '\n' ' ')" ;;
+	esac
+	r=$(chain_check /tmp/demo.folded "demo;demo-worker-1;" ";run;outer;middle;inner")
+	case $r in
+	ok*) result threads PASS "demo-worker-1 run>outer>middle>inner: ${r#ok }" ;;
+	*) result threads FAIL "demo-worker-1: $r" ;;
+	esac
+	# The totals: fired = written + every reason a sample was not written,
+	# the CPUs add up to the total, and written is the backtraces in the file.
+	fxsampler dump /tmp/demo.fxt >/tmp/demo.dump
+	r=$(awk '
+	function v(k,   i, a) { for (i = 1; i <= NF; i++) if (split($i, a, "=") == 2 && a[1] == k) return a[2] + 0; return -1 }
+	/ backtrace / { bt++ }
+	/ counter .*name="cpu[0-9]+"/ { cpufired += v("fired"); ncpu++ }
+	/ counter .*name="samples"/ { f = v("fired"); w = v("written");
+		rest = v("filtered") + v("dropped_not_running") + v("dropped_ring_full") + v("dropped_no_regs") + v("skipped_kernel_thread") }
+	END {
+		if (f > 0 && f == w + rest && cpufired == f && w == bt) printf "ok fired %d = written %d + %d not written, %d cpus", f, w, rest, ncpu
+		else printf "fired %d written %d rest %d cpus-fired %d backtraces %d", f, w, rest, cpufired, bt
+	}' /tmp/demo.dump)
+	case $r in
+	ok*) result counters PASS "${r#ok }" ;;
+	*) result counters FAIL "$r" ;;
+	esac
+else
+	result chain FAIL "no capture to report: $(head -2 /tmp/rep.err 2>/dev/null | tr '\n' ' ')"
+	result threads FAIL "no capture"
+	result counters FAIL "no capture"
+fi
+
+# -p: only the given process, not the one spinning beside it.
+# (Long enough to outlast the setup, which under TCG takes seconds: killed below.)
+$P/demo 60 1 >/dev/null &
+a=$!
+$P/recurse 20 60 >/dev/null &
+b=$!
+sleep 0.3
+fxsampler record -q -p $a -d 2s -o /tmp/p.fxt >/tmp/p.err 2>&1
+rc=$?
+kill $a $b 2>/dev/null
+wait $a $b 2>/dev/null
+if [ $rc = 0 ] && fxsampler dump /tmp/p.fxt >/tmp/p.dump && fxsampler report --folded /tmp/p.fxt >/tmp/p.folded; then
+	mine=$(grep -c " backtrace .*pid=$a " /tmp/p.dump)
+	other=$(grep " backtrace " /tmp/p.dump | grep -vc "pid=$a ")
+	if [ "$mine" -gt 20 ] && [ "$other" = 0 ] && ! grep -q "^recurse;" /tmp/p.folded; then
+		result filter PASS "-p $a: $mine samples, none of pid $b"
+	else
+		result filter FAIL "-p $a: $mine samples of it, $other of others; $(grep 'name="samples"' /tmp/p.dump | cut -d' ' -f8-); $(head -2 /tmp/p.err | tr '\n' ' ')"
+	fi
+else
+	result filter FAIL "exit $rc: $(head -2 /tmp/p.err | tr '\n' ' ')"
+fi
+
+# A forked child is followed, with its own chain.
+fxsampler record -q -o /tmp/fork.fxt -- $P/forker 1 >/tmp/fork.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler report --folded /tmp/fork.fxt >/tmp/fork.folded; then
+	on=$(awk '/;child_main;child_work;child_leaf [0-9]+$/ { n += $NF } END { print n + 0 }' /tmp/fork.folded)
+	pids=$(fxsampler dump /tmp/fork.fxt | sed -n 's/.* backtrace .*pid=\([0-9]*\) .*/\1/p' | sort -u | wc -l)
+	if [ "$on" -gt 20 ]; then
+		result fork PASS "child_main>child_work>child_leaf: $on samples in $pids processes"
+	else
+		result fork FAIL "child chain: $on samples in $pids processes"
+	fi
+else
+	result fork FAIL "exit $rc: $(head -2 /tmp/fork.err | tr '\n' ' ')"
+fi
+
+# Deeper than --max-frames: cut at the limit and marked truncated.
+fxsampler record -q --max-frames 16 -o /tmp/deep.fxt -- $P/recurse 100 1 >/tmp/deep.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler dump /tmp/deep.fxt >/tmp/deep.dump; then
+	r=$(awk '
+	/ backtrace / { n++; for (i = 1; i <= NF; i++) { if ($i ~ /^frames=/) fr = substr($i, 8) + 0; if ($i ~ /^flags=/) fl = $i }
+		if (fr > 16) over++; if (fr == 16 && fl ~ /[13579bdf]$/) cut++ }
+	/ counter .*name="samples"/ { for (i = 1; i <= NF; i++) if ($i ~ /^stop_truncated=/) st = substr($i, 16) + 0 }
+	END { if (n > 20 && !over && cut * 10 >= n * 9 && st >= cut) printf "ok %d of %d samples cut at 16 frames, stop_truncated %d", cut, n, st
+		else printf "%d of %d cut at 16, %d over, stop_truncated %d", cut, n, over, st }' /tmp/deep.dump)
+	case $r in
+	ok*) result maxframes PASS "${r#ok }" ;;
+	*) result maxframes FAIL "$r" ;;
+	esac
+else
+	result maxframes FAIL "exit $rc: $(head -2 /tmp/deep.err | tr '\n' ' ')"
+fi
+
+# Broken frame pointers: every sample kept with the frames that could be
+# walked, none runs to --max-frames, the stops counted.
+if [ ! -x $P/badfp ]; then
+	result badfp SKIP "no tests/progs/badfp built for $(uname -m)"
+else
+	fxsampler record -q -o /tmp/badfp.fxt -- $P/badfp 0.7 >/tmp/badfp.err 2>&1
+	rc=$?
+	if [ $rc = 0 ] && fxsampler dump /tmp/badfp.fxt >/tmp/badfp.dump &&
+		fxsampler report --folded /tmp/badfp.fxt >/tmp/badfp.folded; then
+		r=$(awk '
+		/ backtrace / { n++; for (i = 1; i <= NF; i++) { if ($i ~ /^frames=/) fr = substr($i, 8) + 0; if ($i ~ /^flags=/) fl = $i }
+			if (fr < 1) empty++; if (fl ~ /[13579bdf]$/) cut++ }
+		/ counter .*name="samples"/ { for (i = 1; i <= NF; i++) { if ($i ~ /^stop_fault=/) sf = substr($i, 12) + 0; if ($i ~ /^stop_bad_fp=/) sb = substr($i, 13) + 0 } }
+		END { if (n > 20 && !empty && !cut && sf > 0 && sb > 0) printf "ok %d samples, none truncated, stops: %d fault, %d bad fp", n, sf, sb
+			else printf "%d samples, %d empty, %d truncated, stops: %d fault, %d bad fp", n, empty, cut, sf, sb }' /tmp/badfp.dump)
+		for leaf in spin_garbage_rbp spin_loop_rbp "chain_corrupt;chain_leaf"; do
+			grep -q ";$leaf [0-9]*$" /tmp/badfp.folded || r="$r; no $leaf"
+		done
+		case $r in
+		ok*\;*) result badfp FAIL "${r#ok }" ;;
+		ok*) result badfp PASS "${r#ok }" ;;
+		*) result badfp FAIL "$r" ;;
+		esac
+	else
+		result badfp FAIL "exit $rc: $(head -2 /tmp/badfp.err | tr '\n' ' ')"
+	fi
+fi
+
+say DONE
+sync
+poweroff -f
