@@ -207,9 +207,17 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
 
+# vmlinux/ARCH/vmlinux.h: the host's arch from the running kernel's BTF;
+# another arch (or VMLINUX_FROM=debian) from the BTF inside Debian's kernel
+# package for it, downloaded with a private apt into FXS_CACHE (cross/vmlinux.sh).
 vmlinux:
+ifeq ($(ARCH)$(VMLINUX_FROM),$(HOST_ARCH))
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+else
+	mkdir -p vmlinux/$(ARCH)
+	BPFTOOL=$(BPFTOOL) sh cross/vmlinux.sh $(ARCH) $(FXS_CACHE) vmlinux/$(ARCH)/vmlinux.h
+endif
 
 # --- cross builds: make cross ARCH=x86|arm64|riscv64 ---
 # Statically linked fxsampler, fxsamplerd and tests/progs for ARCH in
