@@ -99,7 +99,7 @@ $(OUTPUT)/daemon/%.o: daemon/%.c | $(OUTPUT)/daemon $(SKELS)
 
 $(OUTPUT)/libfxs.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 fxsampler fxsamplerd: %: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a
 	$(call msg,LINK,$@)
@@ -245,9 +245,9 @@ else
 	$(Q)sh cross/root.sh $(CROSS_ROOT)
 	$(call msg,CHROOT,$(CROSS_ROOT) make cross-static ARCH=$(ARCH))
 	$(Q)mkdir -p $(CROSS_ROOT)/src
-	$(Q)unshare -m sh -c 'mount --bind "$$0" "$$1/src" && shift 2 && exec chroot "$$0" "$$@"' \
-		$(CURDIR) $(CROSS_ROOT) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
-		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc V=$(V)
+	+$(Q)unshare -m sh -c 'mount --bind "$$1" "$$0/src" && shift && exec chroot "$$0" "$$@"' \
+		$(CROSS_ROOT) $(CURDIR) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
+		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc AR=$(TRIPLET)-ar V=$(V)
 endif
 	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %.so,$(CROSS_PROGS)); do \
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
@@ -264,18 +264,21 @@ STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/shar
 ALL_CFLAGS  += -Idaemon/static
 endif
 
-$(OUTPUT)/daemon/static/sd-daemon.o: daemon/static/sd-daemon.c daemon/static/systemd/sd-daemon.h
+# What a static link lacks from Debian's libraries (daemon/static/): an
+# archive after them, so only what they leave undefined is taken from it.
+STATIC_COMPAT := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard daemon/static/*.c))
+$(OUTPUT)/daemon/static/%.o: daemon/static/%.c daemon/static/systemd/sd-daemon.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(OUTPUT)/libstatic-compat.a: $(STATIC_COMPAT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/fxsampler.o $(OUTPUT)/libfxs.a
+$(CROSS_BINS): $(CROSS_DIR)/%: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
-$(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/fxsamplerd.o $(OUTPUT)/libfxs.a \
-		$(OUTPUT)/daemon/static/sd-daemon.o
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
+		$(OUTPUT)/libstatic-compat.a -o $@
 
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
