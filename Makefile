@@ -99,7 +99,7 @@ $(OUTPUT)/daemon/%.o: daemon/%.c | $(OUTPUT)/daemon $(SKELS)
 
 $(OUTPUT)/libfxs.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 fxsampler fxsamplerd: %: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a
 	$(call msg,LINK,$@)
@@ -226,9 +226,17 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
 
+# vmlinux/ARCH/vmlinux.h: the host's arch from the running kernel's BTF;
+# another arch (or VMLINUX_FROM=debian) from the BTF inside Debian's kernel
+# package for it, downloaded with a private apt into FXS_CACHE (cross/vmlinux.sh).
 vmlinux:
+ifeq ($(ARCH)$(VMLINUX_FROM),$(HOST_ARCH))
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
 	mv vmlinux/$(ARCH)/vmlinux.h.tmp vmlinux/$(ARCH)/vmlinux.h
+else
+	mkdir -p vmlinux/$(ARCH)
+	BPFTOOL=$(BPFTOOL) sh cross/vmlinux.sh $(ARCH) $(FXS_CACHE) vmlinux/$(ARCH)/vmlinux.h
+endif
 
 # --- cross builds: make cross ARCH=x86|arm64|riscv64 ---
 # Statically linked fxsampler, fxsamplerd and tests/progs for ARCH in
@@ -256,9 +264,9 @@ else
 	$(Q)sh cross/root.sh $(CROSS_ROOT)
 	$(call msg,CHROOT,$(CROSS_ROOT) make cross-static ARCH=$(ARCH))
 	$(Q)mkdir -p $(CROSS_ROOT)/src
-	$(Q)unshare -m sh -c 'mount --bind "$$0" "$$1/src" && shift 2 && exec chroot "$$0" "$$@"' \
-		$(CURDIR) $(CROSS_ROOT) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
-		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc V=$(V)
+	+$(Q)unshare -m sh -c 'mount --bind "$$1" "$$0/src" && shift && exec chroot "$$0" "$$@"' \
+		$(CROSS_ROOT) $(CURDIR) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
+		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc AR=$(TRIPLET)-ar V=$(V)
 endif
 	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %.so,$(CROSS_PROGS)); do \
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
@@ -275,18 +283,21 @@ STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/shar
 ALL_CFLAGS  += -Idaemon/static
 endif
 
-$(OUTPUT)/daemon/static/sd-daemon.o: daemon/static/sd-daemon.c daemon/static/systemd/sd-daemon.h
+# What a static link lacks from Debian's libraries (daemon/static/): an
+# archive after them, so only what they leave undefined is taken from it.
+STATIC_COMPAT := $(patsubst %.c,$(OUTPUT)/%.o,$(wildcard daemon/static/*.c))
+$(OUTPUT)/daemon/static/%.o: daemon/static/%.c daemon/static/systemd/sd-daemon.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(OUTPUT)/libstatic-compat.a: $(STATIC_COMPAT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/fxsampler.o $(OUTPUT)/libfxs.a
+$(CROSS_BINS): $(CROSS_DIR)/%: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
-$(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/fxsamplerd.o $(OUTPUT)/libfxs.a \
-		$(OUTPUT)/daemon/static/sd-daemon.o
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $^ $(STATIC_LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
+		$(OUTPUT)/libstatic-compat.a -o $@
 
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.

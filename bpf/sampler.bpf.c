@@ -186,16 +186,20 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->hdr.flags = 0;
-	/* User addresses have the top bit clear on every 64-bit arch we build for. */
-	ip = ctx->regs.ip;
-	if ((__s64)ip >= 0) {
-		fp = ctx->regs.bp;
+	/*
+	 * perf's regs are the interrupted ones: the thread's own if it ran in
+	 * user space. libbpf's PT_REGS_* name each arch's pc and frame pointer
+	 * (x86 ip/bp, arm64 pc/x29, riscv64 pc/s0).
+	 */
+	ip = PT_REGS_IP((struct pt_regs *)&ctx->regs);
+	if (fxs_user_addr(ip)) {
+		fp = PT_REGS_FP((struct pt_regs *)&ctx->regs);
 	} else {
 		/* In the kernel: start from the registers saved at kernel entry. */
 		struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
 
-		ip = BPF_CORE_READ(uregs, ip);
-		fp = BPF_CORE_READ(uregs, bp);
+		ip = PT_REGS_IP_CORE(uregs);
+		fp = PT_REGS_FP_CORE(uregs);
 		s->hdr.flags |= FXS_SF_PC_IS_RETURN;
 	}
 	if (ip == 0) {

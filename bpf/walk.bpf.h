@@ -4,11 +4,48 @@
 #define FXS_BPF_WALK_BPF_H
 
 /*
- * The plain walker, one 16-byte read per frame: [fp] -> next fp, [fp + 8] ->
- * return address. Stops on fp 0, pc 0, a read fault, or an fp that does not
- * grow (the loop guard). frames[0] already holds the interrupted pc; frames
- * has FXS_MAX_FRAMES slots and max is cfg_max_frames. Returns the frame count;
- * stop reasons go into *flags (FXS_SF_*).
+ * Where each arch keeps the frame record, two words: the caller's frame
+ * pointer, then the return address. x86-64 ([rbp], [rbp+8]) and arm64 ([x29],
+ * [x29+8]) point the frame pointer at the record; riscv64's s0 points at the
+ * CFA, the record is the 16 bytes below it ([s0-16], [s0-8]).
+ */
+#if defined(__TARGET_ARCH_riscv)
+#define FXS_FRAME_OFF 16
+#else
+#define FXS_FRAME_OFF 0
+#endif
+
+/*
+ * A user-space address: the top bit is clear on x86-64, arm64 and riscv64
+ * (kernel addresses fill the upper half on all three), so a pc with it set
+ * was interrupted in the kernel.
+ */
+static __always_inline bool fxs_user_addr(__u64 addr)
+{
+	return (__s64)addr >= 0;
+}
+
+/*
+ * A return address as the code has it. arm64 code built with
+ * -mbranch-protection (Debian 13's default flags) saves a pointer-signed lr
+ * in its frame record: the signature fills the bits above the 48-bit user
+ * VA, so clearing them gives the address back. Other arches store it plain.
+ */
+static __always_inline __u64 fxs_ret_addr(__u64 ret)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return ret & ((1ULL << 48) - 1);
+#else
+	return ret;
+#endif
+}
+
+/*
+ * The plain walker, one 16-byte read of the frame record per frame (at fp -
+ * FXS_FRAME_OFF): its first word -> next fp, its second -> return address. Stops on fp 0, pc 0, a
+ * read fault, or an fp that does not grow (the loop guard). frames[0] already holds the interrupted
+ * pc; frames has FXS_MAX_FRAMES slots and max is cfg_max_frames. Returns the frame count; stop
+ * reasons go into *flags (FXS_SF_*).
  */
 static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
 {
@@ -22,7 +59,7 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
 			*flags |= FXS_SF_STOP_BAD_FP;
 			return n;
 		}
-		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(fp - FXS_FRAME_OFF))) {
 			*flags |= FXS_SF_STOP_FAULT;
 			return n;
 		}
@@ -33,7 +70,7 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
 			*flags |= FXS_SF_TRUNCATED;
 			return n;
 		}
-		frames[n & 0xff] = pair[1];
+		frames[n & 0xff] = fxs_ret_addr(pair[1]);
 		n++;
 		if (pair[0] != 0 && pair[0] <= fp) {
 			*flags |= FXS_SF_STOP_BAD_FP;
@@ -55,8 +92,8 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
  *
  * A window never crosses the 4 KiB page that holds its first word (a read
  * that runs into an unmapped page faults, and a fault costs microseconds),
- * except when the frame itself straddles two pages (fp at the last word of a
- * page), where walk_simple's 16-byte read crosses the same boundary. So a
+ * except when the frame record itself straddles two pages (it starts at the
+ * last word of a page), where walk_simple's 16-byte read crosses the same boundary. So a
  * window read faults exactly when walk_simple's read of its first frame
  * would, and every later frame it serves lies in pages that window already
  * proved mapped. 4 KiB is the smallest page on every arch we build for.
@@ -88,7 +125,7 @@ struct {
 static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
 {
 	struct fxs_walk_win *win;
-	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi;
+	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi, rec;
 	__u32 zero = 0, n = 1;
 
 	win = bpf_map_lookup_elem(&walk_win, &zero);
@@ -101,21 +138,25 @@ static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 
 			*flags |= FXS_SF_STOP_BAD_FP;
 			return n;
 		}
-		/* fp only grows, so it leaves the window at the top or not at all. */
-		off = fp - base;
+		/*
+		 * rec, the frame record, only grows with fp, so it leaves the
+		 * window at the top or not at all.
+		 */
+		rec = fp - FXS_FRAME_OFF;
+		off = rec - base;
 		if (off >= len || len - off < 16) {
-			room = FXS_WALK_PAGE - (fp & (FXS_WALK_PAGE - 1));
+			room = FXS_WALK_PAGE - (rec & (FXS_WALK_PAGE - 1));
 			if (room < 16)
 				room += FXS_WALK_PAGE;
 			if (room > cap)
 				room = cap;
 			if (room > FXS_WALK_WIN)
 				room = FXS_WALK_WIN;
-			if (bpf_probe_read_user(win->w, room, (void *)fp)) {
+			if (bpf_probe_read_user(win->w, room, (void *)rec)) {
 				*flags |= FXS_SF_STOP_FAULT;
 				return n;
 			}
-			base = fp;
+			base = rec;
 			len = room;
 			off = 0;
 			cap = FXS_WALK_WIN;
@@ -131,7 +172,7 @@ static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 
 			*flags |= FXS_SF_TRUNCATED;
 			return n;
 		}
-		frames[n & 0xff] = hi;
+		frames[n & 0xff] = fxs_ret_addr(hi);
 		n++;
 		if (lo != 0 && lo <= fp) {
 			*flags |= FXS_SF_STOP_BAD_FP;
