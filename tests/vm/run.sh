@@ -48,16 +48,19 @@ boot() {
 	k=$cache/kernels/$name
 	initrd=$out/$qarch/initrd.gz
 	log=$out/$name.log
+	# One host thread for both vCPUs (thread=single): a VM starved on a busy
+	# host then never has one vCPU spin on a lock the other, descheduled, holds.
 	common="-m 1024 -smp 2 -nographic -no-reboot -monitor none -serial stdio -kernel $k/vmlinuz -initrd $initrd"
-	args="quiet loglevel=3 panic=-1 fxsvm.expect=$expect"
+	# loglevel=4: the kernel's errors (soft lockups, RCU stalls) reach the log.
+	args="quiet loglevel=4 panic=-1 fxsvm.expect=$expect"
 	case $qarch in
 	x86)
-		set -- qemu-system-x86_64 -accel tcg -cpu max $common -append "console=ttyS0 $args" ;;
+		set -- qemu-system-x86_64 -accel tcg,thread=single -cpu max $common -append "console=ttyS0 $args" ;;
 	arm64)
-		set -- qemu-system-aarch64 -accel tcg -M virt -cpu cortex-a72 $common \
+		set -- qemu-system-aarch64 -accel tcg,thread=single -M virt -cpu cortex-a72 $common \
 			-append "console=ttyAMA0 $args" ;;
 	riscv64)
-		set -- qemu-system-riscv64 -accel tcg -M virt -bios default $common \
+		set -- qemu-system-riscv64 -accel tcg,thread=single -M virt -bios default $common \
 			-append "console=ttyS0 $args" ;;
 	esac
 	start=$(date +%s)
@@ -113,7 +116,7 @@ for name in $names; do
 	if [ -z "$info" ] || ! grep -q 'FXSVM: DONE' "$log"; then
 		if [ "$rc" = 124 ]; then why="timed out after $timeout s"; else why="qemu exit $rc"; fi
 		echo "  FAIL  the VM did not finish ($why); last lines of $log:"
-		tail -15 "$log" | sed 's/^/        /'
+		tr -d '\r' <"$log" | grep -v 'FXSVM: RESULT' | tail -12 | sed 's/^/        /'
 		fail=1
 	fi
 	echo "$results" | while read -r c st detail; do
