@@ -73,7 +73,7 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
-	deps deps-if-missing vmlinux cross cross-static check-cross \
+	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures \
 	format format-check clean progs
 
 all: $(BINS)
@@ -171,6 +171,7 @@ test: deps-if-missing
 	$(MAKE) check-valgrind
 	$(MAKE) check-live
 	$(MAKE) check-systemd
+	$(MAKE) check-cross
 	$(MAKE) fuzz
 
 demo: deps-if-missing
@@ -280,6 +281,25 @@ $(CROSS_BINS): $(CROSS_DIR)/%: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
 		$(OUTPUT)/libstatic-compat.a -o $@
 
+# The cross binaries run (tests/cross.sh): natively for the host's arch, else
+# under qemu-user; no BPF. For every arch: make check-cross CROSS_ARCHES=...
+CROSS_ARCHES ?= x86 arm64 riscv64
+check-cross: $(OUTPUT)/tests/cross/capture
+	$(Q)set -e; for a in $(CROSS_ARCHES); do \
+		$(MAKE) --no-print-directory cross ARCH=$$a; \
+		sh tests/cross.sh $$a $(OUTPUT)/tests/cross/capture; done
+$(OUTPUT)/tests/cross/capture: tests/cross/capture.c $(OUTPUT)/libfxs.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
+
+# Rebuild the committed arm64/riscv64 ELF fixtures of tests/check_elf_arches.c.
+elf-fixtures:
+	sh cross/root.sh $(CROSS_ROOT)
+	$(MAKE) --no-print-directory vmlinux ARCH=arm64
+	$(MAKE) --no-print-directory vmlinux ARCH=riscv64
+	sh cross/elf-fixtures.sh $(CROSS_ROOT) $(FXS_CACHE)
+
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
 $(CROSS_DIR)/progs/%: tests/progs/%.c
@@ -293,7 +313,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static/*.c \
 		daemon/static/systemd/*.h tests/*.c tests/live/*.c \
-		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c)
+		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:

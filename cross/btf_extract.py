@@ -93,4 +93,5 @@ def main():
         f.write(best)
 
 
-main()
+if __name__ == "__main__":
+    main()
