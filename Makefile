@@ -159,7 +159,8 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
-	command -v systemd-nspawn >/dev/null && echo yes)
+	command -v systemd-nspawn >/dev/null && \
+	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
 		$(MAKE) --no-print-directory deps; fi
@@ -201,8 +202,13 @@ install: all
 # debootstrap and systemd-nspawn for the service test).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
+# make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
+# Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
+BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev
+# check-cross runs the other arches' static binaries under qemu-user.
+TEST_DEPS  += qemu-user-static
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
