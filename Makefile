@@ -260,10 +260,18 @@ endif
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
 		{ echo "cross: $$f is not a static $(CROSS_MACHINE) executable: $$(file -L $$f)" >&2; \
 		  exit 1; }; done
-	$(Q)echo "cross: $(ARCH) static binaries in $(CROSS_DIR)/, test programs in $(CROSS_DIR)/progs/"
+	$(Q)echo "cross: $(ARCH) static binaries in $(CROSS_DIR)/, test programs in $(CROSS_DIR)/progs/," \
+		"dlopener's loader and libc in $(CROSS_DIR)/sysroot/"
 
 # The part of `make cross` that compiles and links (CC is ARCH's compiler).
+# sysroot/ holds what the dynamic dlopener needs at run time, at the paths it
+# asks for: the dynamic loader and libc.so.6 of the libc it was linked with.
+CROSS_INTERP := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:/lib64/ld-linux-x86-64.so.2 \
+		arm64:/lib/ld-linux-aarch64.so.1 riscv64:/lib/ld-linux-riscv64-lp64d.so.1)))
 cross-static: $(CROSS_BINS) $(CROSS_PROGS)
+	$(Q)rm -rf $(CROSS_DIR)/sysroot
+	$(Q)for f in $(CROSS_INTERP) /lib/$(TRIPLET)/libc.so.6; do \
+		mkdir -p $(CROSS_DIR)/sysroot$$(dirname $$f) && cp -L $$f $(CROSS_DIR)/sysroot$$f; done
 
 ifeq ($(FXS_STATIC),1)
 STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig \

@@ -6,7 +6,8 @@
 # under Debian's qemu-user-static. fxsampler and fxsamplerd start and print
 # their usage; fxsampler's report symbolizes captures of the arm64 and
 # riscv64 ELF fixtures (tests/data/elf/) with the chain binutils names; a
-# test program runs. CAPTURE_TOOL is tests/cross/capture.c, built for the host.
+# static and the dynamic test program run. CAPTURE_TOOL is
+# tests/cross/capture.c, built for the host.
 set -eu
 arch=${1:?usage: tests/cross.sh ARCH CAPTURE_TOOL}
 capture=${2:?usage: tests/cross.sh ARCH CAPTURE_TOOL}
@@ -54,4 +55,9 @@ for elf in arm64 riscv64; do
 		fail "report of the $elf capture: want '$want', got '$(cat "$tmp/out")'"
 done
 $run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
-echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures, progs/demo"
+# The dynamic one, with the loader and libc of sysroot/ (qemu-user's prefix).
+QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
+	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
+echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures," \
+	"progs/demo, progs/dlopener"
+
