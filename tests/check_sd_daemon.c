@@ -57,10 +57,36 @@ static const char *tmp_path(const char *name)
 	return buf[i];
 }
 
+/* fds 3 and 4 are the protocol's: move whatever holds them (Check's files) away. */
+static int saved[2];
+
+static void save_fds(void)
+{
+	for (int i = 0; i < 2; i++) {
+		saved[i] = fcntl(SD_LISTEN_FDS_START + i, F_DUPFD_CLOEXEC, 10);
+		close(SD_LISTEN_FDS_START + i);
+	}
+}
+
+static void restore_fds(void)
+{
+	for (int i = 0; i < 2; i++) {
+		close(SD_LISTEN_FDS_START + i);
+		if (saved[i] >= 0) {
+			ck_assert_int_eq(dup2(saved[i], SD_LISTEN_FDS_START + i),
+					 SD_LISTEN_FDS_START + i);
+			close(saved[i]);
+		}
+	}
+}
+
 START_TEST(test_listen_fds)
 {
 	char pid[16];
-	int fd = unix_socket(SOCK_STREAM, NULL, false);
+	int fd;
+
+	save_fds();
+	fd = unix_socket(SOCK_STREAM, NULL, false);
 
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
@@ -89,10 +115,10 @@ START_TEST(test_listen_fds)
 	ck_assert_int_eq(sd_listen_fds(1), -EINVAL);
 	/* An fd that is not open. */
 	set_listen_env(pid, "2");
-	close(SD_LISTEN_FDS_START + 1);
+	ck_assert_int_eq(fcntl(SD_LISTEN_FDS_START + 1, F_GETFD), -1);
 	ck_assert_int_eq(sd_listen_fds(1), -EBADF);
-	close(SD_LISTEN_FDS_START);
 	close(fd);
+	restore_fds();
 }
 END_TEST
 
