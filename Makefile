@@ -63,8 +63,9 @@ PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
-# arm64's and riscv64's gcc drop the frame record of leaf functions by default:
-# the leaf's caller would be missing from every chain sampled in a leaf.
+# arm64's gcc drops the frame record of leaf functions by default (riscv64's
+# gcc 14 keeps it; the flag pins that): the leaf's caller would be missing from
+# every chain sampled in a leaf.
 PROG_CFLAGS += $(if $(filter arm64 riscv64,$(ARCH)),-mno-omit-leaf-frame-pointer)
 
 BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
