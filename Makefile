@@ -63,8 +63,9 @@ PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
-# arm64's and riscv64's gcc drop the frame record of leaf functions by default:
-# the leaf's caller would be missing from every chain sampled in a leaf.
+# arm64's gcc drops the frame record of leaf functions by default (riscv64's
+# gcc 14 keeps it; the flag pins that): the leaf's caller would be missing from
+# every chain sampled in a leaf.
 PROG_CFLAGS += $(if $(filter arm64 riscv64,$(ARCH)),-mno-omit-leaf-frame-pointer)
 
 BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
@@ -73,7 +74,7 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
-	deps deps-if-missing vmlinux cross cross-static check-cross check-vm \
+	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check clean progs
 
 all: $(BINS)
@@ -174,9 +175,10 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
-	command -v systemd-nspawn >/dev/null && command -v qemu-system-x86_64 >/dev/null && \
-	command -v qemu-system-aarch64 >/dev/null && command -v qemu-system-riscv64 >/dev/null && \
-	command -v cpio >/dev/null && echo yes)
+	command -v systemd-nspawn >/dev/null && \
+	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
+	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
+	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
 		$(MAKE) --no-print-directory deps; fi
@@ -188,6 +190,7 @@ test: deps-if-missing
 	$(MAKE) check-valgrind
 	$(MAKE) check-live
 	$(MAKE) check-systemd
+	$(MAKE) check-cross
 	$(MAKE) check-vm
 	$(MAKE) fuzz
 
@@ -218,9 +221,16 @@ install: all
 # debootstrap and systemd-nspawn for the service test).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
+# make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
+# Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
+BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio \
-	      file
+	      libclang-rt-14-dev
+# check-cross runs the other arches' static binaries under qemu-user.
+TEST_DEPS  += qemu-user-static
+# check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
+# a cpio initramfs.
+TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -272,10 +282,18 @@ endif
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
 		{ echo "cross: $$f is not a static $(CROSS_MACHINE) executable: $$(file -L $$f)" >&2; \
 		  exit 1; }; done
-	$(Q)echo "cross: $(ARCH) static binaries in $(CROSS_DIR)/, test programs in $(CROSS_DIR)/progs/"
+	$(Q)echo "cross: $(ARCH) static binaries in $(CROSS_DIR)/, test programs in $(CROSS_DIR)/progs/," \
+		"dlopener's loader and libc in $(CROSS_DIR)/sysroot/"
 
 # The part of `make cross` that compiles and links (CC is ARCH's compiler).
+# sysroot/ holds what the dynamic dlopener needs at run time, at the paths it
+# asks for: the dynamic loader and libc.so.6 of the libc it was linked with.
+CROSS_INTERP := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:/lib64/ld-linux-x86-64.so.2 \
+		arm64:/lib/ld-linux-aarch64.so.1 riscv64:/lib/ld-linux-riscv64-lp64d.so.1)))
 cross-static: $(CROSS_BINS) $(CROSS_PROGS)
+	$(Q)rm -rf $(CROSS_DIR)/sysroot
+	$(Q)for f in $(CROSS_INTERP) /lib/$(TRIPLET)/libc.so.6; do \
+		mkdir -p $(CROSS_DIR)/sysroot$$(dirname $$f) && cp -L $$f $(CROSS_DIR)/sysroot$$f; done
 
 ifeq ($(FXS_STATIC),1)
 STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig \
@@ -299,6 +317,28 @@ $(CROSS_BINS): $(CROSS_DIR)/%: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a $(OUTPUT)
 	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
 		$(OUTPUT)/libstatic-compat.a -o $@
 
+# The cross binaries run (tests/cross.sh): natively for the host's arch, else
+# under qemu-user; no BPF. For every arch: make check-cross CROSS_ARCHES=...
+CROSS_ARCHES ?= x86 arm64 riscv64
+check-cross: $(OUTPUT)/tests/cross/capture
+	$(Q)set -e; for a in $(CROSS_ARCHES); do \
+		if [ "$$a" != $(HOST_ARCH) ] && [ "$$(id -u)" != 0 ]; then \
+			echo "SKIP: check-cross $$a needs root (the build root: debootstrap, chroot); NOT RUN"; \
+			continue; fi; \
+		$(MAKE) --no-print-directory cross ARCH=$$a; \
+		sh tests/cross.sh $$a $(OUTPUT)/tests/cross/capture; done
+$(OUTPUT)/tests/cross/capture: tests/cross/capture.c $(OUTPUT)/libfxs.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
+
+# Rebuild the committed arm64/riscv64 ELF fixtures of tests/check_elf_arches.c.
+elf-fixtures:
+	sh cross/root.sh $(CROSS_ROOT)
+	$(MAKE) --no-print-directory vmlinux ARCH=arm64
+	$(MAKE) --no-print-directory vmlinux ARCH=riscv64
+	sh cross/elf-fixtures.sh $(CROSS_ROOT) $(FXS_CACHE)
+
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
 $(CROSS_DIR)/progs/%: tests/progs/%.c
@@ -312,7 +352,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static/*.c \
 		daemon/static/systemd/*.h tests/*.c tests/live/*.c \
-		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c)
+		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -28,8 +28,10 @@ static __always_inline bool fxs_user_addr(__u64 addr)
 /*
  * A return address as the code has it. arm64 code built with
  * -mbranch-protection (Debian 13's default flags) saves a pointer-signed lr
- * in its frame record: the signature fills the bits above the 48-bit user
- * VA, so clearing them gives the address back. Other arches store it plain.
+ * in its frame record: the signature fills bits above the 48-bit user VA, so
+ * clearing them gives the address back. Kernels with 52-bit VA (Debian 13's)
+ * still map user space below 2^48 unless a program asks for higher with an
+ * mmap hint. Other arches store it plain.
  */
 static __always_inline __u64 fxs_ret_addr(__u64 ret)
 {

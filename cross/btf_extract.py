@@ -14,10 +14,20 @@ import bz2
 import gzip
 import lzma
 import struct
+import subprocess
 import sys
 import zlib
 
 MAGIC = b"\x9f\xeb\x01\x00"  # 0xeB9F little-endian, version 1, flags 0
+
+
+def zstd_cli(data):
+    """zstd -d of a frame at the start of data (trailing bytes ignored)."""
+    try:
+        r = subprocess.run(["zstd", "-dcq"], input=data, capture_output=True)
+    except OSError:
+        return None
+    return r.stdout
 
 
 def decompressions(data):
@@ -47,6 +57,8 @@ def decompressions(data):
                     out = bz2.BZ2Decompressor().decompress(data[i:])
                 elif zstandard:
                     out = zstandard.ZstdDecompressor().decompressobj().decompress(data[i:])
+                else:
+                    out = zstd_cli(data[i:])
             except Exception:
                 continue
             if out and len(out) > 1 << 20 and len(out) not in seen:
@@ -93,4 +105,5 @@ def main():
         f.write(best)
 
 
-main()
+if __name__ == "__main__":
+    main()

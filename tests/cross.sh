@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# tests/cross.sh ARCH CAPTURE_TOOL: smoke test of `make cross ARCH=ARCH`'s
+# static binaries, without BPF: run on the host if it is that arch, else
+# under Debian's qemu-user-static. fxsampler and fxsamplerd start and print
+# their usage; fxsampler's report symbolizes captures of the arm64 and
+# riscv64 ELF fixtures (tests/data/elf/) with the chain binutils names; a
+# static and the dynamic test program run. CAPTURE_TOOL is
+# tests/cross/capture.c, built for the host.
+set -eu
+arch=${1:?usage: tests/cross.sh ARCH CAPTURE_TOOL}
+capture=${2:?usage: tests/cross.sh ARCH CAPTURE_TOOL}
+dir=.output/cross/$arch
+host=$(uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+case $arch in
+"$host") run= ;;
+x86) run=qemu-x86_64-static ;;
+arm64) run=qemu-aarch64-static ;;
+riscv64) run=qemu-riscv64-static ;;
+*) echo "tests/cross.sh: unknown arch $arch" >&2; exit 2 ;;
+esac
+if [ -n "$run" ] && ! command -v "$run" >/dev/null; then
+	echo "SKIP: check-cross $arch: $run missing (apt-get install qemu-user-static); NOT RUN"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "FAIL: check-cross $arch: $*" >&2
+	exit 1
+}
+
+$run "$dir/fxsampler" --help >"$tmp/out" 2>&1 || fail "fxsampler --help: $(cat "$tmp/out")"
+grep -q '^usage: fxsampler' "$tmp/out" || fail "fxsampler --help printed: $(head -3 "$tmp/out")"
+$run "$dir/fxsamplerd" --help >"$tmp/out" 2>&1 || fail "fxsamplerd --help: $(cat "$tmp/out")"
+grep -q 'usage: fxsamplerd' "$tmp/out" || fail "fxsamplerd --help printed: $(head -3 "$tmp/out")"
+# A bad input is one line and exit 1, as on the host.
+if $run "$dir/fxsampler" report "$tmp/none.fxt" >"$tmp/out" 2>&1; then
+	fail "report of a missing file succeeded"
+fi
+grep -q 'none.fxt' "$tmp/out" || fail "report of a missing file: $(cat "$tmp/out")"
+
+for elf in arm64 riscv64; do
+	syms=tests/data/elf/$elf/symbols.txt
+	addr() { awk -v n="$1" '$1 == "exe" && $4 == n { print $2 }' "$syms"; }
+	"$capture" "$tmp/$elf.fxt" "tests/data/elf/$elf/exe" "$(addr fxs_static_leaf)" \
+		"$(addr fxs_alpha)" "$(addr fxs_beta)" "$(addr main)" ||
+		fail "could not write the $elf capture"
+	$run "$dir/fxsampler" report --folded "$tmp/$elf.fxt" >"$tmp/out" 2>&1 ||
+		fail "report of the $elf capture: $(cat "$tmp/out")"
+	want='target;target;main;fxs_beta;fxs_alpha;fxs_static_leaf 10'
+	[ "$(cat "$tmp/out")" = "$want" ] ||
+		fail "report of the $elf capture: want '$want', got '$(cat "$tmp/out")'"
+done
+$run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
+# The dynamic one, with the loader and libc of sysroot/ (qemu-user's prefix).
+QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
+	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
+echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures," \
+	"progs/demo, progs/dlopener"
+
