@@ -45,6 +45,22 @@ fi
 mkdir -p /run
 mount -t tmpfs tmpfs /run
 
+# No BTF (an empty file over the kernel's): one line naming the path.
+start nobtf
+: >/tmp/empty
+if mount --bind /tmp/empty /sys/kernel/btf/vmlinux; then
+	fxsampler record -q -d 1s -o /tmp/nobtf.fxt -- $P/demo 0.2 >/tmp/nobtf.err 2>&1
+	rc=$?
+	umount /sys/kernel/btf/vmlinux
+	if [ $rc = 1 ] && one_line /tmp/nobtf.err && grep -q "BTF is not readable at /sys/kernel/btf/vmlinux" /tmp/nobtf.err; then
+		result nobtf PASS "$(cat /tmp/nobtf.err)"
+	else
+		result nobtf FAIL "exit $rc: $(head -3 /tmp/nobtf.err | tr '\n' ' ')"
+	fi
+else
+	result nobtf SKIP "cannot bind-mount over /sys/kernel/btf/vmlinux"
+fi
+
 if [ "$expect" = oldkernel ]; then
 	start oldkernel
 	# Too old a kernel: one line naming the missing BPF features, no libbpf dump.
