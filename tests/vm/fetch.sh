@@ -50,7 +50,8 @@ apt_cache_private() {
 # $1 suite: a private apt root for that suite and this arch, lists updated once.
 apt_root() {
 	d=$cache/apt/$1-$debarch
-	if [ ! -s "$d/updated" ]; then
+	# Lists older than a day may name packages the mirror no longer has.
+	if [ ! -s "$d/updated" ] || [ -n "$(find "$d/updated" -mmin +1440)" ]; then
 		mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial"
 		: >"$d/status"
 		{

@@ -68,12 +68,20 @@ boot() {
 	echo "$? $(($(date +%s) - start))" >"$out/$name.status"
 }
 
-# Build each arch's initramfs once, then boot up to $jobs kernels at a time.
-archs=
 for name in $names; do
 	line=$(kernel_line "$name")
 	[ -n "$line" ] || { echo "check-vm: unknown kernel '$name' (see tests/vm/kernels)" >&2; exit 2; }
 	set -- $line
+	q=qemu-system-$(echo "$4" | sed 's/^x86$/x86_64/; s/^arm64$/aarch64/')
+	command -v "$q" >/dev/null || { echo "check-vm: $q is missing (make deps installs it)" >&2; exit 1; }
+	[ -x .output/cross/$4/fxsampler ] ||
+		{ echo "check-vm: no .output/cross/$4/fxsampler: run make cross ARCH=$4" >&2; exit 1; }
+done
+
+# Build each arch's initramfs once, then boot up to $jobs kernels at a time.
+archs=
+for name in $names; do
+	set -- $(kernel_line "$name")
 	case " $archs " in *" $4 "*) ;; *) archs="$archs $4"; make_initrd "$4" "$2" ;; esac
 done
 running=0
@@ -124,7 +132,9 @@ for name in $names; do
 	done
 	echo "$results" | grep -q '^[a-z]* FAIL' && fail=1
 	echo "$results" | grep '^[a-z]* SKIP' | sed "s/^/  SKIP: $name: /; s/\$/; NOT RUN/"
-	row="| $machine | Debian ${stable:-?} (\`$release\`) | ${uptime:-?} s |"
+	set -- $(kernel_line "$name")
+	case $1 in bullseye) deb=11 ;; bookworm) deb=12 ;; trixie) deb=13 ;; *) deb=$1 ;; esac
+	row="| $machine | Debian $deb: ${stable:-?} (\`$release\`) | ${uptime:-?} s |"
 	for c in $checks; do
 		st=$(echo "$results" | awk -v c="$c" '$1 == c { print $2 }')
 		row="$row ${st:--} |"
