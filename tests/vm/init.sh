@@ -73,6 +73,16 @@ if [ "$expect" = oldkernel ]; then
 	else
 		result oldkernel FAIL "exit $rc: $(head -5 /tmp/old.err | tr '\n' ' ')"
 	fi
+	# fxsamplerd says the same at start, and exits.
+	start olddaemon
+	timeout 60 fxsamplerd --socket /run/fxs-vm.sock >/tmp/oldd.err 2>&1
+	rc=$?
+	if [ $rc = 1 ] && one_line /tmp/oldd.err && grep -q '^fxsamplerd: error: kernel .* lacks .*bpf_get_attach_cookie' /tmp/oldd.err &&
+		! grep -q libbpf /tmp/oldd.err; then
+		result olddaemon PASS "$(cat /tmp/oldd.err)"
+	else
+		result olddaemon FAIL "exit $rc: $(head -5 /tmp/oldd.err | tr '\n' ' ')"
+	fi
 	say DONE
 	sync
 	poweroff -f
