@@ -8,12 +8,20 @@
 
 int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
-	char path[64];
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	return procinfo_comm_at(dir, tid, buf, size);
+}
+
+int procinfo_comm_at(const char *pid_dir, pid_t tid, char *buf, size_t size)
+{
+	char path[128];
 	size_t n;
 	FILE *f;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	snprintf(path, sizeof(path), "%s/task/%d/comm", pid_dir, (int)tid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -8,6 +8,8 @@
 
 /* The comm of thread tid of process pid; "" (and -errno) when it is gone. */
 int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+/* The same under a /proc/PID directory of the process (e.g. "/proc/self/fd/N"). */
+int procinfo_comm_at(const char *pid_dir, pid_t tid, char *buf, size_t size);
 /* The thread group of a pid or tid: >0, or -errno (-ESRCH when there is none). */
 pid_t procinfo_tgid(pid_t pid);
 
