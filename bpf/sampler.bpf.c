@@ -70,7 +70,11 @@ struct {
 	__type(value, struct fxs_counters);
 } counters SEC(".maps");
 
-/* Target thread groups; only read when cfg_filter_pids. */
+/*
+ * Target thread groups (FXS_TARGET_*); only read when cfg_filter_pids. One
+ * that left stays in the map until it exits, so that its samples are counted
+ * as filtered_creds, and its children are not targets.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -201,6 +205,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	__u64 ip, fp, old, size;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
+	__u8 *target = NULL;
 	bool new_name;
 	void *ring;
 	long err;
@@ -217,7 +222,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	/* A task outside the loader's pid namespace is none of its business. */
-	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))) {
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid)))) {
 		count(c, FXS_CNT_FILTERED);
 		return 0;
 	}
@@ -227,7 +233,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		count(c, FXS_CNT_DROP_KTHREAD);
 		return 0;
 	}
-	if (cfg_check_creds && creds_check(task)) {
+	if (cfg_check_creds && ((target && *target != FXS_TARGET_YES) || creds_check(task))) {
 		count(c, FXS_CNT_FILTERED_CREDS);
 		return 0;
 	}
@@ -347,8 +353,9 @@ static __always_inline void emit(void *rec, __u64 size)
  * the new image's samples, with the new name. Not a sample: no counter moves.
  * In a session for a non-root client, an exec that changes the credentials (a
  * set-user-ID, set-group-ID or file-capability program: the kernel's secure
- * exec) takes the process out of the targets for good, even if it drops its
- * privileges later, and only that it left is told: not its new name.
+ * exec) takes the process out of the targets for good (FXS_TARGET_LEFT), even
+ * if it drops its privileges later, and only that it left is told: not its
+ * new name.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
@@ -359,9 +366,13 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		struct fxs_sample hdr;
 		struct fxs_comm comm;
 	} out = {0};
+	__u8 *target = NULL, left = FXS_TARGET_LEFT;
 	int why;
 
-	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid)))
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid))))
+		return 0;
+	if (target && *target != FXS_TARGET_YES)
 		return 0;
 	out.hdr.time_ns = bpf_ktime_get_boot_ns();
 	out.hdr.pid = pid;
@@ -372,7 +383,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
 			why = FXS_LEFT_SECURE;
 		if (why) {
-			bpf_map_delete_elem(&targets, &pid);
+			bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
 			out.hdr.flags = FXS_SF_LEFT;
 			out.hdr.pad = why;
 			emit(&out.hdr, sizeof(out.hdr));
@@ -394,7 +405,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid, cpid, tid;
-	__u8 one = 1;
+	__u8 one = FXS_TARGET_YES, *target;
 
 	/* A new thread joins its process, which is already a target or not. */
 	if (!cfg_filter_pids || !cfg_inherit || parent->tgid == child->tgid)
@@ -411,7 +422,8 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
 	/* A child that is not fully the user's (it cannot be, yet) stays out. */
-	if (bpf_map_lookup_elem(&targets, &ppid) && !(cfg_check_creds && creds_check(child)))
+	target = bpf_map_lookup_elem(&targets, &ppid);
+	if (target && *target == FXS_TARGET_YES && !(cfg_check_creds && creds_check(child)))
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
 	return 0;
 }

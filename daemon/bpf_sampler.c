@@ -166,7 +166,7 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
 static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
 {
 	struct bpf_sampler *b = ctx;
-	uint8_t one = 1;
+	uint8_t one = FXS_TARGET_YES;
 	int err;
 
 	b->nr_cpus = libbpf_num_possible_cpus();
@@ -399,12 +399,16 @@ out:
 	return err;
 }
 
-int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid)
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
 {
+	uint8_t left = FXS_TARGET_LEFT;
+	int fd;
+
 	if (!b->skel)
 		return -EBADFD;
-	if (bpf_map_delete_elem(bpf_map__fd(b->skel->maps.targets), &pid) && errno != ENOENT)
-		return -errno;
+	fd = bpf_map__fd(b->skel->maps.targets);
+	if (exited ? bpf_map_delete_elem(fd, &pid) : bpf_map_update_elem(fd, &pid, &left, BPF_ANY))
+		return errno == ENOENT ? 0 : -errno;
 	return 0;
 }
 

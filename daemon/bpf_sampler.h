@@ -39,8 +39,12 @@ void bpf_sampler__free(struct bpf_sampler *b);
 /* Counters summed over CPUs; per_cpu (may be NULL) gets nr_cpus entries. */
 int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
 			 struct fxs_counters *per_cpu, unsigned nr_cpus);
-/* Take pid out of the target set (it exited, or is no longer the client's). */
-int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid);
+/*
+ * Take pid out of the target set: it exited (forgotten, its pid may be
+ * reused), or it is no longer the client's (kept as FXS_TARGET_LEFT until it
+ * exits: its samples count as filtered_creds, its children are no targets).
+ */
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);

@@ -66,7 +66,7 @@ static void target_left(struct capture *c, uint32_t pid, int why)
 {
 	char text[160];
 
-	bpf_sampler_untarget(c->bpf, pid);
+	bpf_sampler_untarget(c->bpf, pid, false);
 	modules_forget(c->modules, pid);
 	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
 		 (unsigned)pid, authz_left_text(why));
@@ -146,7 +146,8 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 
 static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
 {
-	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1];
+	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
+	const char *dir;
 	int added, err;
 
 	added = idset_add(&c->tids, s->tid);
@@ -154,6 +155,14 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		return added;
 	if (!added && !comm)
 		return 0;
+	/*
+	 * A name is about to be written: a new name is what an exec gives
+	 * away, so the process must still be the client's (the records of
+	 * several CPUs' rings do not come in the order they were made).
+	 */
+	err = enter(c, s->pid, buf, sizeof(buf), &dir);
+	if (err == -EACCES)
+		return err;
 	if (comm) {
 		/* The kernel's comm may fill all 16 bytes without a NUL. */
 		memcpy(thread, comm->thread, FXS_COMM_LEN);
@@ -161,13 +170,7 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		memcpy(process, comm->process, FXS_COMM_LEN);
 		process[FXS_COMM_LEN] = '\0';
 	} else {
-		const char *dir;
-		char buf[64];
-
 		/* Its named sample was not ours to see: ask /proc while it lives. */
-		err = enter(c, s->pid, buf, sizeof(buf), &dir);
-		if (err == -EACCES)
-			return err;
 		thread[0] = process[0] = '\0';
 		if (!err && dir) {
 			procinfo_comm_at(dir, s->tid, thread, sizeof(thread));
@@ -176,8 +179,8 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 			procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
 			procinfo_comm(s->pid, s->pid, process, sizeof(process));
 		}
-		leave(c);
 	}
+	leave(c);
 	err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
 			   s->flags & FXS_SF_EXEC);
 	if (err)
@@ -385,7 +388,7 @@ int capture_poll(struct capture *c, int timeout_ms)
 		do {
 			n = targets_reap(c->targets, gone, 64);
 			for (size_t i = 0; i < n; i++)
-				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i]);
+				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
 		} while (n == 64);
 	}
 	if (c->err)

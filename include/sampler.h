@@ -54,6 +54,10 @@
  */
 #define FXS_SF_LEFT 0x40
 
+/* Values of the targets map: a target, or one that left (FXS_SF_LEFT) and is dropped. */
+#define FXS_TARGET_YES	1
+#define FXS_TARGET_LEFT 2
+
 /* Why a target left (fxs_sample.pad of an FXS_SF_LEFT record). */
 #define FXS_LEFT_UID	1 /* its real, effective or saved uid is not the session's */
 #define FXS_LEFT_CAPS	2 /* it holds capabilities the session's client does not */
