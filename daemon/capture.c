@@ -81,14 +81,15 @@ static void target_left(struct capture *c, uint32_t pid, int why)
  * the client's (said here the first time): read nothing, drop its sample.
  * leave() after the reads.
  */
-static int enter(struct capture *c, uint32_t pid, char *dir, size_t len, const char **ret_dir)
+static int enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_t len,
+		 const char **ret_dir)
 {
 	int why = 0, err;
 
 	*ret_dir = NULL;
 	if (!c->targets)
 		return 0;
-	err = targets_enter(c->targets, (pid_t)pid, dir, len, &why);
+	err = targets_enter(c->targets, (pid_t)pid, ts, dir, len, &why);
 	if (err == -EACCES && why)
 		target_left(c, pid, why);
 	if (!err)
@@ -129,7 +130,7 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 		return 0;
 	scan = added || execed;
 	if (scan) {
-		err = enter(c, pid, buf, sizeof(buf), &dir);
+		err = enter(c, pid, ts, buf, sizeof(buf), &dir);
 		if (err == -EACCES)
 			return err;
 		scan = !err;
@@ -160,7 +161,7 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 	 * away, so the process must still be the client's (the records of
 	 * several CPUs' rings do not come in the order they were made).
 	 */
-	err = enter(c, s->pid, buf, sizeof(buf), &dir);
+	err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
 	if (err == -EACCES)
 		return err;
 	if (comm) {
@@ -229,7 +230,7 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		if (modules_covers(c->modules, s->pid, pc))
 			continue;
 		if (modules_refresh_due(c->modules, s->pid)) {
-			err = enter(c, s->pid, buf, sizeof(buf), &dir);
+			err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
 			if (!err)
 				err = scan_result(modules_refresh_dir(c->modules, c->fxt,
 								      s->time_ns, s->pid, dir));
@@ -330,7 +331,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		char dir[64];
 		int why;
 
-		err = targets_enter(c->targets, (pid_t)opts->pids[i], dir, sizeof(dir), &why);
+		err = targets_enter(c->targets, (pid_t)opts->pids[i], 0, dir, sizeof(dir), &why);
 		targets_leave(c->targets);
 		if (err == -EACCES || err == -ESRCH)
 			goto fail;

@@ -13,6 +13,7 @@
 
 #include "authz.h"
 #include "containers.h"
+#include "procinfo.h"
 #include "targets.h"
 
 #ifndef PIDFD_NONBLOCK
@@ -184,16 +185,20 @@ static int still_theirs(const struct targets *t, int dirfd, const char *dir)
 	return authz_target_left(t->uid, t->caps, &o, foreign, owner);
 }
 
-int targets_enter(struct targets *t, pid_t pid, char *ret_dir, size_t dir_len, int *ret_why)
+int targets_enter(struct targets *t, pid_t pid, uint64_t seen_ns, char *ret_dir, size_t dir_len,
+		  int *ret_why)
 {
 	struct target *e;
+	uint64_t start_ns;
 	char path[32];
+	bool fresh;
 	int r;
 
 	*ret_why = 0;
 	targets_leave(t);
 	if (pid <= 0)
 		return -ESRCH;
+	fresh = !find(t, pid, NULL);
 	e = add(t, pid);
 	if (!e)
 		return errno == ESRCH ? -ESRCH : -errno;
@@ -211,6 +216,16 @@ int targets_enter(struct targets *t, pid_t pid, char *ret_dir, size_t dir_len, i
 		return -ESRCH;
 	}
 	snprintf(ret_dir, dir_len, "/proc/self/fd/%d", t->dirfd);
+	/*
+	 * A pidfd opened now holds whatever process has the pid now: one that
+	 * started after the sample is not the sample's (the start is in
+	 * ticks, rounded down: never later than the real start).
+	 */
+	if (fresh && seen_ns && !procinfo_start_ns(ret_dir, &start_ns) && start_ns > seen_ns) {
+		targets_leave(t);
+		forget(t, e);
+		return -ESRCH;
+	}
 	r = t->check ? still_theirs(t, t->dirfd, ret_dir) : 0;
 	if (r == -ESRCH || (r < 0 && exited(e->pidfd))) {
 		targets_leave(t);

@@ -30,12 +30,15 @@ void targets__free(struct targets *t);
 /*
  * May pid's /proc files be read now? 0, and *ret_dir names its /proc/PID
  * directory through an fd ("/proc/self/fd/N") that is that process, until
- * targets_leave(); -ESRCH when it is gone (and forgotten); -EACCES when it is
+ * targets_leave(); -ESRCH when it is gone (and forgotten), or when the process
+ * now on that pid started after seen_ns (CLOCK_BOOTTIME; 0: do not check),
+ * when a sample of pid was taken: it is another; -EACCES when it is
  * no longer the client's: *ret_why is the AUTHZ_LEFT_* reason the first time
  * it is found so, 0 after (it was said already); other -errno. A pid not seen
  * before is opened as a pidfd here.
  */
-int targets_enter(struct targets *t, pid_t pid, char *ret_dir, size_t dir_len, int *ret_why);
+int targets_enter(struct targets *t, pid_t pid, uint64_t seen_ns, char *ret_dir, size_t dir_len,
+		  int *ret_why);
 /* Done reading the /proc files of the last targets_enter(). */
 void targets_leave(struct targets *t);
 /*

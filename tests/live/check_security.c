@@ -632,6 +632,19 @@ static pid_t start_record_pid(pid_t target, const char *out)
 	return pid;
 }
 
+static bool runs_sleep(pid_t pid)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strstr(exe, "sleep") != NULL;
+}
+
 static bool session_running(void)
 {
 	struct fxs_msg_status st;
@@ -667,6 +680,10 @@ START_TEST(test_pid_reuse)
 		execl("/bin/sleep", "sleep", "1", (char *)NULL);
 		_exit(127);
 	}
+	/* Authorized as the user's only once it is: after its exec. */
+	for (i = 0; i < 500 && !runs_sleep(target); i++)
+		live_msleep(2);
+	ck_assert_msg(i < 500, "the target never ran sleep");
 	rec = start_record_pid(target, out);
 	for (i = 0; i < 500 && !session_running(); i++)
 		live_msleep(10);
