@@ -90,9 +90,9 @@ int authz_check_host(const struct authz_policy *pol, const struct authz_creds *c
  * The whole decision for a capture request: host-wide when nr is 0, else the
  * pids, whose owners are read under proc_root. 0; -EACCES with the reason;
  * -ESRCH with "pid N: no such process"; -EINVAL for a pid <= 0; other -errno
- * with a message. Race note: a pid may be reused between this check and the
- * capture's start; the capture's own target filter is by pid, so this is the
- * same window that kill(2) and ptrace(2) callers live with.
+ * with a message. A pid may be reused between this check and the capture's
+ * start: a non-root session checks each target again through its pidfd
+ * (targets.h), and the kernel checks every sample (capture_opts.check_creds).
  */
 int authz_check_request(const struct authz_policy *pol, const struct authz_creds *cr,
 			const char *proc_root, const pid_t *pids, size_t nr, char *reason,
