@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,11 +168,20 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("targets");
-	TCase *tc = tcase_create("pidfds");
 	SRunner *sr;
-	int failed;
+	TCase *tc;
+	Suite *s;
+	int failed, fd;
 
+	/* valgrind before 3.21 does not know pidfd_open: nothing here could run */
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fd < 0 && errno == ENOSYS) {
+		printf("SKIP: check_targets: no pidfd_open here (valgrind?); NOT RUN\n");
+		return EXIT_SUCCESS;
+	}
+	close(fd);
+	s = suite_create("targets");
+	tc = tcase_create("pidfds");
 	tcase_add_test(tc, test_own_process);
 	tcase_add_test(tc, test_not_theirs);
 	tcase_add_test(tc, test_deny_once);
