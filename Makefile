@@ -175,7 +175,7 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
-	command -v systemd-nspawn >/dev/null && \
+	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && echo yes)
@@ -225,7 +225,7 @@ BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-conf
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev
+	      libclang-rt-14-dev libcap2-bin
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from

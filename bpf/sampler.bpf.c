@@ -31,6 +31,14 @@ const volatile __u64 cfg_wake_bytes = 1 << 20;
 /* Walk with one read per frame instead of page-bounded bulk reads (A/B checks). */
 const volatile bool cfg_simple_walk = false;
 
+/*
+ * A session for a non-root client: a target is sampled only while it is fully
+ * that user's (see creds_check()); cfg_caps is the client's permitted set.
+ */
+const volatile bool cfg_check_creds = false;
+const volatile __u32 cfg_uid = 0;
+const volatile __u64 cfg_caps = 0;
+
 /* The state word; .bss is mmapped by user space through the skeleton. */
 __u64 fxs_state;
 
@@ -62,7 +70,11 @@ struct {
 	__type(value, struct fxs_counters);
 } counters SEC(".maps");
 
-/* Target thread groups; only read when cfg_filter_pids. */
+/*
+ * Target thread groups (FXS_TARGET_*); only read when cfg_filter_pids. One
+ * that left stays in the map until it exits, so that its samples are counted
+ * as filtered_creds, and its children are not targets.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -119,6 +131,41 @@ static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
 	return true;
 }
 
+/*
+ * Whether task is fully the session's user's, as ptrace would have it for that
+ * user (__ptrace_may_access, cap_ptrace_access_check): 0, or the FXS_LEFT_*
+ * reason it is not. The objective credentials (real_cred) are what others act
+ * on; cred differs only while the kernel overrides it for a moment.
+ *  - real, effective and saved uid are the user's (a set-user-ID program);
+ *  - in the initial user namespace, its permitted capabilities are among the
+ *    client's (a program with file capabilities keeps the user's uids);
+ *  - capabilities in a user namespace count only there: such a task is the
+ *    user's when the namespace just below the initial one is the user's.
+ */
+static __always_inline int creds_check(struct task_struct *task)
+{
+	const struct cred *cred = BPF_CORE_READ(task, real_cred);
+	struct user_namespace *ns, *parent;
+	__u64 prm = 0;
+
+	if (BPF_CORE_READ(cred, uid.val) != cfg_uid || BPF_CORE_READ(cred, euid.val) != cfg_uid ||
+	    BPF_CORE_READ(cred, suid.val) != cfg_uid)
+		return FXS_LEFT_UID;
+	ns = BPF_CORE_READ(cred, user_ns);
+	if (BPF_CORE_READ(ns, level) == 0) {
+		/* kernel_cap_t is one u64 since 6.3, two u32 before: the same bytes. */
+		bpf_core_read(&prm, sizeof(prm), &cred->cap_permitted);
+		return prm & ~cfg_caps ? FXS_LEFT_CAPS : 0;
+	}
+	for (int i = 0; i < 33; i++) {
+		parent = BPF_CORE_READ(ns, parent);
+		if (BPF_CORE_READ(parent, level) == 0)
+			return BPF_CORE_READ(ns, owner.val) == cfg_uid ? 0 : FXS_LEFT_CAPS;
+		ns = parent;
+	}
+	return FXS_LEFT_CAPS;
+}
+
 static __always_inline bool session_running(__u64 state, __u64 session)
 {
 	return (state & FXS_STATE_MASK) == FXS_ST_RUNNING &&
@@ -158,6 +205,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	__u64 ip, fp, old, size;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
+	__u8 *target = NULL;
 	bool new_name;
 	void *ring;
 	long err;
@@ -174,7 +222,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	/* A task outside the loader's pid namespace is none of its business. */
-	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid))) {
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid)))) {
 		count(c, FXS_CNT_FILTERED);
 		return 0;
 	}
@@ -182,6 +231,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	task = bpf_get_current_task_btf();
 	if (pid == 0 || (task->flags & PF_KTHREAD)) {
 		count(c, FXS_CNT_DROP_KTHREAD);
+		return 0;
+	}
+	if (cfg_check_creds && ((target && *target != FXS_TARGET_YES) || creds_check(task))) {
+		count(c, FXS_CNT_FILTERED_CREDS);
 		return 0;
 	}
 
@@ -284,45 +337,70 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 
 const volatile bool cfg_inherit = false;
 
+/* Put a record that is not a sample into the ring, while the session runs. */
+static __always_inline void emit(void *rec, __u64 size)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	void *ring = bpf_map_lookup_elem(&rings, &cpu);
+	__u64 old;
+
+	if (!ring)
+		return;
+	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
+	if ((old & FXS_STATE_MASK) == FXS_ST_RUNNING)
+		bpf_ringbuf_output(ring, rec, size, BPF_RB_FORCE_WAKEUP);
+	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
+}
+
 /*
  * An exec replaces a process's mappings: tell user space in the ring, ahead of
  * the new image's samples, with the new name. Not a sample: no counter moves.
+ * In a session for a non-root client, an exec that changes the credentials (a
+ * set-user-ID, set-group-ID or file-capability program: the kernel's secure
+ * exec) takes the process out of the targets for good (FXS_TARGET_LEFT), even
+ * if it drops its privileges later, and only that it left is told: not its
+ * new name.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct fxs_sample rec = {0};
 	struct fxs_comm comm = {0};
-	__u32 pid, tid, cpu;
+	__u32 pid, tid;
 	struct {
 		struct fxs_sample hdr;
 		struct fxs_comm comm;
-	} out;
-	void *ring;
+	} out = {0};
+	__u8 *target = NULL, left = FXS_TARGET_LEFT;
+	int why;
 
-	__u64 old;
-
-	if (!current_ids(&pid, &tid) || (cfg_filter_pids && !bpf_map_lookup_elem(&targets, &pid)))
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid))))
 		return 0;
-	cpu = bpf_get_smp_processor_id();
-	ring = bpf_map_lookup_elem(&rings, &cpu);
-	if (!ring)
+	if (target && *target != FXS_TARGET_YES)
 		return 0;
-	rec.time_ns = bpf_ktime_get_boot_ns();
-	rec.pid = pid;
-	rec.tid = tid;
-	rec.cpu = cpu;
-	rec.flags = FXS_SF_EXEC | FXS_SF_HAS_COMM;
+	out.hdr.time_ns = bpf_ktime_get_boot_ns();
+	out.hdr.pid = pid;
+	out.hdr.tid = tid;
+	out.hdr.cpu = bpf_get_smp_processor_id();
+	if (cfg_check_creds) {
+		why = creds_check(task);
+		if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
+			why = FXS_LEFT_SECURE;
+		if (why) {
+			bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
+			out.hdr.flags = FXS_SF_LEFT;
+			out.hdr.pad = why;
+			emit(&out.hdr, sizeof(out.hdr));
+			return 0;
+		}
+	}
+	out.hdr.flags = FXS_SF_EXEC | FXS_SF_HAS_COMM;
 	bpf_get_current_comm(comm.thread, sizeof(comm.thread));
 	__builtin_memcpy(comm.process, comm.thread, sizeof(comm.process));
-	out.hdr = rec;
 	out.comm = comm;
 	/* The exec'ing thread becomes the leader: its name is the process's. */
-	bpf_map_update_elem(&names, &rec.tid, &comm, BPF_ANY);
-	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
-	if ((old & FXS_STATE_MASK) == FXS_ST_RUNNING)
-		bpf_ringbuf_output(ring, &out, sizeof(out), BPF_RB_FORCE_WAKEUP);
-	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
+	bpf_map_update_elem(&names, &tid, &comm, BPF_ANY);
+	emit(&out, sizeof(out));
 	return 0;
 }
 
@@ -331,7 +409,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid, cpid, tid;
-	__u8 one = 1;
+	__u8 one = FXS_TARGET_YES, *target;
 
 	/* A new thread joins its process, which is already a target or not. */
 	if (!cfg_filter_pids || !cfg_inherit || parent->tgid == child->tgid)
@@ -347,7 +425,9 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
-	if (bpf_map_lookup_elem(&targets, &ppid))
+	/* A child that is not fully the user's (it cannot be, yet) stays out. */
+	target = bpf_map_lookup_elem(&targets, &ppid);
+	if (target && *target == FXS_TARGET_YES && !(cfg_check_creds && creds_check(child)))
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
 	return 0;
 }

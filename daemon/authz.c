@@ -28,9 +28,25 @@ static int parse_uid(const char **p, uid_t *ret)
 	return 0;
 }
 
+/* "CapPrm:\t000001ffffffffff": 0, or -EBADMSG. */
+static int parse_caps(const char *p, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	errno = 0;
+	v = strtoull(p, &end, 16);
+	if (errno || end == p || (*end && *end != '\n'))
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
 int authz_proc_owner(const char *proc_root, pid_t pid, struct authz_owner *ret)
 {
-	struct authz_owner o;
+	struct authz_owner o = {0};
 	char path[PATH_MAX], line[512];
 	const char *p;
 	FILE *f;
@@ -44,13 +60,20 @@ int authz_proc_owner(const char *proc_root, pid_t pid, struct authz_owner *ret)
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CapPrm:", 7)) {
+			/* a malformed one is no capability we could trust to be none */
+			if (parse_caps(line + 7, &o.cap_prm))
+				o.cap_prm = ~0ULL;
+			o.has_caps = true;
+			/* after Uid: in the file; nothing else is needed */
+			break;
+		}
 		if (strncmp(line, "Uid:", 4))
 			continue;
 		p = line + 4;
 		if (parse_uid(&p, &o.ruid) || parse_uid(&p, &o.euid) || parse_uid(&p, &o.suid))
 			break;
 		err = 0;
-		break;
 	}
 	fclose(f);
 	if (err)
@@ -97,6 +120,35 @@ int authz_check_pids(const struct authz_creds *cr, const pid_t *pids,
 		}
 	}
 	return 0;
+}
+
+int authz_target_left(uid_t uid, uint64_t caps, const struct authz_owner *o, bool foreign_ns,
+		      uid_t ns_owner)
+{
+	if (o->ruid != uid || o->euid != uid || o->suid != uid)
+		return AUTHZ_LEFT_UID;
+	if (foreign_ns)
+		return ns_owner == uid ? 0 : AUTHZ_LEFT_CAPS;
+	/* without a CapPrm: line we cannot tell: not the user's */
+	if (!o->has_caps || (o->cap_prm & ~caps))
+		return AUTHZ_LEFT_CAPS;
+	return 0;
+}
+
+const char *authz_left_text(int why)
+{
+	switch (why) {
+	case AUTHZ_LEFT_UID:
+		return "exec of a set-user-ID program";
+	case AUTHZ_LEFT_CAPS:
+		return "exec of a program with file capabilities";
+	case AUTHZ_LEFT_SECURE:
+		return "exec of a set-group-ID or otherwise privileged program";
+	case AUTHZ_LEFT_UNREADABLE:
+		return "its credentials could not be read";
+	default:
+		return "they changed";
+	}
 }
 
 int authz_check_host(const struct authz_policy *pol, const struct authz_creds *cr, char *reason,

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define AUTHZ_GROUP	 "fxsampler"
@@ -28,10 +29,21 @@ struct authz_creds {
 	size_t nr_groups;
 };
 
-/* The owner of a process, from the "Uid:" line of /proc/PID/status. */
+/*
+ * The owner of a process, from the "Uid:" line of /proc/PID/status, and its
+ * permitted capabilities from "CapPrm:" (has_caps false when there is none).
+ */
 struct authz_owner {
 	uid_t ruid, euid, suid;
+	uint64_t cap_prm;
+	bool has_caps;
 };
+
+/* Why a process is no longer a non-root session's to sample (as FXS_LEFT_*). */
+#define AUTHZ_LEFT_UID	      1 /* real, effective or saved uid not the user's */
+#define AUTHZ_LEFT_CAPS	      2 /* capabilities the client does not have */
+#define AUTHZ_LEFT_SECURE     3 /* a secure exec otherwise (set-group-ID, LSM) */
+#define AUTHZ_LEFT_UNREADABLE 4 /* its credentials could not be read */
 
 /* The policy's view of the host: the gid of AUTHZ_GROUP, if that group exists. */
 struct authz_policy {
@@ -57,6 +69,19 @@ bool authz_in_group(const struct authz_creds *cr, gid_t gid);
 int authz_check_pids(const struct authz_creds *cr, const pid_t *pids,
 		     const struct authz_owner *owners, size_t nr, char *reason, size_t reason_len);
 
+/*
+ * Whether a target is still fully the session's user's (uid, with permitted
+ * capabilities caps), the rule the BPF program applies to every sample:
+ * real, effective and saved uid are uid; and its permitted capabilities are
+ * among caps, unless it lives in a user namespace (foreign_ns) whose ancestor
+ * just below ours belongs to uid (ns_owner), where its capabilities count
+ * only inside. 0, or the AUTHZ_LEFT_* reason it is not.
+ */
+int authz_target_left(uid_t uid, uint64_t caps, const struct authz_owner *o, bool foreign_ns,
+		      uid_t ns_owner);
+/* What happened to a target that left, for people: "exec of a set-user-ID program". */
+const char *authz_left_text(int why);
+
 /* May cr sample the whole host? 0, or -EACCES with the reason. */
 int authz_check_host(const struct authz_policy *pol, const struct authz_creds *cr, char *reason,
 		     size_t reason_len);
@@ -65,9 +90,9 @@ int authz_check_host(const struct authz_policy *pol, const struct authz_creds *c
  * The whole decision for a capture request: host-wide when nr is 0, else the
  * pids, whose owners are read under proc_root. 0; -EACCES with the reason;
  * -ESRCH with "pid N: no such process"; -EINVAL for a pid <= 0; other -errno
- * with a message. Race note: a pid may be reused between this check and the
- * capture's start; the capture's own target filter is by pid, so this is the
- * same window that kill(2) and ptrace(2) callers live with.
+ * with a message. A pid may be reused between this check and the capture's
+ * start: a non-root session checks each target again through its pidfd
+ * (targets.h), and the kernel checks every sample (capture_opts.check_creds).
  */
 int authz_check_request(const struct authz_policy *pol, const struct authz_creds *cr,
 			const char *proc_root, const pid_t *pids, size_t nr, char *reason,

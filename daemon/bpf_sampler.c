@@ -166,7 +166,7 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
 static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
 {
 	struct bpf_sampler *b = ctx;
-	uint8_t one = 1;
+	uint8_t one = FXS_TARGET_YES;
 	int err;
 
 	b->nr_cpus = libbpf_num_possible_cpus();
@@ -189,6 +189,13 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
 	b->skel->rodata->cfg_inherit = b->opts.inherit;
 	b->skel->rodata->cfg_simple_walk = b->opts.simple_walk;
+	if (b->opts.check_creds && !b->opts.nr_pids) {
+		err = -EINVAL;
+		goto fail;
+	}
+	b->skel->rodata->cfg_check_creds = b->opts.check_creds;
+	b->skel->rodata->cfg_uid = b->opts.uid;
+	b->skel->rodata->cfg_caps = b->opts.caps;
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
@@ -390,6 +397,19 @@ int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_t
 out:
 	free(all);
 	return err;
+}
+
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
+{
+	uint8_t left = FXS_TARGET_LEFT;
+	int fd;
+
+	if (!b->skel)
+		return -EBADFD;
+	fd = bpf_map__fd(b->skel->maps.targets);
+	if (exited ? bpf_map_delete_elem(fd, &pid) : bpf_map_update_elem(fd, &pid, &left, BPF_ANY))
+		return errno == ENOENT ? 0 : -errno;
+	return 0;
 }
 
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)

@@ -20,6 +20,10 @@ struct bpf_sampler_opts {
 	unsigned nr_pids;
 	bool inherit;	  /* their children too */
 	bool simple_walk; /* walk_simple instead of walk_fast */
+	/* Only tasks fully uid's, with no capability beyond caps (needs pids). */
+	bool check_creds;
+	uint32_t uid;
+	uint64_t caps;
 	bpf_sample_fn on_sample;
 	void *ctx;
 };
@@ -35,6 +39,12 @@ void bpf_sampler__free(struct bpf_sampler *b);
 /* Counters summed over CPUs; per_cpu (may be NULL) gets nr_cpus entries. */
 int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
 			 struct fxs_counters *per_cpu, unsigned nr_cpus);
+/*
+ * Take pid out of the target set: it exited (forgotten, its pid may be
+ * reused), or it is no longer the client's (kept as FXS_TARGET_LEFT until it
+ * exits: its samples count as filtered_creds, its children are no targets).
+ */
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);

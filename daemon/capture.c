@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "authz.h"
 #include "bpf_sampler.h"
 #include "capture.h"
 #include "hostlock.h"
@@ -13,6 +14,7 @@
 #include "lifecycle.h"
 #include "modules.h"
 #include "procinfo.h"
+#include "targets.h"
 
 struct capture {
 	struct capture_opts opts;
@@ -23,6 +25,9 @@ struct capture {
 	struct idset pids; /* processes written */
 	struct idset tids; /* threads written */
 	struct modules *modules;
+	struct targets *targets; /* a pid session's processes, by pidfd */
+	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
+	uint64_t creds_dropped[FXS_MAX_CPUS];
 	uint64_t last_ts;
 	int err; /* first error of the sample callback */
 };
@@ -38,6 +43,7 @@ static const char *const counter_names[FXS_CNT_NR] = {
 	[FXS_CNT_STOP_TRUNCATED] = "stop_truncated",
 	[FXS_CNT_STOP_FAULT] = "stop_fault",
 	[FXS_CNT_STOP_BAD_FP] = "stop_bad_fp",
+	[FXS_CNT_FILTERED_CREDS] = "filtered_creds",
 };
 
 const char *capture_counter_name(unsigned which)
@@ -55,6 +61,57 @@ static int scan_result(int err)
 	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
 }
 
+/* pid is no longer the client's: out of the kernel's targets, its data forgotten, told once. */
+static void target_left(struct capture *c, uint32_t pid, int why)
+{
+	char text[160];
+
+	bpf_sampler_untarget(c->bpf, pid, false);
+	modules_forget(c->modules, pid);
+	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
+		 (unsigned)pid, authz_left_text(why));
+	if (c->opts.notice)
+		c->opts.notice(c->opts.notice_ctx, pid, text);
+}
+
+/*
+ * Before reading pid's /proc files. 0: read them under *ret_dir, which is
+ * NULL for "/proc/PID" (a host-wide session, or no pidfd could be had in a
+ * root session); -ESRCH: it is gone, read nothing; -EACCES: it is no longer
+ * the client's (said here the first time): read nothing, drop its sample.
+ * leave() after the reads.
+ */
+static int enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_t len,
+		 const char **ret_dir)
+{
+	int why = 0, err;
+
+	*ret_dir = NULL;
+	if (!c->targets)
+		return 0;
+	err = targets_enter(c->targets, (pid_t)pid, ts, dir, len, &why);
+	if (err == -EACCES && why)
+		target_left(c, pid, why);
+	if (!err)
+		*ret_dir = dir;
+	else if (!c->opts.check_creds && err != -ESRCH)
+		err = 0;
+	return err == -EACCES || err == -ESRCH || !err ? err : -ESRCH;
+}
+
+static void leave(struct capture *c)
+{
+	if (c->targets)
+		targets_leave(c->targets);
+}
+
+/* A sample the kernel wrote and we do not: it counts as filtered for its credentials. */
+static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
+{
+	if (s->cpu < FXS_MAX_CPUS)
+		c->creds_dropped[s->cpu]++;
+}
+
 /*
  * A process is written at first sight with its mappings, before it can exit
  * (its first sample wakes us). After an exec, its name and mappings anew.
@@ -62,23 +119,36 @@ static int scan_result(int err)
 static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
 			bool renamed, bool execed)
 {
-	int added = idset_add(&c->pids, pid), err;
+	int added = idset_add(&c->pids, pid), err = 0;
+	const char *dir = NULL;
+	char buf[64];
+	bool scan;
 
 	if (added < 0)
 		return added;
 	if (!added && !renamed && !execed)
 		return 0;
+	scan = added || execed;
+	if (scan) {
+		err = enter(c, pid, ts, buf, sizeof(buf), &dir);
+		if (err == -EACCES)
+			return err;
+		scan = !err;
+	}
 	err = fxt_stream_process(c->fxt, pid, name);
-	if (err || (!added && !execed))
-		return err;
-	if (execed)
-		modules_forget(c->modules, pid);
-	return scan_result(modules_scan(c->modules, c->fxt, ts, pid));
+	if (!err && scan) {
+		if (execed)
+			modules_forget(c->modules, pid);
+		err = scan_result(modules_scan_dir(c->modules, c->fxt, ts, pid, dir));
+	}
+	leave(c);
+	return err;
 }
 
 static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
 {
-	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1];
+	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
+	const char *dir;
 	int added, err;
 
 	added = idset_add(&c->tids, s->tid);
@@ -86,6 +156,14 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		return added;
 	if (!added && !comm)
 		return 0;
+	/*
+	 * A name is about to be written: a new name is what an exec gives
+	 * away, so the process must still be the client's (the records of
+	 * several CPUs' rings do not come in the order they were made).
+	 */
+	err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
+	if (err == -EACCES)
+		return err;
 	if (comm) {
 		/* The kernel's comm may fill all 16 bytes without a NUL. */
 		memcpy(thread, comm->thread, FXS_COMM_LEN);
@@ -94,9 +172,16 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		process[FXS_COMM_LEN] = '\0';
 	} else {
 		/* Its named sample was not ours to see: ask /proc while it lives. */
-		procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
-		procinfo_comm(s->pid, s->pid, process, sizeof(process));
+		thread[0] = process[0] = '\0';
+		if (!err && dir) {
+			procinfo_comm_at(dir, s->tid, thread, sizeof(thread));
+			procinfo_comm_at(dir, s->pid, process, sizeof(process));
+		} else if (!err) {
+			procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
+			procinfo_comm(s->pid, s->pid, process, sizeof(process));
+		}
 	}
+	leave(c);
 	err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
 			   s->flags & FXS_SF_EXEC);
 	if (err)
@@ -119,18 +204,45 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	}
 	if (size < need)
 		return 0;
-	if (s->flags & FXS_SF_EXEC)
-		return comm ? note_thread(c, s, comm) : 0;
+	if (s->flags & FXS_SF_LEFT) {
+		/* the kernel took it out at an exec that changed its credentials */
+		if (c->targets && targets_deny(c->targets, s->pid))
+			target_left(c, s->pid, (int)s->pad);
+		return 0;
+	}
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		if (!(s->flags & FXS_SF_EXEC) && s->nr_frames)
+			drop_for_creds(c, s);
+		return 0;
+	}
+	if (s->flags & FXS_SF_EXEC) {
+		err = comm ? note_thread(c, s, comm) : 0;
+		return err == -EACCES ? 0 : err;
+	}
 	if (s->nr_frames == 0)
 		return 0;
 	err = note_thread(c, s, comm);
 	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
+		const char *dir;
+		char buf[64];
 
-		if (!modules_covers(c->modules, s->pid, pc)) {
-			err = scan_result(modules_refresh(c->modules, c->fxt, s->time_ns, s->pid));
-			break;
+		if (modules_covers(c->modules, s->pid, pc))
+			continue;
+		if (modules_refresh_due(c->modules, s->pid)) {
+			err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
+			if (!err)
+				err = scan_result(modules_refresh_dir(c->modules, c->fxt,
+								      s->time_ns, s->pid, dir));
+			else if (err == -ESRCH)
+				err = 0;
+			leave(c);
 		}
+		break;
+	}
+	if (err == -EACCES) {
+		drop_for_creds(c, s);
+		return 0;
 	}
 	if (!err) {
 		if (s->flags & FXS_SF_TRUNCATED)
@@ -157,7 +269,7 @@ static int check_opts(const struct capture_opts *o)
 		.max_frames = o->max_frames,
 	};
 
-	if (o->nr_pids > CAPTURE_MAX_PIDS)
+	if (o->nr_pids > CAPTURE_MAX_PIDS || (o->check_creds && !o->nr_pids))
 		return -EINVAL;
 	return sampler_config_check(&cfg);
 }
@@ -193,12 +305,39 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.nr_pids = c->opts.nr_pids;
 	bopts.inherit = c->opts.inherit;
 	bopts.simple_walk = c->opts.simple_walk;
+	bopts.check_creds = c->opts.check_creds;
+	bopts.uid = c->opts.uid;
+	bopts.caps = c->opts.caps;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
 	if (!c->modules) {
 		err = -ENOMEM;
 		goto fail;
+	}
+	if (opts->nr_pids) {
+		c->targets = targets__new(opts->check_creds, opts->uid, opts->caps);
+		if (!c->targets) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	/*
+	 * Hold every target by a pidfd before the kernel filters on its pid:
+	 * from here on its exit is seen, and the check below is of the
+	 * process that pidfd holds.
+	 */
+	for (unsigned i = 0; i < opts->nr_pids; i++) {
+		char dir[64];
+		int why;
+
+		err = targets_enter(c->targets, (pid_t)opts->pids[i], 0, dir, sizeof(dir), &why);
+		targets_leave(c->targets);
+		if (err == -EACCES || err == -ESRCH)
+			goto fail;
+		/* a root session does without a pidfd it cannot have */
+		if (err && opts->check_creds)
+			goto fail;
 	}
 	c->bpf = bpf_sampler__new(&bopts);
 	if (!c->bpf) {
@@ -242,6 +381,17 @@ int capture_poll(struct capture *c, int timeout_ms)
 			return err;
 	}
 	err = sampler_read(&c->sampler);
+	if (c->targets) {
+		pid_t gone[64];
+		size_t n;
+
+		/* An exited target's pid may be reused: it is a target no more. */
+		do {
+			n = targets_reap(c->targets, gone, 64);
+			for (size_t i = 0; i < n; i++)
+				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
+		} while (n == 64);
+	}
 	if (c->err)
 		return c->err;
 	if (err < 0)
@@ -254,6 +404,24 @@ int capture_stop(struct capture *c)
 	int err = sampler_stop(&c->sampler);
 
 	return c->err ? c->err : err;
+}
+
+/* The kernel's counters, with the samples we dropped for their credentials moved over. */
+static void adjust(const struct capture *c, struct fxs_counters *v, unsigned cpu)
+{
+	uint64_t d = 0;
+
+	if (cpu == FXS_MAX_CPUS) {
+		for (unsigned i = 0; i < FXS_MAX_CPUS; i++)
+			d += c->creds_dropped[i];
+	} else if (cpu < FXS_MAX_CPUS) {
+		d = c->creds_dropped[cpu];
+	}
+	/* each was counted written first */
+	if (d > v->v[FXS_CNT_WRITTEN])
+		d = v->v[FXS_CNT_WRITTEN];
+	v->v[FXS_CNT_WRITTEN] -= d;
+	v->v[FXS_CNT_FILTERED_CREDS] += d;
 }
 
 static int write_counters(struct capture *c, uint64_t ts)
@@ -273,6 +441,7 @@ static int write_counters(struct capture *c, uint64_t ts)
 	err = bpf_sampler_counters(c->bpf, &total, per_cpu, nr_cpus);
 	if (err)
 		goto out;
+	adjust(c, &total, FXS_MAX_CPUS);
 	/* One counter per CPU (id = cpu + 1), then the totals (id 0). */
 	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
 		char name[32];
@@ -280,6 +449,7 @@ static int write_counters(struct capture *c, uint64_t ts)
 		values[FXS_CNT_NR] = bpf_sampler_cpu_ns(c->bpf, cpu);
 		if (!values[FXS_CNT_NR])
 			continue;
+		adjust(c, &per_cpu[cpu], cpu);
 		memcpy(values, per_cpu[cpu].v, sizeof(per_cpu[cpu].v));
 		snprintf(name, sizeof(name), "cpu%u", cpu);
 		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
@@ -319,6 +489,7 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	bpf_sampler_counters(c->bpf, &ret->counters, NULL, 0);
+	adjust(c, &ret->counters, FXS_MAX_CPUS);
 	ret->processes = c->pids.len;
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
@@ -336,6 +507,7 @@ void capture__free(struct capture *c)
 	idset_free(&c->pids);
 	idset_free(&c->tids);
 	modules__free(c->modules);
+	targets__free(c->targets);
 	hostlock_release(c->lock_fd);
 	free(c);
 }

@@ -17,6 +17,9 @@
 
 #define CAPTURE_MAX_PIDS 64
 
+/* A message for the capture's user, e.g. that a target left its reach. */
+typedef void (*capture_notice_fn)(void *ctx, uint32_t pid, const char *text);
+
 struct capture_opts {
 	uint64_t period_ns; /* sampling period; 0 when freq_hz is set */
 	uint64_t freq_hz;
@@ -26,6 +29,17 @@ struct capture_opts {
 	unsigned nr_pids; /* 0: the whole host */
 	bool inherit;	  /* also sample the targets' children */
 	bool simple_walk; /* the one-read-per-frame walker (for comparison), not the bulk one */
+	/*
+	 * A session for a non-root client (needs pids): only what is fully
+	 * uid's at each moment is sampled and read (real, effective and saved
+	 * uid; no capability beyond caps, the client's permitted set). A
+	 * target that leaves is dropped, counted, and told through notice.
+	 */
+	bool check_creds;
+	uint32_t uid;
+	uint64_t caps;
+	capture_notice_fn notice; /* may be NULL */
+	void *notice_ctx;
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
@@ -44,7 +58,9 @@ struct capture;
  * rings and the FXT stream (whose prologue goes to the sink at once). Errors:
  * -EBUSY when another process holds the sampler (*ret_holder is its pid),
  * -EINVAL for bad options, -EPERM without CAP_BPF/CAP_PERFMON, -ESRCH when a
- * target pid does not exist, other -errno. Logs nothing but debug output.
+ * target pid does not exist, -EACCES when a target is not the client's
+ * (check_creds), other -errno. Each target pid is held by a pidfd from here on. Logs nothing but
+ * debug output.
  */
 int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
 		 struct capture **ret, pid_t *ret_holder);

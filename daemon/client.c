@@ -242,7 +242,7 @@ static int error_to_errno(const struct fxs_msg_error *e)
 	}
 }
 
-/* What may arrive at any time: FXT bytes, the end of the stream, progress. */
+/* What may arrive at any time: FXT bytes, the end of the stream, progress, notices. */
 static int handle_async(struct cl *cl, const struct fxs_msg *m, bool *ret_handled)
 {
 	*ret_handled = true;
@@ -256,6 +256,10 @@ static int handle_async(struct cl *cl, const struct fxs_msg *m, bool *ret_handle
 	case FXS_MSG_END:
 		cl->ended = true;
 		cl->end_reason = m->end.reason;
+		return 0;
+	case FXS_MSG_NOTICE:
+		if (cl->hooks && cl->hooks->notice)
+			cl->hooks->notice(cl->hooks->ctx, m->notice.text);
 		return 0;
 	case FXS_MSG_STATUS_REPLY:
 		if (!cl->status_pending)

@@ -33,6 +33,8 @@ struct client_hooks {
 	int (*started)(void *ctx);
 	/* About twice a second while running, for a live status line. */
 	void (*progress)(void *ctx, const struct capture_stats *stats, uint64_t elapsed_ns);
+	/* A NOTICE from the daemon, e.g. that a target left the client's reach. */
+	void (*notice)(void *ctx, const char *text);
 	void *ctx;
 };
 

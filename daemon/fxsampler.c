@@ -345,6 +345,9 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 	    (unsigned long long)v[FXS_CNT_DROP_NO_REGS],
 	    (unsigned long long)v[FXS_CNT_DROP_NOT_RUNNING],
 	    (unsigned long long)v[FXS_CNT_DROP_KTHREAD], (unsigned long long)v[FXS_CNT_FILTERED]);
+	if (v[FXS_CNT_FILTERED_CREDS])
+		say("skipped: %llu samples of targets that were no longer wholly yours",
+		    (unsigned long long)v[FXS_CNT_FILTERED_CREDS]);
 	say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad "
 	    "frame pointer",
 	    (unsigned long long)v[FXS_CNT_STOP_TRUNCATED],
@@ -461,6 +464,15 @@ static void daemon_progress(void *ctx, const struct capture_stats *st, uint64_t 
 		st->bytes / 1048576.0);
 }
 
+static void daemon_notice(void *ctx, const char *text)
+{
+	(void)ctx;
+	/* over the status line, which the next progress redraws */
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	say("%s", text);
+}
+
 /*
  * Without the privileges to load BPF (or with --daemon), fxsamplerd captures
  * for us and streams the FXT bytes back; we write the file, never the daemon.
@@ -472,6 +484,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 	struct client_hooks hooks = {
 		.started = daemon_started,
 		.progress = status_line ? daemon_progress : NULL,
+		.notice = daemon_notice,
 		.ctx = &child,
 	};
 	struct sigaction sa = {.sa_handler = on_child_exit, .sa_flags = SA_RESTART};

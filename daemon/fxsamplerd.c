@@ -638,6 +638,45 @@ static void cont_tick(struct daemon *d)
 
 /* --- requests --- */
 
+/* A target of a client's session left its reach: the client is told, once per pid. */
+static void session_notice(void *ctx, uint32_t pid, const char *text)
+{
+	struct session *s = ctx;
+	struct fxs_msg m = {.type = FXS_MSG_NOTICE};
+
+	if (!s->owner)
+		return;
+	log_info("session of pid %d (uid %u): %s", (int)s->owner->pid, (unsigned)s->owner->uid,
+		 text);
+	m.notice.kind = FXS_NOTICE_TARGET_LEFT;
+	m.notice.pid = pid;
+	snprintf(m.notice.text, sizeof(m.notice.text), "%s", text);
+	if (queue_msg(s->owner, &m))
+		s->owner->closing = true;
+}
+
+/*
+ * A session for a non-root client with targets samples them only while they
+ * stay fully its own (capture_opts.check_creds). Its capabilities are those
+ * the client process has now; a host-wide session (root or the group) is not
+ * limited.
+ */
+static void limit_to_client(struct session *s, const struct conn *c, struct capture_opts *o)
+{
+	struct authz_owner peer;
+
+	if (c->uid == 0 || !o->nr_pids)
+		return;
+	o->check_creds = true;
+	o->uid = (uint32_t)c->uid;
+	o->caps = 0;
+	if (!authz_proc_owner("/proc", c->pid, &peer) && peer.has_caps && peer.ruid == c->uid &&
+	    peer.euid == c->uid && peer.suid == c->uid)
+		o->caps = peer.cap_prm;
+	o->notice = session_notice;
+	o->notice_ctx = s;
+}
+
 static bool own_session(struct daemon *d, struct conn *c)
 {
 	return d->sess.cap && d->sess.owner == c;
@@ -703,6 +742,7 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 	 * first pending ones even if the queue is compacted.
 	 */
 	pending = outq_pending(&c->out);
+	limit_to_client(s, c, &o);
 	err = capture__new(&o, conn_sink, c, &s->cap, &holder);
 	if (err) {
 		s->cap = NULL;
@@ -727,6 +767,12 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 		case -ESRCH:
 			reply_error(c, FXS_MSG_SETUP, FXS_ERR_NOT_FOUND, err, 0, 0,
 				    "a target process exited");
+			break;
+		case -EACCES:
+			/* it changed between the check above and its pidfd */
+			reply_error(c, FXS_MSG_SETUP, FXS_ERR_ACCESS_DENIED, err, 0, 0,
+				    "a target process changed credentials: it is not uid %u's",
+				    (unsigned)c->uid);
 			break;
 		default:
 			reply_error(c, FXS_MSG_SETUP, FXS_ERR_INTERNAL, err, 0, 0,
@@ -1209,8 +1255,11 @@ static void usage(FILE *f)
 		"\n"
 		"Who may do what (from the peer's SO_PEERCRED):\n"
 		"  root may sample anything; another user only processes that run as that\n"
-		"  user (real, effective and saved uid); host-wide sampling needs root or the\n"
-		"  group '%s'. One session at a time: another client is told who holds it.\n"
+		"  user (real, effective and saved uid, no capability beyond the client's),\n"
+		"  checked again for every sample and before every read of their /proc files:\n"
+		"  a target that execs a set-user-ID or file-capability program is dropped,\n"
+		"  and the client told. Host-wide sampling needs root or the group '%s'.\n"
+		"  One session at a time: another client is told who holds it.\n"
 		"  A client that disconnects has its session stopped and destroyed.\n"
 		"\n"
 		"Configuration (key = value, # comments):\n"
@@ -1231,8 +1280,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"socket", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
-		{"verbose", no_argument, NULL, 'v'},	  {"help", no_argument, NULL, 'h'},
+		{"socket", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{"allow-unsafe-kernel", no_argument, NULL, 'U'},
 		{},

@@ -172,7 +172,7 @@ static int add_range(struct proc_ranges *p, uint64_t start, uint64_t end)
 }
 
 /* Read the vdso out of the process: it has no file to open later. */
-static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid, const struct proc_map *map)
+static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map)
 {
 	size_t len = map->end - map->start;
 	struct elf_symbols *es = NULL;
@@ -182,7 +182,7 @@ static struct elf_symbols *open_vdso(const struct modules *m, pid_t pid, const s
 
 	if (len > (1 << 20))
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%d/mem", m->proc_root, (int)pid);
+	snprintf(path, sizeof(path), "%s/mem", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -223,7 +223,7 @@ static struct elf_symbols *open_mapped_path(const struct proc_map *map,
 	return es;
 }
 
-static struct elf_symbols *open_file(const struct modules *m, pid_t pid, const struct proc_map *map)
+static struct elf_symbols *open_file(const char *dir, const struct proc_map *map)
 {
 	const struct elf_symbols_opts opts = {.no_debug_file = true};
 	struct elf_symbols *es;
@@ -234,15 +234,15 @@ static struct elf_symbols *open_file(const struct modules *m, pid_t pid, const s
 	 * mount namespace; it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
 	 * which the service lacks.
 	 */
-	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", m->proc_root, (int)pid,
-		 (unsigned long long)map->start, (unsigned long long)map->end);
+	snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir, (unsigned long long)map->start,
+		 (unsigned long long)map->end);
 	es = elf_symbols__open(path, &opts);
 	if (!es)
 		es = open_mapped_path(map, &opts);
 	return es;
 }
 
-static struct module_file *get_file(struct modules *m, pid_t pid, const struct proc_map *map)
+static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map)
 {
 	struct module_file *f;
 	char key[4200];
@@ -264,7 +264,7 @@ static struct module_file *get_file(struct modules *m, pid_t pid, const struct p
 	if (!f->key)
 		return NULL;
 	m->nr_files++;
-	f->elf = vdso ? open_vdso(m, pid, map) : open_file(m, pid, map);
+	f->elf = vdso ? open_vdso(dir, map) : open_file(dir, map);
 	f->usable = f->elf != NULL;
 	id = f->elf ? elf_symbols__build_id(f->elf, &f->build_id_len) : NULL;
 	if (id)
@@ -283,9 +283,9 @@ static bool module_written(const struct proc_ranges *p, uint16_t id)
 }
 
 static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
-			 struct proc_ranges *p, const struct proc_map *map)
+			 const char *dir, struct proc_ranges *p, const struct proc_map *map)
 {
-	struct module_file *f = get_file(m, pid, map);
+	struct module_file *f = get_file(m, dir, map);
 	unsigned flags = proc_map_elf_flags(map);
 	uint64_t vaddr = map->offset;
 	int err;
@@ -310,15 +310,20 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, p
 	return add_range(p, map->start, map->end);
 }
 
-int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		     const char *pid_dir)
 {
 	struct proc_map *maps = NULL;
 	struct proc_ranges *p;
-	char path[96];
+	char path[96], dir[80];
 	size_t n = 0;
 	int err, written = 0;
 
-	snprintf(path, sizeof(path), "%s/%d/maps", m->proc_root, (int)pid);
+	if (pid_dir)
+		snprintf(dir, sizeof(dir), "%s", pid_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/%d", m->proc_root, (int)pid);
+	snprintf(path, sizeof(path), "%s/maps", dir);
 	err = proc_maps_read(path, &maps, &n);
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
@@ -338,7 +343,7 @@ int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 			continue;
 		if (find_range(p, map->start))
 			continue;
-		err = write_mapping(m, s, ts, pid, p, map);
+		err = write_mapping(m, s, ts, pid, dir, p, map);
 		if (err)
 			goto out;
 		written++;
@@ -349,7 +354,20 @@ out:
 	return err;
 }
 
-int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+{
+	return modules_scan_dir(m, s, ts, pid, NULL);
+}
+
+bool modules_refresh_due(const struct modules *m, pid_t pid)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return !(p && p->scanned && mono_ns() - p->last_scan_ns < p->rescan_ns);
+}
+
+int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+			const char *pid_dir)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
 	int written;
@@ -360,9 +378,9 @@ int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t 
 	 * before the next, up to MODULES_RESCAN_MAX_NS; one that finds a new
 	 * mapping (a dlopen) resets it.
 	 */
-	if (p && p->scanned && mono_ns() - p->last_scan_ns < p->rescan_ns)
+	if (!modules_refresh_due(m, pid))
 		return 0;
-	written = modules_scan(m, s, ts, pid);
+	written = modules_scan_dir(m, s, ts, pid, pid_dir);
 	p = find_proc(m, pid, NULL);
 	if (p && written >= 0) {
 		if (written || !p->rescan_ns)
@@ -371,4 +389,9 @@ int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t 
 			p->rescan_ns *= 2;
 	}
 	return written;
+}
+
+int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+{
+	return modules_refresh_dir(m, s, ts, pid, NULL);
 }

@@ -27,6 +27,13 @@ void modules__free(struct modules *m);
  * the process is gone.
  */
 int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
+/*
+ * The same, reading pid's files under pid_dir (a /proc/PID directory held by
+ * an fd, "/proc/self/fd/N", that cannot turn into another process), or under
+ * <proc_root>/<pid> when NULL.
+ */
+int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		     const char *pid_dir);
 #define MODULES_RESCAN_NS     50000000ULL
 #define MODULES_RESCAN_MAX_NS 10000000000ULL
 
@@ -37,6 +44,10 @@ int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
  * with each rescan that finds nothing new, up to MODULES_RESCAN_MAX_NS.
  */
 int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
+int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+			const char *pid_dir);
+/* Whether modules_refresh() would scan now (so that /proc is not entered in vain). */
+bool modules_refresh_due(const struct modules *m, pid_t pid);
 /* Whether pc lies in an executable mapping already written for pid. */
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */

@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "procinfo.h"
 
 int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
-	char path[64];
+	char dir[32];
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	return procinfo_comm_at(dir, tid, buf, size);
+}
+
+int procinfo_comm_at(const char *pid_dir, pid_t tid, char *buf, size_t size)
+{
+	char path[128];
 	size_t n;
 	FILE *f;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	snprintf(path, sizeof(path), "%s/task/%d/comm", pid_dir, (int)tid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -22,6 +32,65 @@ int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
+	return 0;
+}
+
+int procinfo_parse_start(const char *stat, uint64_t *ret_ticks)
+{
+	/* the comm in parentheses may hold anything, ')' and spaces too */
+	const char *p = strrchr(stat, ')');
+	unsigned long long v;
+	char *end;
+	int field;
+
+	if (!p)
+		return -EBADMSG;
+	p++;
+	/* after ")": field 3 (state) .. field 22 (starttime) */
+	for (field = 3; field <= 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -EBADMSG;
+		if (field == 22)
+			break;
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (*p < '0' || *p > '9')
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || (*end && *end != ' ' && *end != '\n'))
+		return -EBADMSG;
+	*ret_ticks = v;
+	return 0;
+}
+
+int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns)
+{
+	char path[128], buf[1024];
+	uint64_t ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/stat", pid_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	err = procinfo_parse_start(buf, &ticks);
+	if (err)
+		return err;
+	if (hz <= 0)
+		return -EINVAL;
+	*ret_ns = ticks * (1000000000ULL / (uint64_t)hz);
 	return 0;
 }
 

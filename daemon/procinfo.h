@@ -4,10 +4,20 @@
 #define FXS_DAEMON_PROCINFO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The comm of thread tid of process pid; "" (and -errno) when it is gone. */
 int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+/* The same under a /proc/PID directory of the process (e.g. "/proc/self/fd/N"). */
+int procinfo_comm_at(const char *pid_dir, pid_t tid, char *buf, size_t size);
+/*
+ * The start of a process, from the text of its /proc/PID/stat: field 22, in
+ * clock ticks since boot. 0, or -EBADMSG.
+ */
+int procinfo_parse_start(const char *stat, uint64_t *ret_ticks);
+/* The start of the process under pid_dir, in ns of CLOCK_BOOTTIME (tick precision). */
+int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns);
 /* The thread group of a pid or tid: >0, or -errno (-ESRCH when there is none). */
 pid_t procinfo_tgid(pid_t pid);
 

@@ -15,6 +15,7 @@
 #define ERROR_FIXED  24
 #define STATUS_FIXED 72
 #define END_SIZE     4
+#define NOTICE_FIXED 12
 /* errno values are at most 4095 on Linux (MAX_ERRNO). */
 #define PROTO_MAX_ERRNO 4095
 
@@ -107,7 +108,7 @@ static bool is_request(unsigned type)
 
 static bool is_known(unsigned type)
 {
-	return is_request(type) || (type >= FXS_MSG_OK && type <= FXS_MSG_END);
+	return is_request(type) || (type >= FXS_MSG_OK && type <= FXS_MSG_NOTICE);
 }
 
 /* Checks shared by the encoder and the decoder. */
@@ -217,6 +218,33 @@ static int decode_error(struct rd *r, struct fxs_msg_error *e)
 	return error_valid(e, text_len) ? 0 : -EBADMSG;
 }
 
+static bool notice_valid(const struct fxs_msg_notice *n, size_t text_len)
+{
+	if (!n->kind || n->kind >= FXS_NOTICE_NR || !text_len || text_len > FXS_PROTO_MAX_TEXT)
+		return false;
+	return !memchr(n->text, '\0', text_len);
+}
+
+static int decode_notice(struct rd *r, struct fxs_msg_notice *n)
+{
+	uint32_t text_len;
+
+	if (r->left < NOTICE_FIXED)
+		return -EBADMSG;
+	n->kind = rd_u16(r);
+	if (rd_u16(r)) /* reserved */
+		return -EBADMSG;
+	n->pid = rd_u32(r);
+	text_len = rd_u32(r);
+	if (text_len > FXS_PROTO_MAX_TEXT || r->left != text_len)
+		return -EBADMSG;
+	memcpy(n->text, r->p, text_len);
+	n->text[text_len] = '\0';
+	r->p += text_len;
+	r->left = 0;
+	return notice_valid(n, text_len) ? 0 : -EBADMSG;
+}
+
 static int decode_status(struct rd *r, struct fxs_msg_status *s)
 {
 	uint32_t nr_counters, i;
@@ -310,6 +338,9 @@ int protocol_decode(const void *buf, size_t len, struct fxs_msg *ret)
 		m.end.reason = rd_u32(&r);
 		err = m.end.reason < FXS_END_NR ? 0 : -EBADMSG;
 		break;
+	case FXS_MSG_NOTICE:
+		err = decode_notice(&r, &m.notice);
+		break;
 	default:
 		return -EBADMSG;
 	}
@@ -372,6 +403,12 @@ static long payload_size(const struct fxs_msg *msg, size_t *ret_text_len)
 		return STATUS_FIXED + 8 * FXS_CNT_NR;
 	case FXS_MSG_END:
 		return msg->end.reason < FXS_END_NR ? END_SIZE : -EINVAL;
+	case FXS_MSG_NOTICE:
+		text_len = strnlen(msg->notice.text, sizeof(msg->notice.text));
+		if (!notice_valid(&msg->notice, text_len))
+			return -EINVAL;
+		*ret_text_len = text_len;
+		return NOTICE_FIXED + (long)text_len;
 	default:
 		return -EINVAL;
 	}
@@ -443,6 +480,13 @@ int protocol_encode(const struct fxs_msg *msg, void *buf, size_t cap)
 	case FXS_MSG_END:
 		wr_u32(&w, msg->end.reason);
 		break;
+	case FXS_MSG_NOTICE:
+		wr_u16(&w, msg->notice.kind);
+		wr_u16(&w, 0);
+		wr_u32(&w, msg->notice.pid);
+		wr_u32(&w, (uint32_t)text_len);
+		wr_bytes(&w, msg->notice.text, text_len);
+		break;
 	default:
 		break;
 	}
@@ -500,7 +544,7 @@ const char *protocol_type_name(unsigned type)
 		[FXS_MSG_DESTROY] = "destroy", [FXS_MSG_STATUS] = "status",
 		[FXS_MSG_OK] = "ok",	       [FXS_MSG_ERROR] = "error",
 		[FXS_MSG_DATA] = "data",       [FXS_MSG_STATUS_REPLY] = "status reply",
-		[FXS_MSG_END] = "end",
+		[FXS_MSG_END] = "end",	       [FXS_MSG_NOTICE] = "notice",
 	};
 
 	if (!is_known(type))

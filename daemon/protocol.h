@@ -41,6 +41,7 @@ enum fxs_msg_type {
 	FXS_MSG_DATA = 0x83,
 	FXS_MSG_STATUS_REPLY = 0x84,
 	FXS_MSG_END = 0x85,
+	FXS_MSG_NOTICE = 0x86,
 };
 
 /* Fuchsia's zx_status_t kinds that the sampler's calls return, plus two of ours. */
@@ -124,6 +125,19 @@ struct fxs_msg_end {
 	uint32_t reason;
 };
 
+/* fxs_msg_notice.kind */
+enum fxs_notice_kind {
+	FXS_NOTICE_TARGET_LEFT = 1, /* pid is no longer the client's: no longer sampled */
+	FXS_NOTICE_NR,
+};
+
+/* Something the client's user should know, e.g. on stderr; the capture goes on. */
+struct fxs_msg_notice {
+	uint16_t kind;			   /* enum fxs_notice_kind */
+	uint32_t pid;			   /* the process it is about, 0: none */
+	char text[FXS_PROTO_MAX_TEXT + 1]; /* NUL-terminated, no NUL inside on the wire */
+};
+
 /* FXT bytes; the decoder points into the buffer it was given. */
 struct fxs_msg_data {
 	const void *data;
@@ -139,6 +153,7 @@ struct fxs_msg {
 		struct fxs_msg_status status;
 		struct fxs_msg_end end;
 		struct fxs_msg_data data;
+		struct fxs_msg_notice notice;
 	};
 };
 

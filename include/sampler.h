@@ -48,6 +48,20 @@
 #define FXS_SF_STOP_BAD_FP  0x08 /* an fp did not grow or was misaligned */
 #define FXS_SF_HAS_COMM	    0x10 /* struct fxs_comm follows the frames */
 #define FXS_SF_EXEC	    0x20 /* not a sample: pid execed (nr_frames is 0) */
+/*
+ * Not a sample: pid left the target set at an exec that changed its
+ * credentials (nr_frames is 0, no names); pad holds the FXS_LEFT_* reason.
+ */
+#define FXS_SF_LEFT 0x40
+
+/* Values of the targets map: a target, or one that left (FXS_SF_LEFT) and is dropped. */
+#define FXS_TARGET_YES	1
+#define FXS_TARGET_LEFT 2
+
+/* Why a target left (fxs_sample.pad of an FXS_SF_LEFT record). */
+#define FXS_LEFT_UID	1 /* its real, effective or saved uid is not the session's */
+#define FXS_LEFT_CAPS	2 /* it holds capabilities the session's client does not */
+#define FXS_LEFT_SECURE 3 /* a secure exec otherwise: set-group-ID, an LSM transition */
 
 /*
  * One sample in a ring buffer: this header, then nr_frames u64 PCs, innermost
@@ -61,7 +75,7 @@ struct fxs_sample {
 	__u16 cpu;
 	__u8 nr_frames;
 	__u8 flags;
-	__u32 pad;
+	__u32 pad; /* 0, or the FXS_LEFT_* reason of an FXS_SF_LEFT record */
 };
 
 struct fxs_comm {
@@ -71,10 +85,14 @@ struct fxs_comm {
 
 /*
  * Per-CPU counters, one slot each. Every time the program fires, exactly one of
- * the outcome counters (written .. drop_kthread) is incremented, so
+ * the outcome counters (written .. drop_kthread, and filtered_creds) is
+ * incremented, so
  *   fired = written + filtered + drop_not_running + drop_ring_full
- *         + drop_no_regs + drop_kthread.
+ *         + drop_no_regs + drop_kthread + filtered_creds.
  * The stop_* counters describe how the written samples' walks ended.
+ * filtered_creds comes last so that STATUS replies keep the order older
+ * clients know (docs/PROTOCOL.md). User space moves a sample it drops for
+ * its credentials after the kernel wrote it from written to filtered_creds.
  */
 enum fxs_counter {
 	FXS_CNT_FIRED,
@@ -87,6 +105,7 @@ enum fxs_counter {
 	FXS_CNT_STOP_TRUNCATED,
 	FXS_CNT_STOP_FAULT,
 	FXS_CNT_STOP_BAD_FP,
+	FXS_CNT_FILTERED_CREDS, /* a target not fully the session's user's at that moment */
 	FXS_CNT_NR,
 };
 

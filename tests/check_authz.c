@@ -60,6 +60,61 @@ START_TEST(test_proc_owner_live)
 	ck_assert_int_eq(authz_proc_owner("/proc", getpid(), &o), 0);
 	ck_assert_uint_eq(o.ruid, getuid());
 	ck_assert_uint_eq(o.euid, geteuid());
+	ck_assert(o.has_caps);
+	/* root has capabilities, anyone else normally none */
+	ck_assert(geteuid() == 0 ? o.cap_prm != 0 : o.cap_prm == 0);
+}
+END_TEST
+
+START_TEST(test_proc_caps)
+{
+	struct authz_owner o;
+
+	ck_assert_int_eq(authz_proc_owner(PROC, 4248, &o), 0);
+	ck_assert(o.has_caps);
+	ck_assert_uint_eq(o.cap_prm, 1ULL << 13); /* CAP_NET_RAW */
+	ck_assert_int_eq(authz_proc_owner(PROC, 4249, &o), 0);
+	ck_assert(o.has_caps);
+	ck_assert_uint_eq(o.cap_prm, 0);
+	/* no CapPrm: line at all */
+	ck_assert_int_eq(authz_proc_owner(PROC, 4242, &o), 0);
+	ck_assert(!o.has_caps);
+}
+END_TEST
+
+/* What the daemon asks again before each read of a non-root session's target. */
+START_TEST(test_target_left)
+{
+	struct authz_owner o;
+
+	ck_assert_int_eq(authz_proc_owner(PROC, 4249, &o), 0);
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), 0);
+	ck_assert_int_eq(authz_target_left(1001, 0, &o, false, 0), AUTHZ_LEFT_UID);
+	/* file capabilities: the uids are the user's, the capabilities are not */
+	ck_assert_int_eq(authz_proc_owner(PROC, 4248, &o), 0);
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), AUTHZ_LEFT_CAPS);
+	ck_assert_int_eq(authz_target_left(1000, 1ULL << 13, &o, false, 0), 0);
+	ck_assert_int_eq(authz_target_left(1000, ~0ULL, &o, false, 0), 0);
+	/* in a user namespace of the user's own, capabilities count only there */
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, true, 1000), 0);
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, true, 0), AUTHZ_LEFT_CAPS);
+	/* set-user-ID: effective, saved */
+	ck_assert_int_eq(authz_proc_owner(PROC, 4243, &o), 0);
+	o.has_caps = true;
+	o.cap_prm = 0;
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), AUTHZ_LEFT_UID);
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, true, 1000), AUTHZ_LEFT_UID);
+	ck_assert_int_eq(authz_proc_owner(PROC, 4247, &o), 0);
+	o.has_caps = true;
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), AUTHZ_LEFT_UID);
+	/* unknown capabilities are not none */
+	o.suid = 1000;
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), 0);
+	o.has_caps = false;
+	ck_assert_int_eq(authz_target_left(1000, 0, &o, false, 0), AUTHZ_LEFT_CAPS);
+	ck_assert_str_eq(authz_left_text(AUTHZ_LEFT_UID), "exec of a set-user-ID program");
+	ck_assert_str_eq(authz_left_text(AUTHZ_LEFT_CAPS),
+			 "exec of a program with file capabilities");
 }
 END_TEST
 
@@ -211,6 +266,8 @@ static Suite *authz_suite(void)
 	tcase_add_test(tc, test_proc_owner);
 	tcase_add_test(tc, test_proc_owner_errors);
 	tcase_add_test(tc, test_proc_owner_live);
+	tcase_add_test(tc, test_proc_caps);
+	tcase_add_test(tc, test_target_left);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("policy");

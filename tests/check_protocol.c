@@ -166,6 +166,17 @@ START_TEST(test_roundtrip_replies)
 	ck_assert_uint_eq(out.end.reason, FXS_END_SHUTDOWN);
 
 	memset(&m, 0, sizeof(m));
+	m.type = FXS_MSG_NOTICE;
+	m.notice.kind = FXS_NOTICE_TARGET_LEFT;
+	m.notice.pid = 4242;
+	strcpy(m.notice.text, "pid 4242 changed credentials (exec of a set-user-ID program): no "
+			      "longer sampled");
+	roundtrip(&m, &out);
+	ck_assert_uint_eq(out.notice.kind, FXS_NOTICE_TARGET_LEFT);
+	ck_assert_uint_eq(out.notice.pid, 4242);
+	ck_assert_str_eq(out.notice.text, m.notice.text);
+
+	memset(&m, 0, sizeof(m));
 	m.type = FXS_MSG_DATA;
 	m.data.data = fxt;
 	m.data.len = 8;
@@ -298,7 +309,7 @@ START_TEST(test_reject_header)
 	expect_bad_header(6, 0);     /* type 0 */
 	expect_bad_header(6, 7);     /* unknown request */
 	expect_bad_header(6, 0x80);  /* unknown reply */
-	expect_bad_header(6, 0x86);  /* unknown reply */
+	expect_bad_header(6, 0x87);  /* unknown reply */
 	expect_bad_header(7, 1);     /* type 0x102 */
 	expect_bad_header(8, 1);     /* says 1 payload byte, has 0 */
 	expect_bad_header(12, 1);    /* reserved */
@@ -419,6 +430,31 @@ START_TEST(test_reject_payload)
 	n = protocol_encode(&m, buf, sizeof(buf));
 	buf[6] = FXS_MSG_DATA;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+
+	/* NOTICE: unknown kind, reserved bits, no text, text past the payload, NUL inside */
+	memset(&m, 0, sizeof(m));
+	m.type = FXS_MSG_NOTICE;
+	m.notice.kind = FXS_NOTICE_TARGET_LEFT;
+	m.notice.pid = 7;
+	strcpy(m.notice.text, "pid 7 left");
+	n = protocol_encode(&m, buf, sizeof(buf));
+	ck_assert_int_eq(n, FXS_PROTO_HDR_SIZE + 12 + 10);
+	buf[16] = FXS_NOTICE_NR;
+	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+	n = protocol_encode(&m, buf, sizeof(buf));
+	buf[16 + 2] = 1;
+	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+	n = protocol_encode(&m, buf, sizeof(buf));
+	buf[16 + 8] += 1;
+	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+	n = protocol_encode(&m, buf, sizeof(buf));
+	buf[16 + 12 + 3] = 0;
+	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+	m.notice.text[0] = '\0';
+	ck_assert_int_eq(protocol_encode(&m, buf, sizeof(buf)), -EINVAL);
+	m.notice.kind = 0;
+	strcpy(m.notice.text, "x");
+	ck_assert_int_eq(protocol_encode(&m, buf, sizeof(buf)), -EINVAL);
 }
 END_TEST
 
@@ -484,6 +520,7 @@ START_TEST(test_names)
 {
 	ck_assert_str_eq(protocol_type_name(FXS_MSG_SETUP), "setup");
 	ck_assert_str_eq(protocol_type_name(FXS_MSG_END), "end");
+	ck_assert_str_eq(protocol_type_name(FXS_MSG_NOTICE), "notice");
 	ck_assert_str_eq(protocol_type_name(0x42), "?");
 	ck_assert_str_eq(protocol_err_name(FXS_ERR_ACCESS_DENIED), "access denied");
 	ck_assert_str_eq(protocol_err_name(0), "?");

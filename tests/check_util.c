@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpus.h"
@@ -513,6 +514,32 @@ START_TEST(test_procinfo_comm)
 }
 END_TEST
 
+/* The start time that tells a process from a later one on the same pid. */
+START_TEST(test_procinfo_start)
+{
+	const char *stat = "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 1 0 0 20 0 1 0 "
+			   "123456 1000 200 18446744073709551615";
+	struct timespec now;
+	uint64_t ticks = 7, ns;
+
+	ck_assert_int_eq(procinfo_parse_start(stat, &ticks), 0);
+	ck_assert_uint_eq(ticks, 123456);
+	ck_assert_int_eq(procinfo_parse_start("4242 (x) S 1 2 3", &ticks), -EBADMSG);
+	ck_assert_int_eq(procinfo_parse_start("4242 x S 1", &ticks), -EBADMSG);
+	ck_assert_int_eq(
+		procinfo_parse_start("1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12z", &ticks),
+		-EBADMSG);
+	ck_assert_uint_eq(ticks, 123456);
+
+	/* This process started before now, on the clock of the BPF timestamps. */
+	ck_assert_int_eq(procinfo_start_ns("/proc/self", &ns), 0);
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	ck_assert_uint_le(ns, (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec);
+	ck_assert_uint_gt(ns, 0);
+	ck_assert_int_eq(procinfo_start_ns("/proc/0x3ffffff0", &ns), -ESRCH);
+}
+END_TEST
+
 static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -545,6 +572,7 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, test_procinfo_tgid);
 	tcase_add_test(tc, test_procinfo_tgid_missing);
 	tcase_add_test(tc, test_procinfo_comm);
+	tcase_add_test(tc, test_procinfo_start);
 	suite_add_tcase(s, tc);
 	return s;
 }

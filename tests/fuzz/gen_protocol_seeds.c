@@ -100,5 +100,12 @@ int main(int argc, char **argv)
 	m.type = FXS_MSG_END;
 	m.end.reason = FXS_END_SHUTDOWN;
 	err |= emit(argv[1], "end", &m);
+	memset(&m, 0, sizeof(m));
+	m.type = FXS_MSG_NOTICE;
+	m.notice.kind = FXS_NOTICE_TARGET_LEFT;
+	m.notice.pid = 4242;
+	snprintf(m.notice.text, sizeof(m.notice.text),
+		 "pid 4242 changed credentials (exec of a set-user-ID program): no longer sampled");
+	err |= emit(argv[1], "notice", &m);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }

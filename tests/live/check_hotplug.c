@@ -165,7 +165,8 @@ static void read_result(const pid_t *pids, unsigned nr_pids, struct result *res)
 		if (arg(&rec, "fired") !=
 		    arg(&rec, "written") + arg(&rec, "filtered") +
 			    arg(&rec, "dropped_not_running") + arg(&rec, "dropped_ring_full") +
-			    arg(&rec, "dropped_no_regs") + arg(&rec, "skipped_kernel_thread"))
+			    arg(&rec, "dropped_no_regs") + arg(&rec, "skipped_kernel_thread") +
+			    arg(&rec, "filtered_creds"))
 			res->invariant_ok = false;
 		if (!strcmp(rec.name, "cpu0"))
 			res->cpu0_ns = arg(&rec, "sampled_ns");

@@ -10,6 +10,14 @@
  *     must not reach the user's capture;
  *   - a FIFO: open() would block the daemon forever; the capture must end
  *     and the daemon keep serving.
+ *
+ * What a user's capture may hold of a process that stops being fully the
+ * user's after the session was authorized (issue 16):
+ *   - a target that execs a set-user-ID root program, or one with file
+ *     capabilities: no sample, name, module or mapping of the new image; the
+ *     user is told on stderr; the samples count as filtered_creds;
+ *   - a target that exits, its pid then taken by a root process: no sample
+ *     of that process, no module of it.
  * Who may sample what, malformed messages and connection limits are in
  * check_daemon.c.
  *
@@ -17,6 +25,7 @@
  * FXS_PROGS: the test programs (demo is the mapped file).
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -36,19 +45,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "authz.h"
 #include "client.h"
 #include "elf_symbols.h"
 #include "fxt_reader.h"
+#include "live.h"
 #include "live_daemon.h"
+#include "proc_maps.h"
 #include "protocol.h"
 
 #define TEST_USER "fxs-sec-user"
 
 static char daemon_bin[PATH_MAX];
 static char fxs_bin[PATH_MAX];
-static const char *progs;
-static char tmpdir[64];
-static char sock[128];
+/* progs and tmpdir are live.h's */
+static char sock[PATH_MAX];
 static pid_t daemon_pid;
 static uid_t user_uid;
 static gid_t user_gid;
@@ -249,7 +260,7 @@ static void modules_of(const char *fxt, const char *path, const uint8_t *id, siz
  */
 START_TEST(test_path_of_root_file)
 {
-	char secret_dir[128], secret[160], out[160], demo[PATH_MAX];
+	char secret_dir[300], secret[PATH_MAX], out[PATH_MAX], demo[PATH_MAX];
 	uint8_t id[ELF_BUILD_ID_MAX];
 	bool has_id, any_id;
 	int id_len, count;
@@ -281,7 +292,7 @@ END_TEST
  */
 START_TEST(test_path_of_fifo)
 {
-	char user_dir[128], fifo[160], out[160], demo[PATH_MAX];
+	char user_dir[300], fifo[PATH_MAX], out[PATH_MAX], demo[PATH_MAX];
 	bool has_id, any_id;
 	uint8_t none = 0;
 	int count;
@@ -306,6 +317,410 @@ START_TEST(test_path_of_fifo)
 }
 END_TEST
 
+/* --- credentials that change after authorization --- */
+
+/* The executable mappings of a running process, read as root. */
+struct ranges {
+	uint64_t start[256], end[256];
+	bool of_file[256]; /* a mapping of the file asked for */
+	size_t n;
+};
+
+static void exec_ranges(pid_t pid, const char *file, struct ranges *r)
+{
+	struct proc_map *maps = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(proc_maps_read_pid(pid, &maps, &n), 0);
+	r->n = 0;
+	for (size_t i = 0; i < n && r->n < 256; i++) {
+		if (maps[i].perms[2] != 'x')
+			continue;
+		r->start[r->n] = maps[i].start;
+		r->end[r->n] = maps[i].end;
+		r->of_file[r->n] = maps[i].path && !strcmp(maps[i].path, file);
+		r->n++;
+	}
+	proc_maps_free(maps, n);
+}
+
+static bool in_ranges(const struct ranges *r, uint64_t pc, bool file_only)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if ((!file_only || r->of_file[i]) && pc >= r->start[i] && pc < r->end[i])
+			return true;
+	return false;
+}
+
+/* The process running path, within 10 s; 0 when none does. */
+static pid_t wait_for_exe(const char *path)
+{
+	char link[300], target[PATH_MAX];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+
+	for (int i = 0; i < 1000; i++) {
+		d = opendir("/proc");
+		ck_assert_ptr_nonnull(d);
+		while ((de = readdir(d))) {
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			snprintf(link, sizeof(link), "/proc/%s/exe", de->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			if (!strcmp(target, path)) {
+				pid_t pid = atoi(de->d_name);
+
+				closedir(d);
+				return pid;
+			}
+		}
+		closedir(d);
+		live_msleep(10);
+	}
+	return 0;
+}
+
+/* A directory the test user may write its captures into. */
+static void user_dir(char *ret, size_t len)
+{
+	snprintf(ret, len, "%s/user-out", tmpdir);
+	if (mkdir(ret, 0755) && errno != EEXIST)
+		ck_abort_msg("mkdir %s: %s", ret, strerror(errno));
+	ck_assert_int_eq(chown(ret, user_uid, user_gid), 0);
+}
+
+/* A root-owned copy of suidspin as tmpdir/bin/name, with mode, and caps for setcap. */
+static void install_spinner(const char *name, mode_t mode, const char *caps, char *ret, size_t len)
+{
+	char dir[300], cmd[2 * PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/bin", tmpdir);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		ck_abort_msg("mkdir %s: %s", dir, strerror(errno));
+	snprintf(ret, len, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "%s/suidspin", progs);
+	copy_file(cmd, ret, 0, mode);
+	if (caps) {
+		snprintf(cmd, sizeof(cmd), "/usr/sbin/setcap %s '%s'", caps, ret);
+		ck_assert_msg(live_run_cmd(cmd) == 0, "%s failed", cmd);
+	}
+}
+
+/*
+ * `fxsampler record --socket S -o out -- sh -c script` as the test user, its
+ * stderr into err_path.
+ */
+static pid_t start_record_cmd(const char *out, const char *script, const char *err_path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(124);
+		become_user();
+		execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, "--",
+		      "/bin/sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* The exit status of a record started above; fails the test after 30 s. */
+static int wait_record(pid_t pid)
+{
+	int st = 0, i;
+
+	for (i = 0; i < 300 && waitpid(pid, &st, WNOHANG) != pid; i++)
+		live_msleep(100);
+	if (i == 300) {
+		reap(pid);
+		ck_abort_msg("the capture did not end in 30 s");
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
+static bool named(const struct named *objs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(objs[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A target of the user's capture execs a privileged copy of suidspin (set up
+ * by setup_spinner), which spins for a second: nothing of it may come back.
+ */
+static void check_priv_exec(const char *name, mode_t mode, const char *caps, const char *why)
+{
+	char path[PATH_MAX], dir[300], out[PATH_MAX], errp[PATH_MAX], script[PATH_MAX + 64];
+	char err[4096], want[256];
+	struct capture_file *f;
+	struct authz_owner o;
+	struct ranges r;
+	size_t of_pid = 0, leaked = 0;
+	pid_t rec, pid;
+
+	install_spinner(name, mode, caps, path, sizeof(path));
+	user_dir(dir, sizeof(dir));
+	snprintf(out, sizeof(out), "%s/%s.fxt", dir, name);
+	snprintf(errp, sizeof(errp), "%s/%s.err", tmpdir, name);
+	snprintf(script, sizeof(script), "sleep 0.3; exec %s 1", path);
+	rec = start_record_cmd(out, script, errp);
+	pid = wait_for_exe(path);
+	ck_assert_msg(pid > 0, "%s never ran", path);
+	/* The test means nothing unless the program did get its privileges. */
+	ck_assert_int_eq(authz_proc_owner("/proc", pid, &o), 0);
+	if (mode & S_ISUID)
+		ck_assert_msg(o.euid == 0, "%s runs as uid %u: is %s mounted nosuid?", path,
+			      (unsigned)o.euid, tmpdir);
+	else
+		ck_assert_msg(o.euid == user_uid && o.cap_prm, "%s has no capabilities (%llx)",
+			      path, (unsigned long long)o.cap_prm);
+	exec_ranges(pid, path, &r);
+	ck_assert_int_eq(wait_record(rec), 0);
+	slurp(errp, err, sizeof(err));
+
+	snprintf(want, sizeof(want),
+		 "fxsampler: pid %d changed credentials (%s): no longer sampled", (int)pid, why);
+	ck_assert_msg(strstr(err, want), "stderr of record lacks \"%s\":\n%s", want, err);
+	ck_assert_msg(strstr(err, want) == strrchr(err, '\n') - strlen(want) ||
+			      !strstr(strstr(err, want) + 1, want),
+		      "told more than once:\n%s", err);
+
+	f = load(out);
+	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
+	check_accounting(f);
+	/* It spun for a second while the capture ran: counted, not written. */
+	ck_assert_msg(total(f, "filtered_creds") > 100, "filtered_creds %llu",
+		      (unsigned long long)total(f, "filtered_creds"));
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		if (s->pid != (uint32_t)pid)
+			continue;
+		of_pid++;
+		for (unsigned k = 0; k < s->n; k++)
+			if (in_ranges(&r, s->frames[k], true)) {
+				leaked++;
+				break;
+			}
+	}
+	ck_assert_msg(!leaked, "%zu samples of %s in the user's capture", leaked, path);
+	/* The shell before its exec: a few at most. */
+	ck_assert_msg(of_pid < 20, "%zu samples of pid %d", of_pid, (int)pid);
+	for (size_t i = 0; i < MAX_ITEMS; i++)
+		ck_assert_msg(strcmp(f->modules[i], path), "a module record of %s", path);
+	for (size_t i = 0; i < f->nr_maps; i++)
+		for (size_t k = 0; k < r.n; k++)
+			ck_assert_msg(f->maps[i].pid != (uint32_t)pid ||
+					      f->maps[i].start != r.start[k],
+				      "an mmap record of %s's image at %#llx", name,
+				      (unsigned long long)r.start[k]);
+	ck_assert_msg(!named(f->threads, f->nr_threads, name) &&
+			      !named(f->processes, f->nr_processes, name),
+		      "the name %s is in the user's capture", name);
+	unload(f);
+}
+
+START_TEST(test_exec_setuid)
+{
+	check_priv_exec("suidspin", 04755, NULL, "exec of a set-user-ID program");
+}
+END_TEST
+
+START_TEST(test_exec_file_caps)
+{
+	check_priv_exec("capspin", 0755, "cap_net_raw+ep",
+			"exec of a program with file capabilities");
+}
+END_TEST
+
+static volatile unsigned long root_sink;
+
+/* What the root process on the reused pid does: its frames lie in this binary. */
+__attribute__((noinline)) static void root_spin(double seconds)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			root_sink += i;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+}
+
+/* A root process on pid (which must be free): its pid, or 0 when another took it first. */
+static pid_t root_on_pid(pid_t want)
+{
+	char text[32];
+	pid_t pid;
+	int fd;
+
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	snprintf(text, sizeof(text), "%d", (int)want - 1);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (getpid() != want)
+			_exit(0);
+		root_spin(1.0);
+		_exit(0);
+	}
+	if (pid == want)
+		return pid;
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+/* The user's capture of target for 3 s, in a child; it checks the daemon's totals. */
+static pid_t start_record_pid(pid_t target, const char *out)
+{
+	int fd;
+	pid_t pid;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchown(fd, user_uid, user_gid), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct capture_opts o = {.freq_hz = 999, .buffer_size = 1 << 20, .max_frames = 64};
+		struct client_result res;
+		const __u64 *v = res.stats.counters.v;
+		char msg[256];
+
+		become_user();
+		o.pids[0] = (uint32_t)target;
+		o.nr_pids = 1;
+		if (client_record(sock, &o, fd, NULL, 3000000000ULL, NULL, &res, msg,
+				  sizeof(msg))) {
+			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
+			_exit(1);
+		}
+		/* what `fxsampler status` and the summary show adds up too */
+		if (v[FXS_CNT_FIRED] !=
+		    v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] + v[FXS_CNT_DROP_NOT_RUNNING] +
+			    v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
+			    v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS])
+			_exit(2);
+		_exit(0);
+	}
+	close(fd);
+	return pid;
+}
+
+static bool runs_sleep(pid_t pid)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strstr(exe, "sleep") != NULL;
+}
+
+static bool session_running(void)
+{
+	struct fxs_msg_status st;
+	char err[256];
+
+	return !client_query_status(sock, &st, err, sizeof(err)) &&
+	       st.session == FXS_SESSION_RUNNING;
+}
+
+/*
+ * The user's target exits and a root process is started on its pid while the
+ * capture runs: none of the root process may come back.
+ */
+START_TEST(test_pid_reuse)
+{
+	char dir[300], out[PATH_MAX], self[PATH_MAX];
+	struct capture_file *f;
+	struct ranges mine;
+	size_t of_pid = 0, leaked = 0;
+	pid_t target, rec, root = 0;
+	int st, i;
+
+	/* Frames in this binary are the root process's: it is a fork of us. */
+	ck_assert_int_gt(readlink("/proc/self/exe", self, sizeof(self) - 1), 0);
+	self[readlink("/proc/self/exe", self, sizeof(self) - 1)] = '\0';
+	exec_ranges(getpid(), self, &mine);
+	user_dir(dir, sizeof(dir));
+	snprintf(out, sizeof(out), "%s/reuse.fxt", dir);
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (!target) {
+		become_user();
+		execl("/bin/sleep", "sleep", "1", (char *)NULL);
+		_exit(127);
+	}
+	/* Authorized as the user's only once it is: after its exec. */
+	for (i = 0; i < 500 && !runs_sleep(target); i++)
+		live_msleep(2);
+	ck_assert_msg(i < 500, "the target never ran sleep");
+	rec = start_record_pid(target, out);
+	for (i = 0; i < 500 && !session_running(); i++)
+		live_msleep(10);
+	ck_assert_msg(i < 500, "the user's capture did not start");
+	ck_assert_int_eq(waitpid(target, &st, 0), target);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "the target failed (%d)", st);
+	/* Right away, before the daemon may notice: others fork too, so try again. */
+	for (i = 0; i < 50 && !root; i++)
+		root = root_on_pid(target);
+	ck_assert_msg(root, "no root process got pid %d in 50 tries", (int)target);
+	waitpid(root, NULL, 0);
+	ck_assert_int_eq(wait_record(rec), 0);
+
+	f = load(out);
+	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
+	check_accounting(f);
+	for (size_t k = 0; k < f->nr_samples; k++) {
+		const struct sample *s = &f->samples[k];
+
+		if (s->pid != (uint32_t)target)
+			continue;
+		of_pid++;
+		for (unsigned j = 0; j < s->n; j++)
+			if (in_ranges(&mine, s->frames[j], true)) {
+				leaked++;
+				break;
+			}
+	}
+	ck_assert_msg(!leaked, "%zu samples of the root process on pid %d", leaked, (int)target);
+	/* sleep starting up: a few at most; the root process spun for a second */
+	ck_assert_msg(of_pid < 20, "%zu samples of pid %d", of_pid, (int)target);
+	for (size_t k = 0; k < MAX_ITEMS; k++)
+		ck_assert_msg(strcmp(f->modules[k], self), "a module record of %s", self);
+	unload(f);
+}
+END_TEST
+
 static void die(const char *what)
 {
 	fprintf(stderr, "check_security: %s\n", what);
@@ -314,15 +729,15 @@ static void die(const char *what)
 
 static void suite_setup(void)
 {
-	const char *bin = getenv("FXS_BIN");
-	char tmp[PATH_MAX], log[192];
+	const char *fxs_env = getenv("FXS_BIN");
+	char tmp[PATH_MAX], log[PATH_MAX];
 	struct passwd *pw;
 
 	progs = getenv("FXS_PROGS");
-	if (!bin || !*bin || !progs)
+	if (!fxs_env || !*fxs_env || !progs)
 		die("FXS_BIN and FXS_PROGS must name the binary and the test programs");
-	snprintf(fxs_bin, sizeof(fxs_bin), "%s", bin);
-	snprintf(tmp, sizeof(tmp), "%s", bin);
+	snprintf(fxs_bin, sizeof(fxs_bin), "%s", fxs_env);
+	snprintf(tmp, sizeof(tmp), "%s", fxs_env);
 	if (getenv("FXSAMPLERD"))
 		snprintf(daemon_bin, sizeof(daemon_bin), "%s", getenv("FXSAMPLERD"));
 	else
@@ -357,7 +772,7 @@ static void suite_setup(void)
 
 static void suite_teardown(void)
 {
-	char cmd[128];
+	char cmd[PATH_MAX];
 	int i;
 
 	/* A daemon stuck in open() on a FIFO does not get to its SIGTERM handler. */
@@ -396,6 +811,12 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_path_of_root_file);
 	tcase_add_test(tc, test_path_of_fifo);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("changed-credentials");
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, test_exec_setuid);
+	tcase_add_test(tc, test_exec_file_caps);
+	tcase_add_test(tc, test_pid_reuse);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

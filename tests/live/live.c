@@ -366,7 +366,8 @@ static void check_invariant(const struct counter *c)
 	uint64_t sum = counter_value(c, "written") + counter_value(c, "filtered") +
 		       counter_value(c, "dropped_not_running") +
 		       counter_value(c, "dropped_ring_full") + counter_value(c, "dropped_no_regs") +
-		       counter_value(c, "skipped_kernel_thread");
+		       counter_value(c, "skipped_kernel_thread") +
+		       counter_value(c, "filtered_creds");
 
 	ck_assert_msg(fired == sum, "counter %s: fired %llu != sum of outcomes %llu", c->name,
 		      (unsigned long long)fired, (unsigned long long)sum);

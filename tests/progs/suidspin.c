@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What a privileged program looks like to the security tests: check_security
+ * installs a copy set-user-ID root, and another with file capabilities, and
+ * has a user's target exec it. It spins in secret_root_work for argv[1]
+ * seconds of CPU time (default 1): none of that may reach the user's capture.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void secret_root_work(double seconds)
+{
+	double end = cpu_now() + seconds;
+
+	while (cpu_now() < end)
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+}
+
+int main(int argc, char **argv)
+{
+	secret_root_work(argc > 1 ? atof(argv[1]) : 1.0);
+	return 0;
+}
