@@ -193,13 +193,6 @@ struct capture_file *load(const char *path)
 	ck_assert_msg(r, "cannot open %s: %s", path, strerror(errno));
 	while ((n = fxt_reader_next(r, &rec)) > 0) {
 		seq++;
-		/* Fuchsia's readers disagree on inline thread words there: never write them. */
-		if (rec.type == FXT_RT_PROFILER &&
-		    (rec.subtype == FXT_PROF_MODULE || rec.subtype == FXT_PROF_MMAP))
-			ck_assert_msg((rec.header >> 20) & 0xff,
-				      "%s: module/mmap record at offset %" PRIu64
-				      " has an inline thread ref",
-				      path, rec.offset);
 		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
 		    f->nr_samples < MAX_SAMPLES) {
 			struct sample *s = &f->samples[f->nr_samples++];
@@ -225,6 +218,13 @@ struct capture_file *load(const char *path)
 		} else if (rec.type == FXT_RT_METADATA && rec.subtype == FXT_META_PROVIDER_EVENT) {
 			f->dropped_event = true;
 		}
+		/* Fuchsia's readers disagree on inline thread words there: never write them. */
+		if (rec.type == FXT_RT_PROFILER &&
+		    (rec.subtype == FXT_PROF_MODULE || rec.subtype == FXT_PROF_MMAP))
+			ck_assert_msg((rec.header >> 20) & 0xff,
+				      "%s: module/mmap record at offset %" PRIu64
+				      " has an inline thread ref",
+				      path, rec.offset);
 	}
 	f->read_result = n;
 	f->end_offset = fxt_reader_offset(r);
