@@ -218,7 +218,13 @@ START_TEST(test_refs_resolve_after_wrap)
 		}
 		default:
 			samples++;
-			ck_assert_msg(in_maps(lp, rec.frames[0]),
+			/*
+			 * A sample inside churn's own execve can carry the new
+			 * name and the old image's registers (fxsampler's):
+			 * only the children, whose old image churn logged
+			 * too, have every PC checked.
+			 */
+			ck_assert_msg(lp == &procs[0] || in_maps(lp, rec.frames[0]),
 				      "sample at offset %" PRIu64 " of pid %u tid %" PRIu64
 				      ": pc 0x%" PRIx64 " is in none of its mappings",
 				      rec.offset, lp->pid, rec.tid, rec.frames[0]);
