@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,48 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 	return -EINVAL;
 }
 
+/* A size as the configuration would spell it: 64M, 1G, 100K or bytes. */
+static void fmt_size(char *buf, size_t len, uint64_t v)
+{
+	if (v && !(v % (1ULL << 30)))
+		snprintf(buf, len, "%lluG", (unsigned long long)(v >> 30));
+	else if (v && !(v % (1ULL << 20)))
+		snprintf(buf, len, "%lluM", (unsigned long long)(v >> 20));
+	else if (v && !(v % (1ULL << 10)))
+		snprintf(buf, len, "%lluK", (unsigned long long)(v >> 10));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+int daemon_config_check(const struct daemon_config *c, char *msg, size_t msg_len)
+{
+	char file[32], total[32];
+
+	fmt_size(file, sizeof(file), c->max_file_size);
+	fmt_size(total, sizeof(total), c->max_total_size);
+	if (!c->max_file_size || !c->max_total_size) {
+		snprintf(msg, msg_len, "%s = 0: a size of zero holds no capture",
+			 c->max_file_size ? "max_total_size" : "max_file_size");
+		return -EINVAL;
+	}
+	if (!c->max_file_age_s) {
+		snprintf(msg, msg_len, "max_file_age = 0: files must last at least a second");
+		return -EINVAL;
+	}
+	/*
+	 * Rotation reserves max_file_size for the file it starts: a smaller
+	 * budget would delete the file just completed at every rotation.
+	 */
+	if (c->max_total_size / 2 < c->max_file_size) {
+		snprintf(msg, msg_len,
+			 "max_total_size = %s is less than twice max_file_size = %s: the budget "
+			 "must hold the file being written and the last complete one",
+			 total, file);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, char *err,
 			size_t err_len)
 {
@@ -247,6 +290,11 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 	if (ferror(f)) {
 		ret = -EIO;
 		snprintf(err, err_len, "%s: read error", name);
+		return ret;
+	}
+	ret = daemon_config_check(&c, msg, sizeof(msg));
+	if (ret) {
+		snprintf(err, err_len, "%s: %s", name, msg);
 		return ret;
 	}
 	*cfg = c;

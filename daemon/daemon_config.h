@@ -43,6 +43,14 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 			size_t err_len);
 
 /*
+ * Whether the keys together make sense: the disk budget holds the file being
+ * written and one complete file (max_total_size >= 2 * max_file_size), no size
+ * is zero, no age is under a second. 0, or -EINVAL with one line naming the
+ * keys and their values in msg. daemon_config_parse() applies it to its result.
+ */
+int daemon_config_check(const struct daemon_config *cfg, char *msg, size_t msg_len);
+
+/*
  * Defaults, then the file at path. A missing file is an error only when
  * must_exist (the user named it); otherwise the defaults are used.
  */

@@ -744,6 +744,20 @@ found:
 	return 0;
 }
 
+/*
+ * The thread slot of (pid, 0), which module and mmap records name. They use an
+ * indexed ref, not an inline one: the spec and Fuchsia's C++ writer put two
+ * words (pid, tid) in the body for an inline ref, one version of Fuchsia's Rust
+ * reader (behind `ffx profiler`) reads one there and fails or panics on two,
+ * and every reader agrees on an index. The slot is one of the same 255 the
+ * samples use, so it is evicted and re-announced like theirs: the thread
+ * record always precedes the record that names the slot.
+ */
+static int stream_process_ref(struct fxt_stream *s, uint64_t pid, struct fxt_tref *ret_ref)
+{
+	return stream_thread_ref(s, pid, 0, ret_ref);
+}
+
 struct fxt_stream *fxt_stream__new(fxt_sink_fn sink, void *ctx, const char *provider_name,
 				   uint64_t ticks_per_second)
 {
@@ -874,30 +888,40 @@ int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64
 int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
 		      const char *path, const uint8_t *build_id, size_t build_id_len)
 {
-	/* Inline (pid, 0) as Fuchsia's profiler writes it: no thread slot spent. */
-	struct fxt_tref tref = {.pid = pid};
+	struct fxt_tref tref;
 	size_t len = path ? strlen(path) : 0;
 	int err;
 
 	err = stream_begin(s);
 	if (err)
 		return err;
+	if (build_id_len > FXT_MAX_SHORT_NAME || (build_id_len && !build_id))
+		return -EINVAL;
 	/* The tail of a path names the file; its head is the least useful part. */
 	if (len > FXT_MAX_SHORT_NAME) {
 		path += len - FXT_MAX_SHORT_NAME;
 		len = FXT_MAX_SHORT_NAME;
 	}
-	err = fxt_put_module(&s->buf, ts, tref, module_id, path, len, build_id, build_id_len);
+	err = stream_process_ref(s, pid, &tref);
+	if (!err)
+		err = fxt_put_module(&s->buf, ts, tref, module_id, path, len, build_id,
+				     build_id_len);
 	return stream_end(s, err);
 }
 
 int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
 		    unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr)
 {
-	struct fxt_tref tref = {.pid = pid};
+	struct fxt_tref tref;
 	int err;
 
 	err = stream_begin(s);
+	if (err)
+		return err;
+	/* Three bits: ELF p_flags PF_X/PF_W/PF_R (§3.5). */
+	if (flags > 7)
+		return -EINVAL;
+	err = stream_process_ref(s, pid, &tref);
 	if (!err)
 		err = fxt_put_mmap(&s->buf, ts, tref, module_id, flags, start, size, vaddr);
 	return stream_end(s, err);

@@ -168,6 +168,11 @@ int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name);
 int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
 			 unsigned bt_flags, const uint64_t *frames, unsigned nr_frames);
+/*
+ * Module and mmap records name their process through an indexed thread ref to
+ * (pid, 0), a slot of the same table as the samples' (pid, tid): no inline
+ * thread words, which Fuchsia's readers disagree on.
+ */
 int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,
 		      const char *path, const uint8_t *build_id, size_t build_id_len);
 int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t module_id,

@@ -637,6 +637,40 @@ static int decode_kobj(struct cursor *c, struct fxt_record *rec)
 	return 0;
 }
 
+/*
+ * The inline thread ref of a module or mmap record. Writers differ: the spec
+ * and Fuchsia's C++ writer (and fxsampler before it used an index) store two
+ * words, pid and tid = 0; one version of Fuchsia's Rust reader expects the pid
+ * alone. The fields after it have a known size, so the record's size tells
+ * which form it is; a size that fits neither is an error.
+ */
+static int cur_inline_process(struct cursor *c, struct fxt_record *rec)
+{
+	uint64_t h = rec->header;
+	unsigned rest;
+	int err;
+
+	if (rec->subtype == FXT_PROF_MODULE)
+		rest = pad_words((h >> 44) & 0xff) + pad_words((h >> 52) & 0xff);
+	else
+		rest = 3; /* start, size, vaddr */
+	if (c->n == c->pos + 1 + rest) {
+		rec->tid = 0;
+		return cur_word(c, "process koid", &rec->pid);
+	}
+	if (c->n == c->pos + 2 + rest) {
+		err = cur_word(c, "process koid", &rec->pid);
+		if (!err)
+			err = cur_word(c, "thread koid", &rec->tid);
+		return err;
+	}
+	return fail(c->r, c->offset,
+		    "%s record of %u words with an inline thread ref: %u words hold pid only, "
+		    "%u pid and tid",
+		    rec->subtype == FXT_PROF_MODULE ? "module" : "mmap", c->n, c->pos + 1 + rest,
+		    c->pos + 2 + rest);
+}
+
 static int decode_profiler(struct cursor *c, struct fxt_record *rec)
 {
 	uint64_t h = rec->header, *frames;
@@ -648,7 +682,9 @@ static int decode_profiler(struct cursor *c, struct fxt_record *rec)
 	if (rec->subtype > FXT_PROF_BACKTRACE)
 		return 0;
 	err = cur_word(c, "timestamp", &rec->ts);
-	if (!err)
+	if (!err && rec->subtype != FXT_PROF_BACKTRACE && !((h >> 20) & 0xff))
+		err = cur_inline_process(c, rec);
+	else if (!err)
 		err = cur_tref(c, (h >> 20) & 0xff, rec);
 	if (err)
 		return err;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fxt.h"
 #include "rotate.h"
 
 bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s, int64_t now_s)
@@ -22,33 +23,87 @@ static int cmp_age(const void *a, const void *b)
 {
 	const struct rotate_file *x = a, *y = b;
 
-	if (x->partial != y->partial)
-		return x->partial ? -1 : 1;
 	if (x->mtime_s != y->mtime_s)
 		return x->mtime_s < y->mtime_s ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
 size_t rotate_plan(const struct rotate_policy *p, struct rotate_file *files, size_t nr,
-		   uint64_t reserve)
+		   uint64_t reserve, const char *keep)
 {
 	uint64_t total = reserve;
-	size_t i, del;
+	size_t i, del, end = nr;
+	struct rotate_file k;
 
 	if (!nr)
 		return 0;
 	qsort(files, nr, sizeof(*files), cmp_age);
-	for (i = 0; i < nr; i++) {
-		if (!files[i].partial)
-			total += files[i].size;
+	/*
+	 * The file just completed goes last whatever its mtime says (a clock
+	 * step, a file from the future): it is what the budget is for.
+	 */
+	for (i = 0; keep && i < nr; i++) {
+		if (strcmp(files[i].name, keep))
+			continue;
+		k = files[i];
+		memmove(files + i, files + i + 1, (nr - i - 1) * sizeof(*files));
+		files[nr - 1] = k;
+		end = nr - 1;
+		break;
 	}
-	for (del = 0; del < nr && files[del].partial; del++)
-		;
-	while (del < nr && total > p->max_total_size) {
+	for (i = 0; i < nr; i++)
+		total += files[i].size;
+	for (del = 0; del < end && total > p->max_total_size; del++)
 		total -= files[del].size;
-		del++;
-	}
 	return del;
+}
+
+static uint64_t le_word(const uint8_t *p)
+{
+	uint64_t w = 0;
+
+	for (int i = 7; i >= 0; i--)
+		w = w << 8 | p[i];
+	return w;
+}
+
+void rotate_salvage_scan(const void *data, uint64_t len, struct rotate_salvage *ret)
+{
+	const uint8_t *p = data;
+	uint64_t off = 0, h, words;
+	bool header = true;
+	unsigned type;
+
+	ret->keep = 0;
+	ret->records = 0;
+	if (len < 8 || le_word(p) != FXT_MAGIC_WORD)
+		return;
+	while (len - off >= 8) {
+		h = le_word(p + off);
+		type = h & 0xf;
+		words = type == FXT_RT_LARGE ? (h >> 4) & 0xffffffff : (h >> 4) & 0xfff;
+		if (!words || words > (len - off) / 8)
+			break;
+		off += words * 8;
+		/* The header is what a stream writes first: metadata and init records. */
+		if (header && (type == FXT_RT_METADATA || type == FXT_RT_INIT))
+			continue;
+		header = false;
+		ret->records++;
+	}
+	ret->keep = off;
+}
+
+int rotate_complete_name(const char *partial, char *buf, size_t len)
+{
+	size_t n = strlen(partial), plen = strlen(ROTATE_PARTIAL);
+	bool is_partial = false;
+
+	if (!rotate_is_ours(partial, &is_partial) || !is_partial || n - plen >= len)
+		return -EINVAL;
+	memcpy(buf, partial, n - plen);
+	buf[n - plen] = '\0';
+	return 0;
 }
 
 static bool ends_with(const char *s, size_t len, const char *suffix)

@@ -2,8 +2,9 @@
 /*
  * Continuous mode's file rotation: when to close a file and start the next,
  * and which old files to delete to stay within the disk budget. The policy is
- * pure logic on a list of files; rotate_list() is the only function that
- * touches the file system (it reads a directory). Only files named by
+ * pure logic on a list of files, and on the bytes of a partial file for
+ * salvage; rotate_list() is the only function that touches the file system
+ * (it reads a directory). Only files named by
  * rotate_file_name() are ever listed, so nothing else in the directory is
  * deleted. No logging.
  */
@@ -43,11 +44,29 @@ bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s,
 /*
  * Sort files oldest first (mtime, then name) and return how many of the first
  * ones to delete so that the rest, plus reserve bytes for the file about to be
- * written, fit in max_total_size. Partial files are always deleted (they are
- * sorted first). Never fails; returns 0..nr.
+ * written, fit in max_total_size. The file named keep (the one just completed;
+ * NULL for none) is never deleted: it is sorted last, after the newest. Files
+ * left partial count like the others. Never fails; returns 0..nr.
  */
 size_t rotate_plan(const struct rotate_policy *p, struct rotate_file *files, size_t nr,
-		   uint64_t reserve);
+		   uint64_t reserve, const char *keep);
+
+/* What a partial file holds, from rotate_salvage_scan(). */
+struct rotate_salvage {
+	uint64_t keep;	  /* bytes of whole records from the start: cut the file there */
+	uint64_t records; /* whole records after the header (magic, provider, init) */
+};
+
+/*
+ * Scan the first len bytes of a partial FXT file by its record headers' sizes
+ * (a large record's 32-bit size too) up to the last whole record. A file that
+ * does not start with the magic record keeps nothing; a header of size 0
+ * (zeros a crash left) ends the scan. Pure.
+ */
+void rotate_salvage_scan(const void *data, uint64_t len, struct rotate_salvage *ret);
+
+/* The complete name of a partial file: 0 or -EINVAL (not a partial name of ours). */
+int rotate_complete_name(const char *partial, char *buf, size_t len);
 
 /* Whether name is one of ours: complete ("fxsampler-*.fxt") or partial. */
 bool rotate_is_ours(const char *name, bool *ret_partial);

@@ -145,6 +145,98 @@ START_TEST(test_bad_values)
 }
 END_TEST
 
+/*
+ * Keys that are fine alone but impossible together, or sizes and ages that
+ * hold nothing: refused with one line that names the keys and their values.
+ */
+START_TEST(test_bad_combinations)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		/* the case: the default 64M file in a 1M budget */
+		{"continuous = yes\nmax_total_size = 1M\nmax_file_age = 10s\n",
+		 "t.conf: max_total_size = 1M is less than twice max_file_size = 64M: the budget "
+		 "must hold the file being written and the last complete one"},
+		{"max_file_size = 64K\nmax_total_size = 127K\n",
+		 "t.conf: max_total_size = 127K is less than twice max_file_size = 64K: the budget "
+		 "must hold the file being written and the last complete one"},
+		{"max_file_size = 600M\n",
+		 "t.conf: max_total_size = 1G is less than twice max_file_size = 600M: the budget "
+		 "must hold the file being written and the last complete one"},
+		{"max_total_size = 131071\nmax_file_size = 65536\n",
+		 "t.conf: max_total_size = 131071 is less than twice max_file_size = 64K: the "
+		 "budget must hold the file being written and the last complete one"},
+		/* zero sizes and ages under a second, in every spelling */
+		{"max_file_size = 0\n",
+		 "t.conf:1: max_file_size: '0' is not a size of at least 64K"},
+		{"max_total_size = 0K\n",
+		 "t.conf:1: max_total_size: '0K' is not a size of at least 64K"},
+		{"max_file_age = 0\n",
+		 "t.conf:1: max_file_age: '0' is not a duration like 30m or 1h"},
+		{"max_file_age = 0s\n",
+		 "t.conf:1: max_file_age: '0s' is not a duration like 30m or 1h"},
+		{"max_file_age = 0h\n",
+		 "t.conf:1: max_file_age: '0h' is not a duration like 30m or 1h"},
+		{"max_file_age = 500ms\n",
+		 "t.conf:1: max_file_age: '500ms' is not a duration like 30m or 1h"},
+	};
+	static const char *const good[] = {
+		"max_file_size = 64K\nmax_total_size = 128K\n",
+		"max_file_size = 512M\nmax_total_size = 1G\n",
+		"max_total_size = 128M\n",
+		"max_file_age = 1s\n",
+	};
+	struct daemon_config c, d;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_msg(parse_str(bad[i].text, &c, err, sizeof(err)) == -EINVAL,
+			      "accepted %s", bad[i].text);
+		ck_assert_str_eq(err, bad[i].err);
+		ck_assert_ptr_null(strchr(err, '\n'));
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(parse_str(good[i], &c, err, sizeof(err)) == 0, "refused %s: %s",
+			      good[i], err);
+
+	/* The check on its own, for what no file can spell. */
+	daemon_config_defaults(&c);
+	ck_assert_int_eq(daemon_config_check(&c, err, sizeof(err)), 0);
+	d = c;
+	d.max_file_size = 0;
+	ck_assert_int_eq(daemon_config_check(&d, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "max_file_size = 0: a size of zero holds no capture");
+	d = c;
+	d.max_total_size = 0;
+	ck_assert_int_eq(daemon_config_check(&d, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "max_total_size = 0: a size of zero holds no capture");
+	d = c;
+	d.max_file_age_s = 0;
+	ck_assert_int_eq(daemon_config_check(&d, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "max_file_age = 0: files must last at least a second");
+	/* no overflow in twice a huge size */
+	d = c;
+	d.max_file_size = UINT64_MAX;
+	d.max_total_size = UINT64_MAX;
+	ck_assert_int_eq(daemon_config_check(&d, err, sizeof(err)), -EINVAL);
+
+	/* A refused combination leaves the configuration alone (SIGHUP keeps the old one). */
+	{
+		static const char text[] = "continuous = yes\nmax_total_size = 1M\n";
+		FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+		daemon_config_defaults(&c);
+		d = c;
+		ck_assert_int_eq(daemon_config_parse(f, "t.conf", &c, err, sizeof(err)), -EINVAL);
+		fclose(f);
+		ck_assert_mem_eq(&c, &d, sizeof(c));
+	}
+}
+END_TEST
+
 /* A failed parse leaves the configuration it started from alone (SIGHUP relies on it). */
 START_TEST(test_failure_keeps_config)
 {
@@ -224,6 +316,7 @@ static Suite *daemon_config_suite(void)
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_bad_values);
+	tcase_add_test(tc, test_bad_combinations);
 	tcase_add_test(tc, test_failure_keeps_config);
 	tcase_add_test(tc, test_long_line);
 	suite_add_tcase(s, tc);

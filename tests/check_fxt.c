@@ -603,6 +603,75 @@ START_TEST(test_stream_bytes)
 }
 END_TEST
 
+/*
+ * Module and mmap records name the process through an indexed thread ref to
+ * (pid, 0): no inline thread words, which Fuchsia's readers disagree on.
+ */
+START_TEST(test_stream_module_mmap_bytes)
+{
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01};
+	static const uint64_t frame = 0x401234;
+	struct fxt_stream *s;
+	struct mem_sink m;
+
+	s = new_stream(&m);
+	ck_assert_int_eq(fxt_stream_module(s, 5, 1234, 3, "/usr/bin/x", bid, sizeof(bid)), 0);
+	ck_assert_int_eq(fxt_stream_mmap(s, 6, 1234, 3, 5, 0x401000, 0x2000, 0x1000), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 7, 1234, 1235, 0, &frame, 1), 0);
+	ck_assert_int_eq(fxt_stream_mmap(s, 8, 1234, 3, 4, 0x403000, 0x1000, 0x3000), 0);
+	end_stream(s);
+	{
+		const uint64_t exp[] = {
+			FXT_MAGIC_WORD,
+			0x0090000000110030ULL,
+			0x656c706d61737866ULL,
+			0x72,
+			0x21,
+			GHZ,
+			/* thread record, slot 1 = (1234, 0): 3 | 3 << 4 | 1 << 16 */
+			0x0000000000010033ULL,
+			1234,
+			0,
+			/*
+			 * Module 3, thread ref 1: size 1 + ts + name 2 + build id 1
+			 * = 5. 0xa | 0x50 | subtype 0 | 1 << 20 | 3 << 28 |
+			 * 10 << 44 = 0xa00000000000 | 4 << 52.
+			 */
+			0x0040a0003010005aULL,
+			5,
+			0x6e69622f7273752fULL,
+			0x782f,
+			0x01efcdab,
+			/* Mmap, thread ref 1: size 5. 0xa | 0x50 | 1 << 16 | 1 << 20 | 3 << 28 | 5
+			   << 44 */
+			0x000050003011005aULL,
+			6,
+			0x401000,
+			0x2000,
+			0x1000,
+			/* The sample's thread takes slot 2: 0x33 | 2 << 16 */
+			0x0000000000020033ULL,
+			1234,
+			1235,
+			/* Backtrace, thread 2, 1 frame: 0xa | 3 << 4 | 2 << 16 | 2 << 20 | 1 << 28
+			 */
+			0x000000001022003aULL,
+			7,
+			0x401234,
+			/* Slot 1 still holds (1234, 0): no second thread record. r-- = 4 */
+			0x000040003011005aULL,
+			8,
+			0x403000,
+			0x1000,
+			0x3000,
+		};
+
+		assert_words(m.data, m.len, exp, sizeof(exp) / sizeof(exp[0]));
+	}
+	free(m.data);
+}
+END_TEST
+
 START_TEST(test_stream_intern)
 {
 	struct fxt_sref ref = {.index = 99};
@@ -841,8 +910,15 @@ START_TEST(test_roundtrip_every_kind)
 	ck_assert_str_eq(rec.args[0].name, "process");
 	ck_assert_uint_eq(rec.args[0].u, 1234);
 
-	next_payload(r, &rec, FXT_RT_PROFILER);
+	/* Module and mmap name the process through thread slot 1 = (1234, 0). */
+	next_record(r, &rec, FXT_RT_THREAD);
+	ck_assert_uint_eq(rec.index, 1);
+	ck_assert_uint_eq(rec.pid, 1234);
+	ck_assert_uint_eq(rec.tid, 0);
+
+	next_record(r, &rec, FXT_RT_PROFILER);
 	ck_assert_uint_eq(rec.subtype, FXT_PROF_MODULE);
+	ck_assert_uint_eq((rec.header >> 20) & 0xff, 1);
 	ck_assert_uint_eq(rec.ts, 5);
 	ck_assert_uint_eq(rec.pid, 1234);
 	ck_assert_uint_eq(rec.tid, 0);
@@ -851,10 +927,12 @@ START_TEST(test_roundtrip_every_kind)
 	ck_assert_uint_eq(rec.build_id_len, sizeof(bid));
 	ck_assert_mem_eq(rec.build_id, bid, sizeof(bid));
 
-	next_payload(r, &rec, FXT_RT_PROFILER);
+	next_record(r, &rec, FXT_RT_PROFILER);
 	ck_assert_uint_eq(rec.subtype, FXT_PROF_MMAP);
+	ck_assert_uint_eq((rec.header >> 20) & 0xff, 1);
 	ck_assert_uint_eq(rec.ts, 5);
 	ck_assert_uint_eq(rec.pid, 1234);
+	ck_assert_uint_eq(rec.tid, 0);
 	ck_assert_uint_eq(rec.module_id, 0);
 	ck_assert_uint_eq(rec.mmap_flags, 5);
 	ck_assert_uint_eq(rec.start, 0x401000);
@@ -862,7 +940,7 @@ START_TEST(test_roundtrip_every_kind)
 	ck_assert_uint_eq(rec.vaddr, 0x1000);
 
 	next_record(r, &rec, FXT_RT_THREAD);
-	ck_assert_uint_eq(rec.index, 1);
+	ck_assert_uint_eq(rec.index, 2);
 	ck_assert_uint_eq(rec.pid, 1234);
 	ck_assert_uint_eq(rec.tid, 1235);
 
@@ -878,7 +956,7 @@ START_TEST(test_roundtrip_every_kind)
 	ck_assert_uint_eq(rec.frames[2], 0x401200);
 
 	next_record(r, &rec, FXT_RT_THREAD);
-	ck_assert_uint_eq(rec.index, 2);
+	ck_assert_uint_eq(rec.index, 3);
 	next_record(r, &rec, FXT_RT_PROFILER);
 	ck_assert_uint_eq(rec.subtype, FXT_PROF_BACKTRACE);
 	ck_assert_uint_eq(rec.ts, 124);
@@ -972,6 +1050,90 @@ START_TEST(test_roundtrip_300_threads)
 	ck_assert_uint_eq(samples, 900 + 1200);
 	/* Every sample of the 300 churned, the steady thread kept its slot */
 	ck_assert_uint_eq(threads, 900 + 600 + 1);
+	fxt_reader__free(r);
+	free(m.data);
+}
+END_TEST
+
+/*
+ * 300 processes, each with two threads: their module, mmap and backtrace
+ * records take 900 slots of the 255, three rounds over. Every record must
+ * resolve to its own process, the (pid, 0) slots of module and mmap records
+ * included; tracked here from the thread records themselves, independently of
+ * the reader's table.
+ */
+START_TEST(test_roundtrip_module_slots_wrap)
+{
+	struct {
+		uint64_t pid, tid;
+	} table[256] = {{0}};
+	unsigned i, round, threads = 0, modules = 0, mmaps = 0, samples = 0, ref;
+	struct fxt_stream *s;
+	struct fxt_record rec;
+	struct fxt_reader *r;
+	struct mem_sink m;
+	uint64_t frames[1], pid;
+	int err;
+
+	s = new_stream(&m);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 300; i++) {
+			pid = 10000 + i;
+			if (!round)
+				ck_assert_int_eq(fxt_stream_module(s, i, pid, (uint16_t)i, "/bin/p",
+								   NULL, 0),
+						 0);
+			frames[0] = pid;
+			ck_assert_int_eq(fxt_stream_backtrace(s, i, pid, pid, 0, frames, 1), 0);
+			ck_assert_int_eq(fxt_stream_mmap(s, i, pid, (uint16_t)i, 5, pid << 12,
+							 0x1000 * (round + 1), 0),
+					 0);
+			ck_assert_int_eq(fxt_stream_backtrace(s, i, pid, pid + 50000, 0, frames, 1),
+					 0);
+		}
+	}
+	end_stream(s);
+
+	r = open_sink(&m);
+	while ((err = fxt_reader_next(r, &rec)) == 1) {
+		if (rec.type == FXT_RT_THREAD) {
+			table[rec.index].pid = rec.pid;
+			table[rec.index].tid = rec.tid;
+			threads++;
+			continue;
+		}
+		if (rec.type != FXT_RT_PROFILER)
+			continue;
+		ref = (rec.header >> 20) & 0xff;
+		ck_assert_msg(ref, "record at offset %" PRIu64 " has an inline thread ref",
+			      rec.offset);
+		ck_assert_uint_eq(table[ref].pid, rec.pid);
+		ck_assert_uint_eq(table[ref].tid, rec.tid);
+		switch (rec.subtype) {
+		case FXT_PROF_MODULE:
+			modules++;
+			ck_assert_uint_eq(rec.pid, 10000 + rec.module_id);
+			ck_assert_uint_eq(rec.tid, 0);
+			break;
+		case FXT_PROF_MMAP:
+			mmaps++;
+			ck_assert_uint_eq(rec.pid, 10000 + rec.module_id);
+			ck_assert_uint_eq(rec.start, rec.pid << 12);
+			ck_assert_uint_eq(rec.tid, 0);
+			break;
+		default:
+			samples++;
+			ck_assert_uint_eq(rec.pid, rec.frames[0]);
+			ck_assert(rec.tid == rec.pid || rec.tid == rec.pid + 50000);
+			break;
+		}
+	}
+	ck_assert_msg(err == 0, "%s", fxt_reader_error(r));
+	ck_assert_uint_eq(modules, 300);
+	ck_assert_uint_eq(mmaps, 900);
+	ck_assert_uint_eq(samples, 1800);
+	/* Every slot was evicted and re-announced: 3 x 900 (pid, tid) and (pid, 0) pairs. */
+	ck_assert_uint_eq(threads, 2700);
 	fxt_reader__free(r);
 	free(m.data);
 }
@@ -1135,8 +1297,10 @@ START_TEST(test_module_path_truncated)
 	next_record(r, &rec, FXT_RT_METADATA);
 	next_record(r, &rec, FXT_RT_METADATA);
 	next_record(r, &rec, FXT_RT_INIT);
+	next_record(r, &rec, FXT_RT_THREAD);
 	next_record(r, &rec, FXT_RT_PROFILER);
 	ck_assert_uint_eq(rec.subtype, FXT_PROF_MODULE);
+	ck_assert_uint_eq(rec.pid, 2);
 	ck_assert_uint_eq(strlen(rec.name), 255);
 	ck_assert_str_eq(rec.name, path + 45);
 	ck_assert_uint_eq(rec.build_id_len, 0);
@@ -1420,6 +1584,110 @@ START_TEST(test_reject_refs)
 	b.len = 64;
 	ck_assert_int_eq(fxt_put_provider_section(&b, 3), 0);
 	assert_rejected(&b, "offset 64: provider section for unannounced provider 3");
+	fxt_buf_free(&b);
+}
+END_TEST
+
+/* The text of the next record, its offset cut off. */
+static void next_text(struct fxt_reader *r, char *buf, size_t size)
+{
+	struct fxt_record rec;
+
+	next_record(r, &rec, FXT_RT_PROFILER);
+	ck_assert_int_lt(fxt_record_format(&rec, buf, size), size);
+	memmove(buf, buf + 11, strlen(buf + 11) + 1);
+}
+
+/*
+ * Module and mmap records in the three forms readers meet: an indexed ref
+ * (fxsampler now), two inline words pid, tid (the spec, Fuchsia's C++ writer,
+ * fxsampler before) and one inline word pid (what one version of Fuchsia's Rust
+ * reader expects). All read and dump alike; a size that fits neither inline
+ * form is refused with its offset.
+ */
+START_TEST(test_module_mmap_thread_forms)
+{
+	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01};
+	static const char *const exp[] = {
+		"module ts=5 pid=1234 id=3 name=\"/usr/bin/x\" build_id=abcdef01",
+		"mmap ts=5 pid=1234 id=3 start=0x401000 size=0x2000 vaddr=0x1000 flags=0x5",
+	};
+	struct fxt_tref t2 = {.index = 2}, inl = {.pid = 1234};
+	struct fxt_buf b = {0};
+	struct fxt_reader *r;
+	char line[256];
+	unsigned form, i;
+
+	valid_prefix(&b);
+	ck_assert_int_eq(fxt_put_thread(&b, 2, 1234, 0), 0);
+	/* indexed */
+	ck_assert_int_eq(fxt_put_module(&b, 5, t2, 3, "/usr/bin/x", 10, bid, 4), 0);
+	ck_assert_int_eq(fxt_put_mmap(&b, 5, t2, 3, 5, 0x401000, 0x2000, 0x1000), 0);
+	/* inline, two words */
+	ck_assert_int_eq(fxt_put_module(&b, 5, inl, 3, "/usr/bin/x", 10, bid, 4), 0);
+	ck_assert_int_eq(fxt_put_mmap(&b, 5, inl, 3, 5, 0x401000, 0x2000, 0x1000), 0);
+	/*
+	 * inline, one word: module size 1 + ts + pid + name 2 + build id 1 = 6:
+	 * 0xa | 0x60 | 3 << 28 | 10 << 44 | 4 << 52; mmap size 6:
+	 * 0xa | 0x60 | 1 << 16 | 3 << 28 | 5 << 44.
+	 */
+	put_raw(&b, 0x0040a0003000006aULL);
+	put_raw(&b, 5);
+	put_raw(&b, 1234);
+	put_raw(&b, 0x6e69622f7273752fULL);
+	put_raw(&b, 0x782f);
+	put_raw(&b, 0x01efcdab);
+	put_raw(&b, 0x000050003001006aULL);
+	put_raw(&b, 5);
+	put_raw(&b, 1234);
+	put_raw(&b, 0x401000);
+	put_raw(&b, 0x2000);
+	put_raw(&b, 0x1000);
+
+	r = fxt_reader__open_mem(b.data, b.len);
+	ck_assert_ptr_nonnull(r);
+	for (i = 0; i < 5; i++) {
+		struct fxt_record rec;
+
+		ck_assert_int_eq(fxt_reader_next(r, &rec), 1);
+	}
+	for (form = 0; form < 3; form++) {
+		for (i = 0; i < 2; i++) {
+			next_text(r, line, sizeof(line));
+			ck_assert_msg(!strcmp(line, exp[i]), "form %u: %s", form, line);
+		}
+	}
+	{
+		struct fxt_record rec;
+
+		ck_assert_int_eq(fxt_reader_next(r, &rec), 0);
+	}
+	fxt_reader__free(r);
+
+	/* Inline with no thread words, or three: fits neither form. */
+	b.len = 64;
+	put_raw(&b, 0x000050003001005aULL); /* mmap of 5 words, inline ref */
+	put_raw(&b, 5);
+	put_raw(&b, 0x401000);
+	put_raw(&b, 0x2000);
+	put_raw(&b, 0x1000);
+	assert_rejected(&b, "offset 64: mmap record of 5 words with an inline thread ref: "
+			    "6 words hold pid only, 7 pid and tid");
+	b.len = 64;
+	ck_assert_int_eq(fxt_put_mmap(&b, 5, inl, 3, 5, 0x401000, 0x2000, 0x1000), 0);
+	b.data[64] += 0x10; /* 8 words */
+	put_raw(&b, 0);
+	assert_rejected(&b, "offset 64: mmap record of 8 words with an inline thread ref: "
+			    "6 words hold pid only, 7 pid and tid");
+	b.len = 64;
+	/* module of 5 words = 1 + ts + name 2 + build id 1: no room for a pid */
+	put_raw(&b, 0x0040a0003000005aULL);
+	put_raw(&b, 5);
+	put_raw(&b, 0x6e69622f7273752fULL);
+	put_raw(&b, 0x782f);
+	put_raw(&b, 0x01efcdab);
+	assert_rejected(&b, "offset 64: module record of 5 words with an inline thread ref: "
+			    "6 words hold pid only, 7 pid and tid");
 	fxt_buf_free(&b);
 }
 END_TEST
@@ -1719,6 +1987,7 @@ static Suite *fxt_suite(void)
 	tc = tcase_create("stream");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_stream_bytes);
+	tcase_add_test(tc, test_stream_module_mmap_bytes);
 	tcase_add_test(tc, test_stream_intern);
 	tcase_add_test(tc, test_stream_string_table_full);
 	tcase_add_test(tc, test_stream_flush_threshold);
@@ -1732,6 +2001,7 @@ static Suite *fxt_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip_every_kind);
 	tcase_add_test(tc, test_roundtrip_300_threads);
+	tcase_add_test(tc, test_roundtrip_module_slots_wrap);
 	tcase_add_test(tc, test_roundtrip_string_reuse);
 	tcase_add_test(tc, test_files_and_gzip);
 	suite_add_tcase(s, tc);
@@ -1741,6 +2011,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tc, test_reject_truncated);
 	tcase_add_test(tc, test_reject_sizes);
 	tcase_add_test(tc, test_reject_refs);
+	tcase_add_test(tc, test_module_mmap_thread_forms);
 	tcase_add_test(tc, test_concatenated_traces);
 	tcase_add_test(tc, test_reject_backtrace_count);
 	tcase_add_test(tc, test_reject_reserved_bits);

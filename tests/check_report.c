@@ -1017,6 +1017,114 @@ START_TEST(test_run_file)
 }
 END_TEST
 
+/*
+ * Files written before module and mmap records used an indexed thread ref
+ * carry it inline: two words pid, tid (the spec's form, fxsampler's until
+ * then) or one word pid (another writer's). The stream's records are flushed
+ * to the file and the inline ones written between them.
+ */
+static FILE *legacy_file;
+static unsigned legacy_words;
+
+static void legacy_put(struct fxt_stream *s, struct fxt_buf *b)
+{
+	unsigned size;
+
+	ck_assert_int_eq(b->err, 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	if (legacy_words == 1) {
+		/* Drop the tid word (the third) and one word of the size, bits 4..15. */
+		size = (unsigned)b->data[0] | (unsigned)b->data[1] << 8;
+		size -= 1 << 4;
+		b->data[0] = (uint8_t)size;
+		b->data[1] = (uint8_t)(size >> 8);
+		memmove(b->data + 24, b->data + 32, b->len - 32);
+		b->len -= 8;
+	}
+	ck_assert_uint_eq(fwrite(b->data, 1, b->len, legacy_file), b->len);
+	fxt_buf_free(b);
+}
+
+static int legacy_module(void *ctx, uint64_t pid, uint16_t id, const char *path)
+{
+	struct fxt_tref inl = {.pid = pid};
+	struct fxt_buf b = {0};
+
+	ck_assert_int_eq(fxt_put_module(&b, 99 * MS, inl, id, path, strlen(path), build_id,
+					sizeof(build_id)),
+			 0);
+	legacy_put(ctx, &b);
+	return 0;
+}
+
+static int legacy_mmap(void *ctx, uint64_t pid, uint16_t id, unsigned flags, uint64_t start,
+		       uint64_t size, uint64_t vaddr)
+{
+	struct fxt_tref inl = {.pid = pid};
+	struct fxt_buf b = {0};
+
+	ck_assert_int_eq(fxt_put_mmap(&b, 99 * MS, inl, id, flags, start, size, vaddr), 0);
+	legacy_put(ctx, &b);
+	return 0;
+}
+
+static void write_legacy_fxt(const char *path, unsigned words)
+{
+	struct feeder fd = {st_process, st_thread, legacy_module, legacy_mmap, st_backtrace};
+	struct fxt_stream *s;
+	FILE *f = fopen(path, "we");
+
+	ck_assert_ptr_nonnull(f);
+	legacy_file = f;
+	legacy_words = words;
+	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
+	ck_assert_ptr_nonnull(s);
+	fd.ctx = s;
+	feed_profile(&fd);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Old captures (inline thread words in module/mmap) report exactly as new ones. */
+START_TEST(test_run_legacy_inline_refs)
+{
+	char fxt[PATH_MAX + 32];
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	unsigned words, inl;
+	struct capture c;
+	int n;
+
+	for (words = 1; words <= 2; words++) {
+		snprintf(fxt, sizeof(fxt), "%s/legacy%u.fxt", tmpdir, words);
+		write_legacy_fxt(fxt, words);
+		/* The file does hold inline module and mmap records of that size. */
+		r = fxt_reader__open(fxt);
+		ck_assert_ptr_nonnull(r);
+		inl = 0;
+		while ((n = fxt_reader_next(r, &rec)) == 1)
+			if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MMAP) {
+				ck_assert_uint_eq((rec.header >> 20) & 0xff, 0);
+				ck_assert_uint_eq(rec.words, 5 + words);
+				inl++;
+			}
+		ck_assert_msg(n == 0, "%s", fxt_reader_error(r));
+		ck_assert_uint_gt(inl, 0);
+		fxt_reader__free(r);
+
+		ck_assert_int_eq(
+			report_run(fxt, &(struct report_opts){.folded = true}, capture_open(&c)),
+			0);
+		ck_assert_str_eq(capture_text(&c), expected_folded);
+		free(c.buf);
+		ck_assert_int_eq(report_run(fxt, NULL, capture_open(&c)), 0);
+		ck_assert_str_eq(capture_text(&c), expected_top);
+		free(c.buf);
+	}
+}
+END_TEST
+
 START_TEST(test_run_counters)
 {
 	char fxt[PATH_MAX + 32];
@@ -1162,6 +1270,7 @@ static Suite *report_suite(void)
 	tcase_add_test(run, test_run_counters);
 	tcase_add_test(run, test_run_errors);
 	tcase_add_test(run, test_run_mutated);
+	tcase_add_test(run, test_run_legacy_inline_refs);
 	/* go tool pprof starts slowly the first time; valgrind slows everything. */
 	tcase_set_timeout(formats, 120);
 	tcase_set_timeout(run, 120);

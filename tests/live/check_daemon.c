@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "fxt.h"
 #include "fxt_reader.h"
 #include "protocol.h"
 #include "live_daemon.h"
@@ -882,6 +883,242 @@ START_TEST(test_continuous_mode)
 }
 END_TEST
 
+/* The text of a file, NUL-terminated, from offset on (malloc'ed). */
+static char *slurp_from(const char *path, long offset)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	long len;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	ck_assert_int_ge(len, offset);
+	ck_assert_int_eq(fseek(f, offset, SEEK_SET), 0);
+	buf = calloc(1, (size_t)(len - offset) + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)(len - offset), f), (size_t)(len - offset));
+	fclose(f);
+	return buf;
+}
+
+/* The latest backtrace of pid in path (CLOCK_BOOTTIME ns), 0 when none; the file must read. */
+static uint64_t last_sample_ts(const char *path, uint32_t pid)
+{
+	struct fxt_reader *r = fxt_reader__open(path);
+	struct fxt_record rec;
+	uint64_t last = 0;
+	int err;
+
+	ck_assert_ptr_nonnull(r);
+	while ((err = fxt_reader_next(r, &rec)) == 1)
+		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
+		    rec.pid == pid && rec.ts > last)
+			last = rec.ts;
+	ck_assert_msg(err == 0, "%s: %s", path, fxt_reader_error(r));
+	fxt_reader__free(r);
+	return last;
+}
+
+static uint64_t boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void wait_continuous(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < 100 && !(status_at(path).session == FXS_SESSION_RUNNING &&
+				 status_at(path).flags & FXS_STATUS_CONTINUOUS);
+	     i++)
+		live_msleep(50);
+	ck_assert(status_at(path).flags & FXS_STATUS_CONTINUOUS);
+}
+
+/*
+ * Continuous mode killed with SIGKILL mid-file (as by the OOM killer) and
+ * started again: the file it was writing is cut to its last whole record and
+ * named complete, `report` reads it, and it holds the samples of up to a few
+ * seconds before the kill. A partial file with nothing beyond the FXT header
+ * is deleted, and the log says so.
+ */
+START_TEST(test_continuous_killed_salvaged)
+{
+	char sock2[160], log[192], conf[192], dir[192], path[448], done[448], cmd[1024];
+	char empty[448], part_name[NAME_MAX + 1] = "", *text;
+	static const uint8_t cut[12] = {0x3a, 0x00, 0x02, 0x10}; /* a 3-word record, cut */
+	struct rotate_file *files;
+	pid_t d2, target = spinner(0, 0);
+	uint64_t killed_at, last;
+	struct fxt_buf hdr = {0};
+	struct stat st;
+	off_t whole;
+	long log_mark;
+	size_t nr, i;
+	FILE *f;
+	int fd;
+
+	snprintf(sock2, sizeof(sock2), "%s/kill.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/kill.log", tmpdir);
+	snprintf(conf, sizeof(conf), "%s/kill.conf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/kill", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0750), 0);
+	/* An hour-long 64M file: without salvage a kill loses all of it. */
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n", dir);
+	fclose(f);
+	/* A partial file of a daemon killed right after it started: the header only. */
+	snprintf(empty, sizeof(empty), "%s/fxsampler-20200101T000000Z-0001.fxt.part", dir);
+	ck_assert_int_eq(fxt_put_magic(&hdr), 0);
+	ck_assert_int_eq(fxt_put_provider_info(&hdr, 1, "fxsampler"), 0);
+	ck_assert_int_eq(fxt_put_init(&hdr, 1000000000ULL), 0);
+	fd = open(empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, hdr.data, hdr.len), (ssize_t)hdr.len);
+	close(fd);
+	fxt_buf_free(&hdr);
+
+	d2 = start_daemon(sock2, conf, log);
+	ck_assert_int_gt(d2, 0);
+	wait_continuous(sock2);
+	ck_assert_msg(access(empty, F_OK), "%s is still there", empty);
+	text = slurp_from(log, 0);
+	snprintf(cmd, sizeof(cmd),
+		 "deleted '%s' (%zu bytes) left by a daemon that did not finish it: it holds no "
+		 "whole record beyond the FXT header",
+		 empty, (size_t)48);
+	ck_assert_msg(strstr(text, cmd), "no '%s' in the log:\n%s", cmd, text);
+	free(text);
+
+	live_msleep(3000);
+	killed_at = boottime_ns();
+	ck_assert_int_eq(kill(d2, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(d2, NULL, 0), d2);
+
+	/* One partial file, of whole records: the drains wrote them as they came. */
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	ck_assert_uint_eq(nr, 1);
+	ck_assert(files[0].partial);
+	snprintf(part_name, sizeof(part_name), "%s", files[0].name);
+	free(files);
+	snprintf(path, sizeof(path), "%s/%s", dir, part_name);
+	ck_assert_int_eq(stat(path, &st), 0);
+	whole = st.st_size;
+	ck_assert_int_gt(whole, 4096);
+	/* A write the kill cut short: half a record after the last whole one. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, cut, sizeof(cut)), (ssize_t)sizeof(cut));
+	close(fd);
+
+	ck_assert_int_eq(stat(log, &st), 0);
+	log_mark = st.st_size;
+	d2 = start_daemon(sock2, conf, log);
+	ck_assert_int_gt(d2, 0);
+	wait_continuous(sock2);
+
+	snprintf(done, sizeof(done), "%.*s", (int)(strlen(path) - strlen(ROTATE_PARTIAL)), path);
+	ck_assert_msg(access(path, F_OK), "%s is still there", path);
+	ck_assert_int_eq(stat(done, &st), 0);
+	ck_assert_int_eq(st.st_size, whole);
+	text = slurp_from(log, log_mark);
+	snprintf(cmd, sizeof(cmd),
+		 "salvaged '%s' left by a daemon that did not finish it: '%s' keeps %lld bytes (",
+		 path, strrchr(done, '/') + 1, (long long)whole);
+	ck_assert_msg(strstr(text, cmd), "no '%s' in the log:\n%s", cmd, text);
+	ck_assert_msg(strstr(text, "records), 12 bytes of a cut record dropped"), "%s", text);
+	free(text);
+
+	/* Every record reads, and the samples reach to a few seconds before the kill. */
+	last = last_sample_ts(done, (uint32_t)target);
+	ck_assert_msg(last, "no sample of pid %d in %s", (int)target, done);
+	ck_assert_msg(last <= killed_at && killed_at - last < 3000000000ULL,
+		      "the last sample is %.3f s before the kill",
+		      ((double)killed_at - (double)last) / 1e9);
+	snprintf(cmd, sizeof(cmd), "%s report '%s' 2>&1 | grep -q '^Samples: [1-9]'", fxs_bin,
+		 done);
+	ck_assert_msg(live_run_cmd(cmd) == 0, "'%s' failed", cmd);
+
+	/* SIGHUP with a budget smaller than two files: refused, the old one stays. */
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "continuous = yes\ndirectory = %s\nmax_total_size = 1M\nmax_file_age = 10s\n",
+		dir);
+	fclose(f);
+	ck_assert_int_eq(stat(log, &st), 0);
+	log_mark = st.st_size;
+	kill(d2, SIGHUP);
+	live_msleep(300);
+	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
+	text = slurp_from(log, log_mark);
+	snprintf(cmd, sizeof(cmd),
+		 "cannot reload the configuration, keeping the old one: %s: max_total_size = 1M "
+		 "is less than twice max_file_size = 64M",
+		 conf);
+	ck_assert_msg(strstr(text, cmd), "no '%s' in the log:\n%s", cmd, text);
+	free(text);
+
+	ck_assert_int_eq(stop_daemon(d2), 0);
+	reap(target);
+	/* The salvaged file and the one finished at SIGTERM, both complete. */
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	ck_assert_uint_eq(nr, 2);
+	for (i = 0; i < nr; i++) {
+		ck_assert_msg(!files[i].partial, "%s left behind", files[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		ck_assert_msg(fxt_samples(path, 0, NULL) > 0, "%s does not read", path);
+	}
+	free(files);
+}
+END_TEST
+
+/* A budget that cannot hold two files is refused at start: one line, exit 2. */
+START_TEST(test_continuous_bad_budget_refused)
+{
+	char sock2[160], conf[192], errlog[192], *text;
+	char *argv[] = {daemon_bin, (char *)"--socket", sock2, (char *)"--config", conf, NULL};
+	pid_t pid;
+	int st, fd;
+	FILE *f;
+
+	snprintf(sock2, sizeof(sock2), "%s/bad.sock", tmpdir);
+	snprintf(conf, sizeof(conf), "%s/bad.conf", tmpdir);
+	snprintf(errlog, sizeof(errlog), "%s/bad.err", tmpdir);
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	/* the configuration: the default 64M file in a 1M budget */
+	fprintf(f,
+		"continuous = yes\ndirectory = %s/bad\nmax_total_size = 1M\n"
+		"max_file_age = 10s\n",
+		tmpdir);
+	fclose(f);
+	fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	text = slurp_from(errlog, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d: %s", WEXITSTATUS(st), text);
+	ck_assert_msg(strstr(text, "max_total_size = 1M is less than twice max_file_size = 64M"),
+		      "%s", text);
+	/* one line */
+	ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
+	free(text);
+	ck_assert_int_ne(access(sock2, F_OK), 0);
+}
+END_TEST
+
 /* The CLI end to end, once `fxsampler record/status` speak to the daemon. */
 START_TEST(test_cli_as_user)
 {
@@ -956,6 +1193,8 @@ static Suite *daemon_suite(void)
 	tc = tcase_create("continuous");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_continuous_mode);
+	tcase_add_test(tc, test_continuous_killed_salvaged);
+	tcase_add_test(tc, test_continuous_bad_budget_refused);
 	suite_add_tcase(s, tc);
 
 	if (cli_speaks_daemon()) {
