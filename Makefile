@@ -114,8 +114,9 @@ $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 
 progs: $(PROG_BINS)
 
-check: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+# check_safe_open also runs the fxsampler binary (FXS_BIN).
+check: fxsampler $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; FXS_BIN=$(CURDIR)/fxsampler $$t; done
 
 # The unit tests again under ASan + UBSan (clang), and under valgrind.
 check-asan: $(SKELS)

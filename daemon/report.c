@@ -21,6 +21,7 @@
 #include "fxt.h"
 #include "fxt_reader.h"
 #include "report.h"
+#include "safe_open.h"
 #include "symbolizer.h"
 
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
@@ -813,6 +814,8 @@ static const char *failure_reason(int err)
 	case -EACCES:
 	case -EPERM:
 		return "permission denied";
+	case -SAFE_OPEN_ENOTREG:
+		return "not a regular file";
 	default:
 		return "unreadable";
 	}
@@ -1726,6 +1729,37 @@ static int write_file(struct report *r, const char *path, write_fn fn,
 	return err;
 }
 
+static void on_skipped(void *ctx, const char *path, int err)
+{
+	if (err == -SAFE_OPEN_ENOTREG)
+		on_failure(ctx, path, err);
+}
+
+/*
+ * One warning per module path that is not a regular file (a FIFO, a device,
+ * a socket): it was skipped without being opened for real.
+ */
+static void warn_skipped(struct report *r)
+{
+	struct failure_list fl = {};
+	const char *type;
+	size_t i;
+
+	symbolizer_for_each_failure(r->sym, on_skipped, &fl);
+	if (fl.n)
+		qsort(fl.v, fl.n, sizeof(*fl.v), failure_order);
+	for (i = 0; i < fl.n; i++) {
+		if (i && !strcmp(fl.v[i].path, fl.v[i - 1].path))
+			continue;
+		type = safe_open_describe(fl.v[i].path);
+		fprintf(stderr, "fxsampler: module '%s': not a regular file (%s): not symbolized\n",
+			fl.v[i].path, type ? type : "special file");
+	}
+	for (i = 0; i < fl.n; i++)
+		free(fl.v[i].path);
+	free(fl.v);
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
 	struct fxt_reader *rd = NULL;
@@ -1777,6 +1811,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 	}
 	if (opts && opts->svg_path)
 		err = write_file(r, opts->svg_path, report_write_svg, opts);
+	warn_skipped(r);
 out:
 	fxt_reader__free(rd);
 	report__free(r);
