@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpf_sampler.h"
@@ -24,6 +25,8 @@ struct capture {
 	struct idset tids; /* threads written */
 	struct modules *modules;
 	uint64_t last_ts;
+	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
+	uint64_t start_boot_ns, start_real_ns;
 	int err; /* first error of the sample callback */
 };
 
@@ -63,12 +66,15 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 			bool renamed, bool execed)
 {
 	int added = idset_add(&c->pids, pid), err;
+	char cmdline[FXT_CMDLINE_MAX + 1];
 
 	if (added < 0)
 		return added;
 	if (!added && !renamed && !execed)
 		return 0;
-	err = fxt_stream_process(c->fxt, pid, name);
+	/* What the reader shows on the process frame; a process gone has none. */
+	procinfo_cmdline(pid, cmdline, sizeof(cmdline));
+	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
 	if (err || (!added && !execed))
 		return err;
 	if (execed)
@@ -224,9 +230,37 @@ fail:
 	return err;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 int capture_start(struct capture *c)
 {
+	c->start_boot_ns = clock_ns(CLOCK_BOOTTIME);
+	c->start_real_ns = clock_ns(CLOCK_REALTIME);
 	return sampler_start(&c->sampler);
+}
+
+/*
+ * When the capture ran, for readers that want wall-clock time (pprof's
+ * time_nanos) and its length: the start by both clocks, the stop by the
+ * samples' clock.
+ */
+static int write_clock(struct capture *c)
+{
+	static const char *const names[] = {"start_boottime_ns", "start_realtime_ns",
+					    "stop_boottime_ns"};
+	uint64_t values[3] = {c->start_boot_ns, c->start_real_ns, clock_ns(CLOCK_BOOTTIME)};
+
+	if (!c->start_boot_ns)
+		return 0;
+	return fxt_stream_counter(c->fxt, values[2], 0, 0, "fxsampler", "clock",
+				  FXT_CLOCK_COUNTER_ID, names, values, 3);
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
@@ -305,6 +339,8 @@ int capture_finish(struct capture *c)
 			return err;
 	}
 	err = write_counters(c, c->last_ts);
+	if (!err)
+		err = write_clock(c);
 	if (err)
 		return err;
 	return fxt_stream_flush(c->fxt);

@@ -51,6 +51,7 @@ struct sym {
 struct elf_symbols {
 	char *path;
 	char *debug_path;
+	char *go_build_id;
 	int type;
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -301,6 +302,45 @@ static int notes_build_id(Elf_Data *data, uint8_t *buf, size_t *ret_len)
 		off = next;
 	}
 	return 0;
+}
+
+#define GO_NOTE_NAME	"Go\0\0"
+#define GO_NOTE_BUILDID 4
+#define GO_BUILD_ID_MAX 256
+
+/* The Go build id note: a printable string, copied NUL-terminated. NULL when none. */
+static char *find_go_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t off = 0, next, name_off, desc_off, i;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = section_data(scn, &shdr);
+		if (!data || (data->d_type != ELF_T_NHDR && data->d_type != ELF_T_NHDR8))
+			continue;
+		while (off < data->d_size &&
+		       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *desc = (const char *)data->d_buf + desc_off;
+
+			off = next;
+			if (nh.n_type != GO_NOTE_BUILDID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, GO_NOTE_NAME, 4) ||
+			    !nh.n_descsz || nh.n_descsz > GO_BUILD_ID_MAX)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				if (desc[i] < 0x21 || desc[i] > 0x7e)
+					break;
+			if (i == nh.n_descsz)
+				return strndup(desc, nh.n_descsz);
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -740,6 +780,8 @@ static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const
 	if (err)
 		goto out;
 	find_build_id(f->elf, es->build_id, &es->build_id_len);
+	if (!es->build_id_len)
+		es->go_build_id = find_go_build_id(f->elf);
 
 	if (has_section_type(f->elf, SHT_SYMTAB)) {
 		err = load_symtab(f->elf, SHT_SYMTAB, &rs);
@@ -814,6 +856,7 @@ void elf_symbols__free(struct elf_symbols *es)
 		return;
 	free(es->path);
 	free(es->debug_path);
+	free(es->go_build_id);
 	free(es->segs);
 	free(es->syms);
 	free(es->names);
@@ -881,6 +924,11 @@ const uint8_t *elf_symbols__build_id(const struct elf_symbols *es, size_t *ret_l
 	if (ret_len)
 		*ret_len = es->build_id_len;
 	return es->build_id;
+}
+
+const char *elf_symbols__go_build_id(const struct elf_symbols *es)
+{
+	return es->go_build_id;
 }
 
 int elf_symbols__type(const struct elf_symbols *es)

@@ -837,6 +837,29 @@ int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
 	return stream_end(s, err);
 }
 
+int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *name,
+			       const char *cmdline)
+{
+	struct fxt_arg arg = {.type = FXT_ARG_STRING};
+	size_t len = cmdline ? strnlen(cmdline, FXT_CMDLINE_MAX) : 0;
+	struct fxt_sref nref;
+	int err;
+
+	if (!len)
+		return fxt_stream_process(s, pid, name);
+	err = stream_begin(s);
+	if (!err)
+		err = stream_sref(s, name, &nref);
+	if (!err)
+		err = stream_sref(s, "cmdline", &arg.name);
+	if (!err) {
+		arg.str.s = cmdline;
+		arg.str.len = len;
+		err = fxt_put_kobj(&s->buf, FXT_OBJ_PROCESS, pid, nref, &arg, 1);
+	}
+	return stream_end(s, err);
+}
+
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name)
 {
 	struct fxt_arg arg = {.type = FXT_ARG_KOID, .u = pid};

@@ -25,6 +25,29 @@ int procinfo_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 	return 0;
 }
 
+int procinfo_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t n, i;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	while (n && buf[n - 1] == '\0')
+		n--;
+	buf[n] = '\0';
+	/* The arguments are NUL-separated. */
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	return (int)n;
+}
+
 pid_t procinfo_tgid(pid_t pid)
 {
 	char path[64], line[256];

@@ -482,6 +482,30 @@ START_TEST(test_report_top_and_folded)
 	chain = folded_count(r.out, "__libc_start_call_main;main;outer;middle;inner");
 	ck_assert_msg(chain * 100 >= f->nr_samples * 85, "%lu of %zu samples carry the chain:\n%s",
 		      chain, f->nr_samples, r.out);
+	/* The process frame is the command line, the thread frame name-TID. */
+	snprintf(leaf, sizeof(leaf), "\n%s 2;demo-", prog("demo"));
+	ck_assert_msg(strstr(r.out, leaf + 1) == r.out || strstr(r.out, leaf), "no '%s' in:\n%s",
+		      leaf + 1, r.out);
+	RUN(&r, "report", "--folded", "--merge-threads", out_path("rep.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report --folded --merge-threads failed: %s", r.err);
+	snprintf(leaf, sizeof(leaf), "%s 2;demo;__libc_start_call_main;main;outer;middle;inner ",
+		 prog("demo"));
+	ck_assert_msg(strstr(r.out, leaf), "no '%s' in:\n%s", leaf, r.out);
+	/* The capture's clock: when it started (pprof's time_nanos) and stopped. */
+	{
+		const struct counter *clk = counter(f, "clock");
+		uint64_t real, start, stop;
+
+		ck_assert_msg(clk, "no clock counter in the capture");
+		real = counter_value(clk, "start_realtime_ns");
+		start = counter_value(clk, "start_boottime_ns");
+		stop = counter_value(clk, "stop_boottime_ns");
+		ck_assert_uint_le(real / 1000000000ULL, (uint64_t)time(NULL));
+		ck_assert_uint_ge(real / 1000000000ULL + 600, (uint64_t)time(NULL));
+		/* demo 2 spins for 2 s. */
+		ck_assert_uint_ge(stop - start, 1900000000ULL);
+		ck_assert_uint_le(stop - start, 60000000000ULL);
+	}
 	unload(f);
 }
 END_TEST
