@@ -58,7 +58,8 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
+.PHONY: all check check-asan check-valgrind check-live check-systemd check-browser fuzz test bench \
+	demo install \
 	deps deps-if-missing vmlinux \
 	format format-check clean progs
 
@@ -104,6 +105,12 @@ $(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \
 		$(LIBS) $(CHECK_LIBS) -o $@
 
+# The browser tier's fixture: a profile of itself, every sample known.
+$(OUTPUT)/tests/browser/gen_profile: tests/browser/gen_profile.c $(OUTPUT)/libfxs.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
+
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
@@ -137,6 +144,10 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
 	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh
 
+# pprof-format and speedscope (npm, headless Chromium) read report's outputs.
+check-browser: all $(OUTPUT)/tests/browser/gen_profile
+	OUTPUT=$(OUTPUT) tests/browser/run.sh
+
 check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
 	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
@@ -146,6 +157,7 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
+	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
 	command -v systemd-nspawn >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
@@ -156,6 +168,7 @@ test: deps-if-missing
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
+	$(MAKE) check-browser
 	$(MAKE) check-live
 	$(MAKE) check-systemd
 	$(MAKE) fuzz
@@ -184,15 +197,19 @@ install: all
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
-# debootstrap and systemd-nspawn for the service test).
+# debootstrap and systemd-nspawn for the service test, node, npm and chromium
+# for the browser tier).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev
+	      libclang-rt-14-dev nodejs chromium
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
+	@# A nodejs that bundles npm (and conflicts with Debian's) needs no npm package.
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends npm >/dev/null
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp
