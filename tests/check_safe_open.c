@@ -210,6 +210,65 @@ START_TEST(test_elf_oversized)
 }
 END_TEST
 
+/*
+ * The debug-file lookups: a stripped binary whose .gnu_debuglink file, and
+ * whose build-id debug file, are FIFOs now. Each is skipped at once; the
+ * binary's own .dynsym still loads.
+ */
+START_TEST(test_debug_files_fifo)
+{
+	static const char src[] = "int fxs_dbg_fn(int x) { return x * 7; }\n";
+	char dir[PATH_MAX + 16], cmd[8 * PATH_MAX], path[PATH_MAX + 64],
+		hex[2 * ELF_BUILD_ID_MAX + 1];
+	struct elf_symbols_opts o = {.debug_dir = dir};
+	struct elf_symbols *es;
+	uint8_t id[ELF_BUILD_ID_MAX];
+	int len;
+	FILE *f;
+
+	arm();
+	snprintf(dir, sizeof(dir), "%s/dbg", tmpdir);
+	snprintf(path, sizeof(path), "%s/lib.c", tmpdir);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(src, f);
+	ck_assert_int_eq(fclose(f), 0);
+	/* One library linked by .gnu_debuglink, one found by build id. */
+	snprintf(
+		cmd, sizeof(cmd),
+		"cd '%s' && mkdir -p dbg && %s -shared -fPIC -g -Wl,--build-id=none lib.c -o "
+		"link.so"
+		" && objcopy --only-keep-debug link.so link.so.debug && objcopy --strip-debug "
+		"--strip-unneeded --add-gnu-debuglink=link.so.debug link.so && rm link.so.debug && "
+		"mkfifo link.so.debug && %s -shared -fPIC -g -Wl,--build-id lib.c -o id.so && "
+		"objcopy --strip-debug --strip-unneeded id.so",
+		tmpdir, getenv("FXS_TEST_CC") ?: "gcc", getenv("FXS_TEST_CC") ?: "gcc");
+	ck_assert_int_eq(system(cmd), 0);
+
+	snprintf(path, sizeof(path), "%s/link.so", tmpdir);
+	es = elf_symbols__open(path, &o);
+	ck_assert_msg(es, "%s: %s", path, strerror(errno));
+	ck_assert_ptr_null(elf_symbols__debug_path(es));
+	/* Its exported function, from .dynsym. */
+	ck_assert_uint_ge(elf_symbols__count(es), 1);
+	elf_symbols__free(es);
+
+	snprintf(path, sizeof(path), "%s/id.so", tmpdir);
+	len = elf_read_build_id(path, id, sizeof(id));
+	ck_assert_int_gt(len, 1);
+	elf_build_id_hex(id, (size_t)len, hex, sizeof(hex));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/.build-id/%.2s' && mkfifo '%s/.build-id/%.2s/%s.debug'", dir, hex,
+		 dir, hex, hex + 2);
+	ck_assert_int_eq(system(cmd), 0);
+	es = elf_symbols__open(path, &o);
+	ck_assert_msg(es, "%s: %s", path, strerror(errno));
+	ck_assert_ptr_null(elf_symbols__debug_path(es));
+	elf_symbols__free(es);
+	alarm(0);
+}
+END_TEST
+
 /* Run the CLI with stdout and stderr into files; its exit status. */
 static int run_cli(const char *const *args, char **ret_out, char **ret_err)
 {
@@ -363,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, test_safe_open_kinds);
 	tcase_add_test(tc, test_elf_open_fifo);
 	tcase_add_test(tc, test_elf_oversized);
+	tcase_add_test(tc, test_debug_files_fifo);
 	tcase_add_test(tc, test_report_special_paths);
 	tcase_add_test(tc, test_dump_special_paths);
 	tcase_add_test(tc, test_report_run_special_paths);
