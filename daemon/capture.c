@@ -259,8 +259,8 @@ static int write_clock(struct capture *c)
 
 	if (!c->start_boot_ns)
 		return 0;
-	return fxt_stream_counter(c->fxt, values[2], 0, 0, "fxsampler", "clock",
-				  FXT_CLOCK_COUNTER_ID, names, values, 3);
+	return fxt_stream_instant(c->fxt, values[2], 0, 0, "fxsampler", FXT_CLOCK_EVENT, names,
+				  values, 3);
 }
 
 int capture_poll(struct capture *c, int timeout_ms)

@@ -926,9 +926,9 @@ int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t mo
 	return stream_end(s, err);
 }
 
-int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
-		       const char *category, const char *name, uint64_t counter_id,
-		       const char *const *names, const uint64_t *values, unsigned nr)
+static int stream_event(struct fxt_stream *s, unsigned event_type, uint64_t ts, uint64_t pid,
+			uint64_t tid, const char *category, const char *name, uint64_t counter_id,
+			const char *const *names, const uint64_t *values, unsigned nr)
 {
 	struct fxt_arg args[15];
 	struct fxt_sref cref, nref;
@@ -953,9 +953,25 @@ int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 	if (!err)
 		err = stream_thread_ref(s, pid, tid, &tref);
 	if (!err)
-		err = fxt_put_event(&s->buf, FXT_EVENT_COUNTER, ts, tref, cref, nref, args, nr,
+		err = fxt_put_event(&s->buf, event_type, ts, tref, cref, nref, args, nr,
 				    counter_id);
 	return stream_end(s, err);
+}
+
+int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, uint64_t counter_id,
+		       const char *const *names, const uint64_t *values, unsigned nr)
+{
+	return stream_event(s, FXT_EVENT_COUNTER, ts, pid, tid, category, name, counter_id, names,
+			    values, nr);
+}
+
+int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, const char *const *names,
+		       const uint64_t *values, unsigned nr)
+{
+	return stream_event(s, FXT_EVENT_INSTANT, ts, pid, tid, category, name, 0, names, values,
+			    nr);
 }
 
 int fxt_stream_dropped(struct fxt_stream *s)

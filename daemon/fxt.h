@@ -185,11 +185,15 @@ int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 		       const char *category, const char *name, uint64_t counter_id,
 		       const char *const *names, const uint64_t *values, unsigned nr);
 int fxt_stream_dropped(struct fxt_stream *s);
+/* An instant event on (pid, tid) with uint64 arguments named names[i]. */
+int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, const char *const *names,
+		       const uint64_t *values, unsigned nr);
 /*
- * The id of the "clock" counter (category "fxsampler") a capture ends with:
- * start_boottime_ns, start_realtime_ns, stop_boottime_ns. Apart from the
- * per-CPU counters (cpu + 1) and the totals (0).
+ * The instant event "clock" (category "fxsampler") a capture ends with:
+ * start_boottime_ns, start_realtime_ns, stop_boottime_ns. Not a counter:
+ * readers take the counters for the capture's accounting.
  */
-#define FXT_CLOCK_COUNTER_ID 0xffffffffULL
+#define FXT_CLOCK_EVENT "clock"
 
 #endif /* FXS_DAEMON_FXT_H */

@@ -196,7 +196,7 @@ struct report {
 	struct counter counters[FXT_READER_MAX_ARGS];
 	unsigned nr_counters;
 	bool records_dropped;
-	/* The capture's "clock" counter (FXT_CLOCK_COUNTER_ID), when it has one. */
+	/* The capture's "clock" event (FXT_CLOCK_EVENT), when it has one. */
 	bool have_clock;
 	uint64_t clock_start_boot_ns, clock_start_real_ns, clock_stop_boot_ns;
 
@@ -574,8 +574,8 @@ int report_add(struct report *r, const struct fxt_record *rec)
 		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, "samples"))
 			return add_counters(r, rec);
-		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
-		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, "clock"))
+		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
+		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))
 			add_clock(r, rec);
 		return 0;
 	case FXT_RT_METADATA:

@@ -1027,12 +1027,12 @@ START_TEST(test_pprof_go_build_id)
 }
 END_TEST
 
-/* The capture's clock record gives time_nanos and duration_nanos. */
+/* The capture's clock event gives time_nanos and duration_nanos. */
 START_TEST(test_pprof_clock)
 {
 	static const char *const names[] = {"start_boottime_ns", "start_realtime_ns",
 					    "stop_boottime_ns"};
-	struct fxt_record rec = {.type = FXT_RT_EVENT, .subtype = FXT_EVENT_COUNTER};
+	struct fxt_record rec = {.type = FXT_RT_EVENT, .subtype = FXT_EVENT_INSTANT};
 	struct report *r = new_report(NULL);
 	const uint64_t v[3] = {5 * MS, 1700000000000000000ULL, 2005 * MS};
 	struct profile pr;

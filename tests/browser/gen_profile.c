@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 	for (i = 0; !err && i < MAIN_SAMPLES; i++)
 		err = fxt_stream_backtrace(s, T0 + (uint64_t)i * MS, pid, pid, 0, i % 2 ? a : b, 3);
 	if (!err)
-		err = fxt_stream_counter(s, T0 + 40 * MS, 0, 0, "fxsampler", "clock",
-					 FXT_CLOCK_COUNTER_ID, clock_names, clock_values, 3);
+		err = fxt_stream_instant(s, T0 + 40 * MS, 0, 0, "fxsampler", FXT_CLOCK_EVENT,
+					 clock_names, clock_values, 3);
 	if (!err)
 		err = fxt_stream_flush(s);
 	if (err)

@@ -493,13 +493,28 @@ START_TEST(test_report_top_and_folded)
 	ck_assert_msg(strstr(r.out, leaf), "no '%s' in:\n%s", leaf, r.out);
 	/* The capture's clock: when it started (pprof's time_nanos) and stopped. */
 	{
-		const struct counter *clk = counter(f, "clock");
-		uint64_t real, start, stop;
+		uint64_t real = 0, start = 0, stop = 0;
+		struct fxt_reader *rd = fxt_reader__open(out_path("rep.fxt"));
+		struct fxt_record rec;
+		bool seen = false;
 
-		ck_assert_msg(clk, "no clock counter in the capture");
-		real = counter_value(clk, "start_realtime_ns");
-		start = counter_value(clk, "start_boottime_ns");
-		stop = counter_value(clk, "stop_boottime_ns");
+		ck_assert_ptr_nonnull(rd);
+		while (fxt_reader_next(rd, &rec) == 1) {
+			if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_INSTANT ||
+			    strcmp(rec.name, FXT_CLOCK_EVENT))
+				continue;
+			seen = true;
+			for (unsigned i = 0; i < rec.nr_args; i++) {
+				if (!strcmp(rec.args[i].name, "start_realtime_ns"))
+					real = rec.args[i].u;
+				if (!strcmp(rec.args[i].name, "start_boottime_ns"))
+					start = rec.args[i].u;
+				if (!strcmp(rec.args[i].name, "stop_boottime_ns"))
+					stop = rec.args[i].u;
+			}
+		}
+		fxt_reader__free(rd);
+		ck_assert_msg(seen, "no clock event in the capture");
 		ck_assert_uint_le(real / 1000000000ULL, (uint64_t)time(NULL));
 		ck_assert_uint_ge(real / 1000000000ULL + 600, (uint64_t)time(NULL));
 		/* demo 2 spins for 2 s. */
