@@ -73,7 +73,8 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
+.PHONY: all check check-asan check-valgrind check-live check-systemd check-browser fuzz test bench \
+	demo install \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check clean progs
 
@@ -119,6 +120,12 @@ $(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \
 		$(LIBS) $(CHECK_LIBS) -o $@
 
+# The browser tier's fixture: a profile of itself, every sample known.
+$(OUTPUT)/tests/browser/gen_profile: tests/browser/gen_profile.c $(OUTPUT)/libfxs.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
+
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
@@ -129,8 +136,9 @@ $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 
 progs: $(PROG_BINS)
 
-check: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+# check_safe_open also runs the fxsampler binary (FXS_BIN).
+check: fxsampler $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; FXS_BIN=$(CURDIR)/fxsampler $$t; done
 
 # The unit tests again under ASan + UBSan (clang), and under valgrind.
 check-asan: $(SKELS)
@@ -166,6 +174,10 @@ check-vm:
 	$(Q)set -e; for a in $(VM_ARCHS); do $(MAKE) --no-print-directory cross ARCH=$$a; done
 	$(Q)bash tests/vm/run.sh $(FXS_CACHE) $(KERNELS)
 
+# pprof-format and speedscope (npm, headless Chromium) read report's outputs.
+check-browser: all $(OUTPUT)/tests/browser/gen_profile
+	OUTPUT=$(OUTPUT) tests/browser/run.sh
+
 check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
 	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
@@ -176,6 +188,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
+	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && echo yes)
@@ -188,6 +201,7 @@ test: deps-if-missing
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
+	$(MAKE) check-browser
 	$(MAKE) check-live
 	$(MAKE) check-systemd
 	$(MAKE) check-cross
@@ -218,14 +232,15 @@ install: all
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
-# debootstrap and systemd-nspawn for the service test).
+# debootstrap and systemd-nspawn for the service test, node, npm and chromium
+# for the browser tier).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev libcap2-bin
+	      libclang-rt-14-dev libcap2-bin nodejs chromium
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
@@ -235,6 +250,9 @@ deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
+	@# A nodejs that bundles npm (and conflicts with Debian's) needs no npm package.
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends npm >/dev/null
 
 # vmlinux/ARCH/vmlinux.h: the host's arch from the running kernel's BTF;
 # another arch (or VMLINUX_FROM=debian) from the BTF inside Debian's kernel

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "authz.h"
@@ -29,6 +30,8 @@ struct capture {
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];
 	uint64_t last_ts;
+	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
+	uint64_t start_boot_ns, start_real_ns;
 	int err; /* first error of the sample callback */
 };
 
@@ -120,8 +123,9 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 			bool renamed, bool execed)
 {
 	int added = idset_add(&c->pids, pid), err = 0;
+	char cmdline[FXT_CMDLINE_MAX + 1] = "";
 	const char *dir = NULL;
-	char buf[64];
+	char buf[64], path[64];
 	bool scan;
 
 	if (added < 0)
@@ -135,7 +139,15 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 			return err;
 		scan = !err;
 	}
-	err = fxt_stream_process(c->fxt, pid, name);
+	/*
+	 * What the reader shows on the process frame, read only when its /proc
+	 * may be read (a rename keeps the command line); a process gone has none.
+	 */
+	if (scan) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
+		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
+	}
+	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
 	if (!err && scan) {
 		if (execed)
 			modules_forget(c->modules, pid);
@@ -363,9 +375,37 @@ fail:
 	return err;
 }
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 int capture_start(struct capture *c)
 {
+	c->start_boot_ns = clock_ns(CLOCK_BOOTTIME);
+	c->start_real_ns = clock_ns(CLOCK_REALTIME);
 	return sampler_start(&c->sampler);
+}
+
+/*
+ * When the capture ran, for readers that want wall-clock time (pprof's
+ * time_nanos) and its length: the start by both clocks, the stop by the
+ * samples' clock.
+ */
+static int write_clock(struct capture *c)
+{
+	static const char *const names[] = {"start_boottime_ns", "start_realtime_ns",
+					    "stop_boottime_ns"};
+	uint64_t values[3] = {c->start_boot_ns, c->start_real_ns, clock_ns(CLOCK_BOOTTIME)};
+
+	if (!c->start_boot_ns)
+		return 0;
+	return fxt_stream_instant(c->fxt, values[2], 0, 0, "fxsampler", FXT_CLOCK_EVENT, names,
+				  values, 3);
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
@@ -475,6 +515,8 @@ int capture_finish(struct capture *c)
 			return err;
 	}
 	err = write_counters(c, c->last_ts);
+	if (!err)
+		err = write_clock(c);
 	if (err)
 		return err;
 	return fxt_stream_flush(c->fxt);

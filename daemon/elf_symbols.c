@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "elf_symbols.h"
+#include "safe_open.h"
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_ELFDATA ELFDATA2LSB
@@ -49,6 +51,7 @@ struct sym {
 struct elf_symbols {
 	char *path;
 	char *debug_path;
+	char *go_build_id;
 	int type;
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -65,11 +68,26 @@ struct raw_syms {
 	size_t cap;
 };
 
-/* One opened ELF: the handle, its fd (or -1) and the memory it reads (or NULL). */
+/*
+ * A file is "oversized" when it is larger than everything its headers
+ * describe by more than this factor plus slack: a huge (sparse) file behind a
+ * valid ELF header, not a real object. Only the described part is mapped and
+ * the file is never read whole (no .gnu_debuglink CRC over it).
+ */
+#define ELF_OVERSIZE_FACTOR 2
+#define ELF_OVERSIZE_SLACK  (1ULL << 20)
+
+/*
+ * One opened ELF: the handle, its fd (or -1), the memory it reads: a private
+ * copy (image) or a mapping of the file (map, map_len), else NULL.
+ */
 struct elf_file {
 	Elf *elf;
 	int fd;
 	char *image;
+	void *map;
+	size_t map_len;
+	bool oversized;
 };
 
 static int libelf_init(void)
@@ -80,6 +98,16 @@ static int libelf_init(void)
 	return 0;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 static void elf_file_close(struct elf_file *f)
 {
 	if (f->elf)
@@ -87,9 +115,13 @@ static void elf_file_close(struct elf_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f->image);
+	if (f->map)
+		munmap(f->map, f->map_len);
 	f->elf = NULL;
 	f->fd = -1;
 	f->image = NULL;
+	f->map = NULL;
+	f->map_len = 0;
 }
 
 /* Check that f->elf is an ELF object of a type we symbolize. */
@@ -106,19 +138,106 @@ static int elf_file_check(struct elf_file *f, GElf_Ehdr *ret_ehdr)
 	return 0;
 }
 
+/*
+ * How far into the file the ELF headers reach: the headers, the program and
+ * section header tables, every segment's and every section's file bytes.
+ * elf is read with ELF_C_READ, which reads only the headers asked for.
+ */
+static uint64_t elf_extent(Elf *elf, const GElf_Ehdr *ehdr)
+{
+	uint64_t end = gelf_fsize(elf, ELF_T_EHDR, 1, EV_CURRENT), e;
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+
+	if (!elf_getphdrnum(elf, &n)) {
+		e = add_sat(ehdr->e_phoff, mul_sat(n, ehdr->e_phentsize));
+		end = e > end ? e : end;
+		for (i = 0; i < n; i++) {
+			GElf_Phdr phdr;
+
+			if (!gelf_getphdr(elf, (int)i, &phdr))
+				break;
+			e = add_sat(phdr.p_offset, phdr.p_filesz);
+			end = e > end ? e : end;
+		}
+	}
+	if (!elf_getshdrnum(elf, &n)) {
+		e = add_sat(ehdr->e_shoff, mul_sat(n, ehdr->e_shentsize));
+		end = e > end ? e : end;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			break;
+		if (shdr.sh_type == SHT_NOBITS)
+			continue;
+		e = add_sat(shdr.sh_offset, shdr.sh_size);
+		end = e > end ? e : end;
+	}
+	return end;
+}
+
+/*
+ * Open an ELF file named by a path from elsewhere: only a regular file
+ * (safe_open_regular()), and mapped, never read into memory; a file far
+ * larger than its headers describe is mapped only as far as they reach.
+ * libelf's own mmap falls back to reading the file when mmap fails: ours
+ * fails instead.
+ */
 static int elf_file_open(const char *path, struct elf_file *f, GElf_Ehdr *ret_ehdr)
 {
+	struct stat st;
+	uint64_t extent, len;
+	Elf *probe;
 	int err;
 
-	f->elf = NULL;
-	f->image = NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	memset(f, 0, sizeof(*f));
+	f->fd = safe_open_regular(path, &st);
 	if (f->fd < 0)
-		return -errno;
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+		return f->fd;
+	if (st.st_size < EI_NIDENT) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	/* The size sanity check, from the headers alone, before mapping. */
+	probe = elf_begin(f->fd, ELF_C_READ, NULL);
+	if (!probe) {
+		err = -EBADMSG;
+		goto fail;
+	}
+	f->elf = probe;
+	err = elf_file_check(f, ret_ehdr);
+	f->elf = NULL;
+	extent = err ? 0 : elf_extent(probe, ret_ehdr);
+	elf_end(probe);
+	if (err)
+		goto fail;
+	len = (uint64_t)st.st_size;
+	if (len > add_sat(mul_sat(extent, ELF_OVERSIZE_FACTOR), ELF_OVERSIZE_SLACK)) {
+		f->oversized = true;
+		len = extent;
+	}
+	if (len > SIZE_MAX) {
+		err = -EFBIG;
+		goto fail;
+	}
+	f->map_len = (size_t)len;
+	/* Private and writable as libelf wants it, but no swap is reserved for it. */
+	f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_NORESERVE, f->fd,
+		      0);
+	if (f->map == MAP_FAILED) {
+		err = -errno;
+		f->map = NULL;
+		goto fail;
+	}
+	f->elf = elf_memory(f->map, f->map_len);
 	err = elf_file_check(f, ret_ehdr);
 	if (err)
-		elf_file_close(f);
+		goto fail;
+	return 0;
+fail:
+	elf_file_close(f);
 	return err;
 }
 
@@ -126,8 +245,8 @@ static int elf_file_open_mem(const void *data, size_t size, struct elf_file *f, 
 {
 	int err;
 
+	memset(f, 0, sizeof(*f));
 	f->fd = -1;
-	f->elf = NULL;
 	if (!size)
 		return -ENOEXEC;
 	/* libelf wants a writable image and decompression may write to it. */
@@ -148,6 +267,12 @@ static Elf_Data *section_data(Elf_Scn *scn, GElf_Shdr *shdr)
 	if (shdr->sh_type == SHT_NOBITS)
 		return NULL;
 	if (shdr->sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr chdr;
+
+		/* deflate expands at most about 1032:1: a bigger claim is a bomb. */
+		if (!gelf_getchdr(scn, &chdr) ||
+		    chdr.ch_size > add_sat(mul_sat(shdr->sh_size, 1032), 4096))
+			return NULL;
 		if (elf_compress(scn, 0, 0) < 0)
 			return NULL;
 		if (!gelf_getshdr(scn, shdr))
@@ -177,6 +302,45 @@ static int notes_build_id(Elf_Data *data, uint8_t *buf, size_t *ret_len)
 		off = next;
 	}
 	return 0;
+}
+
+#define GO_NOTE_NAME	"Go\0\0"
+#define GO_NOTE_BUILDID 4
+#define GO_BUILD_ID_MAX 256
+
+/* The Go build id note: a printable string, copied NUL-terminated. NULL when none. */
+static char *find_go_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t off = 0, next, name_off, desc_off, i;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = section_data(scn, &shdr);
+		if (!data || (data->d_type != ELF_T_NHDR && data->d_type != ELF_T_NHDR8))
+			continue;
+		while (off < data->d_size &&
+		       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *desc = (const char *)data->d_buf + desc_off;
+
+			off = next;
+			if (nh.n_type != GO_NOTE_BUILDID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, GO_NOTE_NAME, 4) ||
+			    !nh.n_descsz || nh.n_descsz > GO_BUILD_ID_MAX)
+				continue;
+			for (i = 0; i < nh.n_descsz; i++)
+				if (desc[i] < 0x21 || desc[i] > 0x7e)
+					break;
+			if (i == nh.n_descsz)
+				return strndup(desc, nh.n_descsz);
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -484,6 +648,11 @@ static int open_debug_candidate(const char *path, const struct elf_symbols *es, 
 			goto fail;
 		}
 	} else if (crc) {
+		/* A CRC over a file far larger than any ELF it holds would read it all. */
+		if (f.oversized) {
+			err = -EFBIG;
+			goto fail;
+		}
 		err = file_crc32(f.fd, &file_crc);
 		if (err)
 			goto fail;
@@ -611,6 +780,8 @@ static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const
 	if (err)
 		goto out;
 	find_build_id(f->elf, es->build_id, &es->build_id_len);
+	if (!es->build_id_len)
+		es->go_build_id = find_go_build_id(f->elf);
 
 	if (has_section_type(f->elf, SHT_SYMTAB)) {
 		err = load_symtab(f->elf, SHT_SYMTAB, &rs);
@@ -685,6 +856,7 @@ void elf_symbols__free(struct elf_symbols *es)
 		return;
 	free(es->path);
 	free(es->debug_path);
+	free(es->go_build_id);
 	free(es->segs);
 	free(es->syms);
 	free(es->names);
@@ -752,6 +924,11 @@ const uint8_t *elf_symbols__build_id(const struct elf_symbols *es, size_t *ret_l
 	if (ret_len)
 		*ret_len = es->build_id_len;
 	return es->build_id;
+}
+
+const char *elf_symbols__go_build_id(const struct elf_symbols *es)
+{
+	return es->go_build_id;
 }
 
 int elf_symbols__type(const struct elf_symbols *es)

@@ -75,6 +75,11 @@ int elf_symbols__lookup_addr(const struct elf_symbols *es, uint64_t file_vaddr, 
 
 /* The GNU build id (NULL when the file has none); owned by es. */
 const uint8_t *elf_symbols__build_id(const struct elf_symbols *es, size_t *ret_len);
+/*
+ * The Go build id (the text of the .note.go.buildid note, "Go" type 4) that
+ * a Go binary carries instead of a GNU one; NULL when none. Owned by es.
+ */
+const char *elf_symbols__go_build_id(const struct elf_symbols *es);
 /* ET_EXEC or ET_DYN. */
 int elf_symbols__type(const struct elf_symbols *es);
 /* The PT_LOAD segments in file order; owned by es. */

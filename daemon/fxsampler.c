@@ -743,6 +743,7 @@ static int cmd_dump(int argc, char **argv)
 
 static const char report_usage[] =
 	"usage: fxsampler report FILE [--top N] [--folded] [--pprof OUT] [--svg OUT]\n"
+	"                        [--perf-script OUT] [--merge-threads]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
@@ -751,6 +752,9 @@ static const char report_usage[] =
 	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
 	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
 	"      --svg OUT      also write a flame graph to open in a browser\n"
+	"      --perf-script OUT  also write the samples in time order as `perf script`\n"
+	"                     prints them (speedscope, Firefox Profiler, Perfetto)\n"
+	"      --merge-threads  folded/SVG: one frame per thread name, not name-TID\n"
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
@@ -758,7 +762,17 @@ static const char report_usage[] =
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOP = 256, OPT_FOLDED, OPT_PPROF, OPT_SVG, OPT_PID, OPT_TID, OPT_DEBUG_DIR };
+	enum {
+		OPT_TOP = 256,
+		OPT_FOLDED,
+		OPT_PPROF,
+		OPT_SVG,
+		OPT_PID,
+		OPT_TID,
+		OPT_DEBUG_DIR,
+		OPT_PERF_SCRIPT,
+		OPT_MERGE_THREADS,
+	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
 		{"folded", no_argument, NULL, OPT_FOLDED},
@@ -767,6 +781,8 @@ static int cmd_report(int argc, char **argv)
 		{"pid", required_argument, NULL, OPT_PID},
 		{"tid", required_argument, NULL, OPT_TID},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"perf-script", required_argument, NULL, OPT_PERF_SCRIPT},
+		{"merge-threads", no_argument, NULL, OPT_MERGE_THREADS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -812,6 +828,12 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_DEBUG_DIR:
 			o.debug_dir = optarg;
+			break;
+		case OPT_PERF_SCRIPT:
+			o.perf_script_path = optarg;
+			break;
+		case OPT_MERGE_THREADS:
+			o.merge_threads = true;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

@@ -851,6 +851,29 @@ int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
 	return stream_end(s, err);
 }
 
+int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *name,
+			       const char *cmdline)
+{
+	struct fxt_arg arg = {.type = FXT_ARG_STRING};
+	size_t len = cmdline ? strnlen(cmdline, FXT_CMDLINE_MAX) : 0;
+	struct fxt_sref nref;
+	int err;
+
+	if (!len)
+		return fxt_stream_process(s, pid, name);
+	err = stream_begin(s);
+	if (!err)
+		err = stream_sref(s, name, &nref);
+	if (!err)
+		err = stream_sref(s, "cmdline", &arg.name);
+	if (!err) {
+		arg.str.s = cmdline;
+		arg.str.len = len;
+		err = fxt_put_kobj(&s->buf, FXT_OBJ_PROCESS, pid, nref, &arg, 1);
+	}
+	return stream_end(s, err);
+}
+
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name)
 {
 	struct fxt_arg arg = {.type = FXT_ARG_KOID, .u = pid};
@@ -927,9 +950,9 @@ int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t mo
 	return stream_end(s, err);
 }
 
-int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
-		       const char *category, const char *name, uint64_t counter_id,
-		       const char *const *names, const uint64_t *values, unsigned nr)
+static int stream_event(struct fxt_stream *s, unsigned event_type, uint64_t ts, uint64_t pid,
+			uint64_t tid, const char *category, const char *name, uint64_t counter_id,
+			const char *const *names, const uint64_t *values, unsigned nr)
 {
 	struct fxt_arg args[15];
 	struct fxt_sref cref, nref;
@@ -954,9 +977,25 @@ int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 	if (!err)
 		err = stream_thread_ref(s, pid, tid, &tref);
 	if (!err)
-		err = fxt_put_event(&s->buf, FXT_EVENT_COUNTER, ts, tref, cref, nref, args, nr,
+		err = fxt_put_event(&s->buf, event_type, ts, tref, cref, nref, args, nr,
 				    counter_id);
 	return stream_end(s, err);
+}
+
+int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, uint64_t counter_id,
+		       const char *const *names, const uint64_t *values, unsigned nr)
+{
+	return stream_event(s, FXT_EVENT_COUNTER, ts, pid, tid, category, name, counter_id, names,
+			    values, nr);
+}
+
+int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, const char *const *names,
+		       const uint64_t *values, unsigned nr)
+{
+	return stream_event(s, FXT_EVENT_INSTANT, ts, pid, tid, category, name, 0, names, values,
+			    nr);
 }
 
 int fxt_stream_dropped(struct fxt_stream *s)

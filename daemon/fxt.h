@@ -164,6 +164,14 @@ int fxt_stream_error(const struct fxt_stream *s);
 int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref);
 
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
+/*
+ * The same with a "cmdline" string argument (left out when cmdline is NULL
+ * or ""), written inline: command lines are seldom repeated and would crowd
+ * the string table. At most FXT_CMDLINE_MAX bytes of it are kept.
+ */
+#define FXT_CMDLINE_MAX 1024
+int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *name,
+			       const char *cmdline);
 /* A thread kernel object with the "process" koid argument Perfetto needs. */
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name);
 int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
@@ -182,5 +190,15 @@ int fxt_stream_counter(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 		       const char *category, const char *name, uint64_t counter_id,
 		       const char *const *names, const uint64_t *values, unsigned nr);
 int fxt_stream_dropped(struct fxt_stream *s);
+/* An instant event on (pid, tid) with uint64 arguments named names[i]. */
+int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
+		       const char *category, const char *name, const char *const *names,
+		       const uint64_t *values, unsigned nr);
+/*
+ * The instant event "clock" (category "fxsampler") a capture ends with:
+ * start_boottime_ns, start_realtime_ns, stop_boottime_ns. Not a counter:
+ * readers take the counters for the capture's accounting.
+ */
+#define FXT_CLOCK_EVENT "clock"
 
 #endif /* FXS_DAEMON_FXT_H */

@@ -94,6 +94,29 @@ int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns)
 	return 0;
 }
 
+int procinfo_cmdline_at(const char *pid_dir, char *buf, size_t size)
+{
+	char path[128];
+	size_t n, i;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/cmdline", pid_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	while (n && buf[n - 1] == '\0')
+		n--;
+	buf[n] = '\0';
+	/* The arguments are NUL-separated. */
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	return (int)n;
+}
+
 pid_t procinfo_tgid(pid_t pid)
 {
 	char path[64], line[256];

@@ -18,6 +18,12 @@ int procinfo_comm_at(const char *pid_dir, pid_t tid, char *buf, size_t size);
 int procinfo_parse_start(const char *stat, uint64_t *ret_ticks);
 /* The start of the process under pid_dir, in ns of CLOCK_BOOTTIME (tick precision). */
 int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns);
+/*
+ * The command line of the process under pid_dir ("/proc/PID" or a verified
+ * directory fd's path), its arguments joined by spaces, cut to size - 1 bytes;
+ * "" for a kernel thread. Returns its length, or -errno.
+ */
+int procinfo_cmdline_at(const char *pid_dir, char *buf, size_t size);
 /* The thread group of a pid or tid: >0, or -errno (-ESRCH when there is none). */
 pid_t procinfo_tgid(pid_t pid);
 

@@ -21,6 +21,7 @@
 #include "fxt.h"
 #include "fxt_reader.h"
 #include "report.h"
+#include "safe_open.h"
 #include "symbolizer.h"
 
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
@@ -113,6 +114,7 @@ struct name_ent {
 	uint64_t id;  /* pid or tid */
 	uint64_t pid; /* threads: their process, 0 when unknown */
 	char *name;
+	char *cmdline; /* processes: from /proc at capture, NULL when not recorded */
 };
 
 struct thread_ent {
@@ -162,9 +164,19 @@ struct table {
 	struct hindex idx;
 };
 
+/* One sample, for the outputs in time order. */
+struct sample {
+	uint64_t ts;
+	size_t stack;
+};
+
 struct report {
 	unsigned top;
 	bool folded_no_thread;
+	bool merge_threads;
+	bool keep_samples;
+	struct sample *samples_v;
+	size_t nr_samples, cap_samples;
 	bool has_pid, has_tid;
 	uint64_t pid, tid;
 	uint64_t period_ns;
@@ -184,6 +196,9 @@ struct report {
 	struct counter counters[FXT_READER_MAX_ARGS];
 	unsigned nr_counters;
 	bool records_dropped;
+	/* The capture's "clock" event (FXT_CLOCK_EVENT), when it has one. */
+	bool have_clock;
+	uint64_t clock_start_boot_ns, clock_start_real_ns, clock_stop_boot_ns;
 
 	bool prepared;
 	struct table locs;  /* struct loc, by (pid, pc, is_return) */
@@ -212,6 +227,8 @@ struct report *report__new(const struct report_opts *opts)
 	if (opts) {
 		r->top = opts->top;
 		r->folded_no_thread = opts->folded_no_thread;
+		r->merge_threads = opts->merge_threads;
+		r->keep_samples = !!opts->perf_script_path;
 		r->has_pid = opts->has_pid;
 		r->pid = opts->pid;
 		r->has_tid = opts->has_tid;
@@ -233,8 +250,10 @@ static void names_free(struct table *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n; i++) {
 		free(T(*t, struct name_ent)[i].name);
+		free(T(*t, struct name_ent)[i].cmdline);
+	}
 	table_free(t);
 }
 
@@ -267,6 +286,7 @@ void report__free(struct report *r)
 	for (i = 0; i < r->nr_counters; i++)
 		free(r->counters[i].name);
 	free(r->deltas);
+	free(r->samples_v);
 	symbolizer__free(r->sym);
 	free(r);
 }
@@ -274,6 +294,11 @@ void report__free(struct report *r)
 uint64_t report_samples(const struct report *r)
 {
 	return r->samples;
+}
+
+void report_keep_samples(struct report *r)
+{
+	r->keep_samples = true;
 }
 
 /* ---- accounting ---- */
@@ -309,10 +334,36 @@ static int set_name(struct table *t, uint64_t id, uint64_t pid, const char *name
 		e = &T(*t, struct name_ent)[t->n++];
 		e->id = id;
 		e->name = NULL;
+		e->cmdline = NULL;
 	}
 	free(e->name);
 	e->name = copy;
 	e->pid = pid;
+	return 0;
+}
+
+/*
+ * A process record's "cmdline" argument, which captures write where /proc
+ * had it; older files have none, and a record without one keeps the last.
+ */
+static int set_cmdline(struct report *r, const struct fxt_record *rec)
+{
+	struct name_ent *e = find_name(&r->procs, rec->koid);
+	unsigned i;
+
+	for (i = 0; e && i < rec->nr_args; i++) {
+		const struct fxt_rd_arg *a = &rec->args[i];
+		char *copy;
+
+		if (!a->name || strcmp(a->name, "cmdline") || a->type != FXT_ARG_STRING ||
+		    !a->str || !a->str[0])
+			continue;
+		copy = strdup(a->str);
+		if (!copy)
+			return -ENOMEM;
+		free(e->cmdline);
+		e->cmdline = copy;
+	}
 	return 0;
 }
 
@@ -363,7 +414,7 @@ static bool stack_eq(const void *ctx, size_t pos, const void *key)
 	       (!k->nr || !memcmp(s->frames, k->frames, k->nr * sizeof(*k->frames)));
 }
 
-static int add_stack(struct report *r, const struct stack_key *k)
+static int add_stack(struct report *r, const struct stack_key *k, size_t *ret)
 {
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->tid), k->flags);
 	struct stack *s;
@@ -372,6 +423,7 @@ static int add_stack(struct report *r, const struct stack_key *k)
 	h = fnv1a(h, k->frames, k->nr * sizeof(*k->frames));
 	if (hindex_find(&r->stacks.idx, h, stack_eq, &r->stacks, k, &pos)) {
 		T(r->stacks, struct stack)[pos].count++;
+		*ret = pos;
 		return 0;
 	}
 	if (array_reserve(&r->stacks.v, &r->stacks.cap, r->stacks.n, sizeof(struct stack)))
@@ -392,7 +444,7 @@ static int add_stack(struct report *r, const struct stack_key *k)
 	s->flags = k->flags;
 	s->nr = k->nr;
 	s->count = 1;
-	r->stacks.n++;
+	*ret = r->stacks.n++;
 	return 0;
 }
 
@@ -406,6 +458,7 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		.frames = rec->frames,
 	};
 	struct thread_ent *t;
+	size_t stack;
 	int err;
 
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
@@ -413,9 +466,15 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	t = get_thread(r, rec->pid, rec->tid);
 	if (!t)
 		return -ENOMEM;
-	err = add_stack(r, &k);
+	err = add_stack(r, &k, &stack);
 	if (err)
 		return err;
+	if (r->keep_samples) {
+		if (array_reserve((void **)&r->samples_v, &r->cap_samples, r->nr_samples,
+				  sizeof(*r->samples_v)))
+			return -ENOMEM;
+		r->samples_v[r->nr_samples++] = (struct sample){rec->ts, stack};
+	}
 	t->samples++;
 	if (t->have_ts && rec->ts > t->last_ts) {
 		if (array_reserve((void **)&r->deltas, &r->cap_deltas, r->nr_deltas,
@@ -465,14 +524,42 @@ static int add_counters(struct report *r, const struct fxt_record *rec)
 	return 0;
 }
 
+/* The capture's clocks; a record that lacks one of them is ignored. */
+static void add_clock(struct report *r, const struct fxt_record *rec)
+{
+	static const char *const names[3] = {"start_boottime_ns", "start_realtime_ns",
+					     "stop_boottime_ns"};
+	uint64_t v[3] = {};
+	unsigned i, k, found = 0;
+
+	for (i = 0; i < rec->nr_args; i++) {
+		const struct fxt_rd_arg *a = &rec->args[i];
+
+		for (k = 0; a->name && a->type == FXT_ARG_UINT64 && k < 3; k++) {
+			if (!strcmp(a->name, names[k])) {
+				v[k] = a->u;
+				found |= 1U << k;
+			}
+		}
+	}
+	if (found != 7 || v[2] < v[0])
+		return;
+	r->have_clock = true;
+	r->clock_start_boot_ns = v[0];
+	r->clock_start_real_ns = v[1];
+	r->clock_stop_boot_ns = v[2];
+}
+
 int report_add(struct report *r, const struct fxt_record *rec)
 {
 	int err;
 
 	switch (rec->type) {
 	case FXT_RT_KOBJ:
-		if (rec->subtype == FXT_OBJ_PROCESS)
-			return set_name(&r->procs, rec->koid, rec->koid, rec->name);
+		if (rec->subtype == FXT_OBJ_PROCESS) {
+			err = set_name(&r->procs, rec->koid, rec->koid, rec->name);
+			return err ? err : set_cmdline(r, rec);
+		}
 		if (rec->subtype == FXT_OBJ_THREAD)
 			return set_name(&r->tnames, rec->koid, rec->pid, rec->name);
 		return 0;
@@ -487,6 +574,9 @@ int report_add(struct report *r, const struct fxt_record *rec)
 		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, "samples"))
 			return add_counters(r, rec);
+		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
+		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))
+			add_clock(r, rec);
 		return 0;
 	case FXT_RT_METADATA:
 		if (rec->subtype == FXT_META_PROVIDER_EVENT &&
@@ -813,6 +903,8 @@ static const char *failure_reason(int err)
 	case -EACCES:
 	case -EPERM:
 		return "permission denied";
+	case -SAFE_OPEN_ENOTREG:
+		return "not a regular file";
 	default:
 		return "unreadable";
 	}
@@ -968,6 +1060,13 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		sb_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+static const char *process_cmdline(const struct report *r, uint64_t pid)
+{
+	const struct name_ent *e = find_name(&r->procs, pid);
+
+	return e ? e->cmdline : NULL;
+}
+
 /*
  * The labels of a stack root first: process, thread (unless left out),
  * "[truncated]" when the walk was cut, then the frames outermost first.
@@ -982,7 +1081,9 @@ static size_t stack_path(const struct report *r, const struct stack *s, struct s
 	unsigned j;
 
 	b->len = 0;
-	name = process_name(r, s->pid);
+	name = process_cmdline(r, s->pid);
+	if (!name)
+		name = process_name(r, s->pid);
 	if (name)
 		sb_frame(b, name);
 	else
@@ -991,10 +1092,14 @@ static size_t stack_path(const struct report *r, const struct stack *s, struct s
 	n++;
 	if (!r->folded_no_thread) {
 		name = thread_name(r, s->tid);
-		if (name)
+		if (name) {
 			sb_frame(b, name);
-		else
+			/* Threads that share a name stay apart unless asked. */
+			if (!r->merge_threads)
+				sb_printf(b, "-%" PRIu64, s->tid);
+		} else {
 			sb_printf(b, "[tid %" PRIu64 "]", s->tid);
+		}
 		sb_put(b, "", 1);
 		n++;
 	}
@@ -1191,14 +1296,6 @@ static void strtab_free(struct strtab *t)
 	hindex_free(&t->idx);
 }
 
-static int mapping_order(const void *pa, const void *pb)
-{
-	const struct symbolizer_mapping *a = *(const struct symbolizer_mapping *const *)pa;
-	const struct symbolizer_mapping *b = *(const struct symbolizer_mapping *const *)pb;
-
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
 static uint64_t ticks_to_ns(const struct report *r, uint64_t ticks)
 {
 	if (r->ticks_per_second == 1000000000ULL)
@@ -1227,109 +1324,277 @@ static uint64_t period_ns(struct report *r)
 	return ticks_to_ns(r, r->deltas[r->nr_deltas / 2]);
 }
 
-static int encode_profile(struct report *r, struct pbuf *p)
+/* Mappings with the same contents (forked processes, one binary) are one pprof mapping. */
+static int mapping_content_order(const void *pa, const void *pb)
+{
+	const struct symbolizer_mapping *a = *(const struct symbolizer_mapping *const *)pa;
+	const struct symbolizer_mapping *b = *(const struct symbolizer_mapping *const *)pb;
+	int c;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	if (a->file_offset != b->file_offset)
+		return a->file_offset < b->file_offset ? -1 : 1;
+	c = strcmp(a->path ?: "", b->path ?: "");
+	if (c)
+		return c;
+	if (a->build_id_len != b->build_id_len)
+		return a->build_id_len < b->build_id_len ? -1 : 1;
+	c = a->build_id_len ? memcmp(a->build_id, b->build_id, a->build_id_len) : 0;
+	if (c)
+		return c;
+	return strcmp(a->go_build_id ?: "", b->go_build_id ?: "");
+}
+
+/* What pprof calls a location: one address in one mapping, resolved to one function. */
+struct ploc_key {
+	uint64_t mapping, address;
+	size_t func;
+};
+
+struct ptables {
+	/* pprof ids: 0 for none */
+	uint64_t *map_of_sym;			/* by symbolizer mapping id */
+	const struct symbolizer_mapping **maps; /* pprof mapping id - 1 -> one of its mappings */
+	size_t nr_maps;
+	uint64_t *loc_of;	/* by report loc */
+	struct ploc_key *plocs; /* pprof location id - 1 */
+	size_t nr_plocs, cap_plocs;
+	struct hindex ploc_idx;
+	uint64_t *func_of; /* by report func */
+	size_t *funcs;	   /* pprof function id - 1 -> report func */
+	size_t nr_funcs;
+	uint64_t truncated_loc; /* the "[truncated]" location, when a stack uses it */
+};
+
+static void ptables_free(struct ptables *t)
+{
+	free(t->map_of_sym);
+	free(t->maps);
+	free(t->loc_of);
+	free(t->plocs);
+	hindex_free(&t->ploc_idx);
+	free(t->func_of);
+	free(t->funcs);
+}
+
+static bool ploc_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct ploc_key *a = &((const struct ptables *)ctx)->plocs[pos], *b = key;
+
+	return a->mapping == b->mapping && a->address == b->address && a->func == b->func;
+}
+
+static uint64_t pfunc(struct ptables *t, size_t func)
+{
+	if (!t->func_of[func]) {
+		t->funcs[t->nr_funcs] = func;
+		t->func_of[func] = ++t->nr_funcs;
+	}
+	return t->func_of[func];
+}
+
+static int ploc(struct ptables *t, uint64_t mapping, uint64_t address, size_t func, uint64_t *ret)
+{
+	struct ploc_key k = {mapping, address, func};
+	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, mapping), address), func);
+	size_t pos;
+
+	if (hindex_find(&t->ploc_idx, h, ploc_eq, t, &k, &pos)) {
+		*ret = pos + 1;
+		return 0;
+	}
+	if (array_reserve((void **)&t->plocs, &t->cap_plocs, t->nr_plocs, sizeof(*t->plocs)) ||
+	    hindex_insert(&t->ploc_idx, h, t->nr_plocs))
+		return -ENOMEM;
+	t->plocs[t->nr_plocs++] = k;
+	pfunc(t, func);
+	*ret = t->nr_plocs;
+	return 0;
+}
+
+/*
+ * Number the pprof tables from the report's: only what the samples use, each
+ * distinct mapping, location and function once.
+ */
+static int build_ptables(struct report *r, struct ptables *t)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct loc *locs = T(r->locs, struct loc);
+	const struct symbolizer_mapping **sorted = NULL;
+	size_t i, n = 0, max_id = 0;
+	unsigned j;
+	int err = 0;
+
+	for (i = 0; i < r->locs.n; i++)
+		if (locs[i].mapping && locs[i].mapping->id > max_id)
+			max_id = locs[i].mapping->id;
+	t->map_of_sym = calloc(max_id + 1, sizeof(*t->map_of_sym));
+	sorted = calloc(r->locs.n + 1, sizeof(*sorted));
+	t->maps = calloc(r->locs.n + 1, sizeof(*t->maps));
+	t->loc_of = calloc(r->locs.n + 1, sizeof(*t->loc_of));
+	t->func_of = calloc(r->funcs.n + 1, sizeof(*t->func_of));
+	t->funcs = calloc(r->funcs.n + 1, sizeof(*t->funcs));
+	if (!t->map_of_sym || !sorted || !t->maps || !t->loc_of || !t->func_of || !t->funcs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* Mappings: one entry per symbolizer mapping, then runs of equal contents. */
+	for (i = 0; i < r->locs.n; i++) {
+		const struct symbolizer_mapping *mp = locs[i].mapping;
+
+		if (mp && !t->map_of_sym[mp->id]) {
+			t->map_of_sym[mp->id] = 1;
+			sorted[n++] = mp;
+		}
+	}
+	qsort(sorted, n, sizeof(*sorted), mapping_content_order);
+	for (i = 0; i < n; i++) {
+		if (!i || mapping_content_order(&sorted[i - 1], &sorted[i]))
+			t->maps[t->nr_maps++] = sorted[i];
+		t->map_of_sym[sorted[i]->id] = t->nr_maps;
+	}
+	/* Locations and functions in the order the samples first use them. */
+	for (i = 0; i < r->stacks.n && !err; i++) {
+		const struct stack *s = &stacks[i];
+
+		for (j = 0; j < s->nr && !err; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+
+			if (t->loc_of[s->locs[j]])
+				continue;
+			err = ploc(t, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
+				   l->func, &t->loc_of[s->locs[j]]);
+		}
+		/* Function 0 is the cut-off marker (prepare()). */
+		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
+			err = ploc(t, 0, 0, 0, &t->truncated_loc);
+	}
+out:
+	free(sorted);
+	return err;
+}
+
+/* A label: a string (str) or a number (num) under key. */
+static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t str, uint64_t num)
+{
+	pb_uint(sub, 1, key);
+	pb_uint(sub, 2, str);
+	pb_uint(sub, 3, num);
+	pb_msg(p, 3, sub);
+}
+
+static int encode_profile(struct report *r, struct pbuf *p)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct func *funcs = T(r->funcs, struct func);
-	const struct symbolizer_mapping **maps = NULL;
 	struct pbuf m = {}, sub = {}, packed = {};
+	struct ptables t = {};
 	struct strtab st = {};
-	size_t i, nmaps = 0, k;
-	uint64_t key_pid, key_tid, period;
+	size_t i;
+	uint64_t key_pid, key_tid, key_thread, key_process, period, start, stop;
 	char hex[2 * ELF_BUILD_ID_MAX + 1];
 	unsigned j;
 	int err = 0;
 
+	err = build_ptables(r, &t);
+	if (err)
+		goto out;
+	period = period_ns(r);
 	str_index(&st, "");
-	/* sample_type = 1 */
+	/* sample_type = 1: as Go's CPU profiles, samples/count and cpu/nanoseconds. */
 	pb_uint(&sub, 1, str_index(&st, "samples"));
 	pb_uint(&sub, 2, str_index(&st, "count"));
+	pb_msg(p, 1, &sub);
+	pb_uint(&sub, 1, str_index(&st, "cpu"));
+	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 	pb_msg(p, 1, &sub);
 
 	/* sample = 2: location ids leaf first, the cut-off marker outermost. */
 	key_pid = str_index(&st, "pid");
 	key_tid = str_index(&st, "tid");
+	key_thread = str_index(&st, "thread");
+	key_process = str_index(&st, "process");
 	for (i = 0; i < r->stacks.n; i++) {
 		const struct stack *s = &stacks[i];
+		const char *tn = thread_name(r, s->tid), *pn = process_name(r, s->pid);
 
 		for (j = 0; j < s->nr; j++)
-			pb_varint(&packed, s->locs[j] + 2);
+			pb_varint(&packed, t.loc_of[s->locs[j]]);
 		if (s->flags & FXT_BT_FLAG_TRUNCATED)
-			pb_varint(&packed, 1);
+			pb_varint(&packed, t.truncated_loc);
 		pb_msg(&m, 1, &packed);
 		pb_varint(&packed, s->count);
+		pb_varint(&packed, s->count * period);
 		pb_msg(&m, 2, &packed);
-		pb_uint(&sub, 1, key_pid);
-		pb_uint(&sub, 3, s->pid);
-		pb_msg(&m, 3, &sub);
-		pb_uint(&sub, 1, key_tid);
-		pb_uint(&sub, 3, s->tid);
-		pb_msg(&m, 3, &sub);
+		if (tn)
+			pb_label(&m, &sub, key_thread, str_index(&st, tn), 0);
+		if (pn)
+			pb_label(&m, &sub, key_process, str_index(&st, pn), 0);
+		pb_label(&m, &sub, key_pid, 0, s->pid);
+		pb_label(&m, &sub, key_tid, 0, s->tid);
 		pb_msg(p, 2, &m);
 	}
 
-	/* mapping = 3: those the locations use, by symbolizer id. */
-	maps = calloc(r->locs.n ? r->locs.n : 1, sizeof(*maps));
-	if (!maps) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < r->locs.n; i++)
-		if (locs[i].mapping)
-			maps[nmaps++] = locs[i].mapping;
-	qsort(maps, nmaps, sizeof(*maps), mapping_order);
-	for (i = 0; i < nmaps; i = k) {
-		const struct symbolizer_mapping *mp = maps[i];
+	/* mapping = 3 */
+	for (i = 0; i < t.nr_maps; i++) {
+		const struct symbolizer_mapping *mp = t.maps[i];
 
-		for (k = i + 1; k < nmaps && maps[k] == mp; k++)
-			;
-		pb_uint(&m, 1, mp->id);
+		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, mp->start);
 		pb_uint(&m, 3, mp->start + mp->size);
 		pb_uint(&m, 4, mp->file_offset);
 		pb_uint(&m, 5, str_index(&st, mp->path ?: ""));
+		/* The GNU build id, else Go's (go tool pprof takes either). */
 		if (mp->build_id_len)
 			pb_uint(&m, 6,
 				str_index(&st, elf_build_id_hex(mp->build_id, mp->build_id_len, hex,
 								sizeof(hex))));
+		else if (mp->go_build_id)
+			pb_uint(&m, 6, str_index(&st, mp->go_build_id));
 		/* Every location carries its function: pprof must not symbolize again. */
 		pb_uint(&m, 7, 1);
 		pb_msg(p, 3, &m);
 	}
 
-	/* location = 4: id 1 is the cut-off marker, then location i is id i + 2. */
-	pb_uint(&m, 1, 1);
-	pb_uint(&sub, 1, 1);
-	pb_msg(&m, 4, &sub);
-	pb_msg(p, 4, &m);
-	for (i = 0; i < r->locs.n; i++) {
-		pb_uint(&m, 1, i + 2);
-		pb_uint(&m, 2, locs[i].mapping ? locs[i].mapping->id : 0);
-		pb_uint(&m, 3, locs[i].pc);
-		pb_uint(&sub, 1, locs[i].func + 1);
+	/* location = 4 */
+	for (i = 0; i < t.nr_plocs; i++) {
+		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 2, t.plocs[i].mapping);
+		pb_uint(&m, 3, t.plocs[i].address);
+		pb_uint(&sub, 1, t.func_of[t.plocs[i].func]);
 		pb_msg(&m, 4, &sub);
 		pb_msg(p, 4, &m);
 	}
 
-	/* function = 5: function i is id i + 1 (0 is "[truncated]"). */
-	for (i = 0; i < r->funcs.n; i++) {
-		uint64_t name = str_index(&st, funcs[i].name);
+	/* function = 5 */
+	for (i = 0; i < t.nr_funcs; i++) {
+		const struct func *f = &funcs[t.funcs[i]];
+		uint64_t name = str_index(&st, f->name);
 
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, name);
 		pb_uint(&m, 3, name);
-		pb_uint(&m, 4, str_index(&st, funcs[i].module ?: ""));
+		pb_uint(&m, 4, str_index(&st, f->module ?: ""));
 		pb_msg(p, 5, &m);
 	}
 
-	/* duration_nanos = 10, period_type = 11, period = 12 */
-	if (r->have_ts)
-		pb_uint(p, 10, ticks_to_ns(r, r->last_ts - r->first_ts));
+	/*
+	 * time_nanos = 9, duration_nanos = 10: the capture's, when the file has
+	 * its clock record, else from its first to its last sample.
+	 */
+	start = r->have_clock ? r->clock_start_boot_ns : ticks_to_ns(r, r->first_ts);
+	stop = r->have_clock ? r->clock_stop_boot_ns : ticks_to_ns(r, r->last_ts);
+	if (r->have_clock)
+		pb_uint(p, 9, r->clock_start_real_ns);
+	if ((r->have_clock || r->have_ts) && stop > start)
+		pb_uint(p, 10, stop - start);
+	/* period_type = 11, period = 12 */
 	pb_uint(&sub, 1, str_index(&st, "cpu"));
 	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 	pb_msg(p, 11, &sub);
-	period = period_ns(r);
 	pb_uint(p, 12, period);
 
 	/* string_table = 6, last: every string is known by now. */
@@ -1339,7 +1604,7 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	if (!err)
 		err = m.err ? m.err : sub.err ? sub.err : packed.err ? packed.err : p->err;
 out:
-	free(maps);
+	ptables_free(&t);
 	free(m.data);
 	free(sub.data);
 	free(packed.data);
@@ -1394,6 +1659,85 @@ int report_write_pprof(struct report *r, FILE *out)
 		err = -EIO;
 	free(p.data);
 	return err;
+}
+
+/* ---- perf script ---- */
+
+#define NSEC_PER_SEC ((uint64_t)1000000000)
+
+static int sample_order(const void *pa, const void *pb)
+{
+	const struct sample *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* Text for one field of a perf script line: no control characters, never empty. */
+static void perf_field(FILE *out, const char *s, bool spaces)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p) {
+		fputs("[unknown]", out);
+		return;
+	}
+	for (; *p; p++) {
+		/* A comm starting with a blank would not parse; a module path has none. */
+		if (*p < 0x20 || *p == 0x7f || (*p == ' ' && (!spaces || p == (const void *)s)))
+			fputc('?', out);
+		else
+			fputc(*p, out);
+	}
+}
+
+int report_write_perf_script(struct report *r, FILE *out)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct func *funcs;
+	const struct loc *locs;
+	uint64_t period;
+	size_t i;
+	unsigned j;
+	int err;
+
+	if (!r->keep_samples)
+		return -EINVAL;
+	err = prepare(r);
+	if (err)
+		return err;
+	funcs = T(r->funcs, struct func);
+	locs = T(r->locs, struct loc);
+	period = period_ns(r);
+	qsort(r->samples_v, r->nr_samples, sizeof(*r->samples_v), sample_order);
+	for (i = 0; i < r->nr_samples; i++) {
+		const struct stack *s = &stacks[r->samples_v[i].stack];
+		const char *comm = thread_name(r, s->tid);
+		uint64_t ns = ticks_to_ns(r, r->samples_v[i].ts);
+
+		if (!comm)
+			comm = process_name(r, s->pid);
+		perf_field(out, comm ? comm : "", true);
+		fprintf(out,
+			" %" PRIu64 "/%" PRIu64 " %" PRIu64 ".%09" PRIu64 ": %" PRIu64
+			" cpu-clock:\n",
+			s->pid, s->tid, ns / NSEC_PER_SEC, ns % NSEC_PER_SEC, period);
+		for (j = 0; j < s->nr; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+			const struct func *f = &funcs[l->func];
+
+			fprintf(out, "\t%16" PRIx64 " ", l->pc);
+			perf_field(out, f->name, true);
+			fputs(" (", out);
+			perf_field(out, f->module ? f->module : "", false);
+			fputs(")\n", out);
+		}
+		if (s->flags & FXT_BT_FLAG_TRUNCATED)
+			fprintf(out, "\t%16x %s ([unknown])\n", 0, TRUNCATED_FRAME);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
 }
 
 /* ---- flame graph SVG ---- */
@@ -1726,6 +2070,37 @@ static int write_file(struct report *r, const char *path, write_fn fn,
 	return err;
 }
 
+static void on_skipped(void *ctx, const char *path, int err)
+{
+	if (err == -SAFE_OPEN_ENOTREG)
+		on_failure(ctx, path, err);
+}
+
+/*
+ * One warning per module path that is not a regular file (a FIFO, a device,
+ * a socket): it was skipped without being opened for real.
+ */
+static void warn_skipped(struct report *r)
+{
+	struct failure_list fl = {};
+	const char *type;
+	size_t i;
+
+	symbolizer_for_each_failure(r->sym, on_skipped, &fl);
+	if (fl.n)
+		qsort(fl.v, fl.n, sizeof(*fl.v), failure_order);
+	for (i = 0; i < fl.n; i++) {
+		if (i && !strcmp(fl.v[i].path, fl.v[i - 1].path))
+			continue;
+		type = safe_open_describe(fl.v[i].path);
+		fprintf(stderr, "fxsampler: module '%s': not a regular file (%s): not symbolized\n",
+			fl.v[i].path, type ? type : "special file");
+	}
+	for (i = 0; i < fl.n; i++)
+		free(fl.v[i].path);
+	free(fl.v);
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
 	struct fxt_reader *rd = NULL;
@@ -1775,8 +2150,14 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		if (err)
 			goto out;
 	}
-	if (opts && opts->svg_path)
+	if (opts && opts->svg_path) {
 		err = write_file(r, opts->svg_path, report_write_svg, opts);
+		if (err)
+			goto out;
+	}
+	if (opts && opts->perf_script_path)
+		err = write_file(r, opts->perf_script_path, report_write_perf_script, opts);
+	warn_skipped(r);
 out:
 	fxt_reader__free(rd);
 	report__free(r);

@@ -19,9 +19,16 @@ struct fxt_record;
 #define REPORT_DEFAULT_TOP 20
 
 struct report_opts {
-	unsigned top;		/* rows of the function table; 0: REPORT_DEFAULT_TOP */
-	bool folded;		/* report_run: folded stacks to out instead of the top view */
-	bool folded_no_thread;	/* leave the thread out of folded stacks and the SVG */
+	unsigned top;	       /* rows of the function table; 0: REPORT_DEFAULT_TOP */
+	bool folded;	       /* report_run: folded stacks to out instead of the top view */
+	bool folded_no_thread; /* leave the thread out of folded stacks and the SVG */
+	/*
+	 * Folded/SVG thread frames are "name-TID", one per thread; this merges
+	 * the threads of a process that share a name into one "name" frame.
+	 */
+	bool merge_threads;
+	/* report_run: also write the samples in `perf script` text format here. */
+	const char *perf_script_path;
 	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
 	const char *svg_path;	/* report_run: also write a flame graph here */
 	bool has_pid;		/* keep only the samples of process pid */
@@ -64,10 +71,24 @@ uint64_t report_samples(const struct report *r);
  * thread, in 80 columns.
  */
 int report_write_top(struct report *r, FILE *out, unsigned n);
-/* "process;thread;outer;...;leaf count" lines, sorted; see struct report_opts. */
+/*
+ * "process;thread;outer;...;leaf count" lines, sorted; see struct report_opts.
+ * The process frame is the command line the capture found in /proc, else the
+ * process name; the thread frame "name-TID" (or "name", merge_threads).
+ */
 int report_write_folded(struct report *r, FILE *out);
 /* A gzip-compressed profile.proto for `go tool pprof`. */
 int report_write_pprof(struct report *r, FILE *out);
+/*
+ * Every sample in time order as `perf script` prints it, for viewers with a
+ * timeline (speedscope, the Firefox Profiler, Perfetto): a "comm pid/tid
+ * seconds: period cpu-clock:" line, one "address symbol (module)" line per
+ * frame, innermost first, and an empty line. Needs report_keep_samples()
+ * before the records are added; -EINVAL otherwise.
+ */
+int report_write_perf_script(struct report *r, FILE *out);
+/* Keep every sample's time and stack (16 bytes each) for report_write_perf_script(). */
+void report_keep_samples(struct report *r);
 /* A self-contained flame graph: one <g><title/><rect/><text/></g> per frame. */
 int report_write_svg(struct report *r, FILE *out);
 

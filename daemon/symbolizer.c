@@ -482,8 +482,10 @@ static void mapping_file_offset(struct mapping *m)
 
 	m->offset_done = true;
 	m->pub.file_offset = 0;
+	m->pub.go_build_id = NULL;
 	if (!m->module || !m->module->elf || !m->module->elf->es)
 		return;
+	m->pub.go_build_id = elf_symbols__go_build_id(m->module->elf->es);
 	n = elf_symbols__segments(m->module->elf->es, &segs);
 	for (i = 0; i < n; i++) {
 		if (m->pub.vaddr >= segs[i].vaddr && m->pub.vaddr < segs[i].vaddr + segs[i].memsz) {

@@ -42,6 +42,8 @@ struct symbolizer_mapping {
 	const char *path; /* module path, NULL when no module record was seen */
 	const uint8_t *build_id;
 	size_t build_id_len;
+	/* The ELF's Go build id when it has no GNU one, once found; else NULL. */
+	const char *go_build_id;
 };
 
 /* What one frame resolves to. Every pointer is owned by the symbolizer. */

@@ -838,6 +838,45 @@ static void next_payload(struct fxt_reader *r, struct fxt_record *rec, unsigned 
 	ck_assert_uint_eq(rec->type, type);
 }
 
+/* A process record with its command line: an inline string argument, cut at the limit. */
+START_TEST(test_roundtrip_process_cmdline)
+{
+	static char long_cmd[FXT_CMDLINE_MAX + 100];
+	struct fxt_stream *s;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct mem_sink m;
+
+	memset(long_cmd, 'x', sizeof(long_cmd) - 1);
+	s = new_stream(&m);
+	ck_assert_int_eq(fxt_stream_process_cmdline(s, 7, "prog", "/bin/prog -v 'a b'"), 0);
+	ck_assert_int_eq(fxt_stream_process_cmdline(s, 8, "bare", ""), 0);
+	ck_assert_int_eq(fxt_stream_process_cmdline(s, 9, "long", long_cmd), 0);
+	end_stream(s);
+	r = open_sink(&m);
+	/* Past the magic, provider and initialization records. */
+	do
+		ck_assert_int_eq(fxt_reader_next(r, &rec), 1);
+	while (rec.type != FXT_RT_KOBJ);
+	ck_assert_uint_eq(rec.subtype, FXT_OBJ_PROCESS);
+	ck_assert_uint_eq(rec.koid, 7);
+	ck_assert_str_eq(rec.name, "prog");
+	ck_assert_uint_eq(rec.nr_args, 1);
+	ck_assert_str_eq(rec.args[0].name, "cmdline");
+	ck_assert_uint_eq(rec.args[0].type, FXT_ARG_STRING);
+	ck_assert_str_eq(rec.args[0].str, "/bin/prog -v 'a b'");
+	next_payload(r, &rec, FXT_RT_KOBJ);
+	ck_assert_uint_eq(rec.koid, 8);
+	ck_assert_uint_eq(rec.nr_args, 0);
+	next_payload(r, &rec, FXT_RT_KOBJ);
+	ck_assert_uint_eq(rec.koid, 9);
+	ck_assert_uint_eq(strlen(rec.args[0].str), FXT_CMDLINE_MAX);
+	ck_assert_int_eq(fxt_reader_next(r, &rec), 0);
+	fxt_reader__free(r);
+	free(m.data);
+}
+END_TEST
+
 static void write_every_kind(struct mem_sink *m)
 {
 	static const uint8_t bid[] = {0xab, 0xcd, 0xef, 0x01, 0x23};
@@ -2020,6 +2059,7 @@ static Suite *fxt_suite(void)
 
 	tc = tcase_create("format");
 	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_roundtrip_process_cmdline);
 	suite_add_tcase(s, tc);
 
 	return s;

@@ -265,11 +265,18 @@ static const char *capture_text(struct capture *c)
 	return c->buf;
 }
 
-static const char expected_folded[] = "[pid 200];a:b<&>;[unknown] 1\n"
-				      "prog;prog;fxs_nosize 1\n"
-				      "prog;prog;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n"
-				      "prog;worker;[truncated];fxs_alpha;fxs_static_leaf 1\n"
-				      "prog;worker;main;fxs_beta;fxs_alpha 2\n";
+static const char expected_folded[] = "[pid 200];a:b<&>-201;[unknown] 1\n"
+				      "prog;prog-100;fxs_nosize 1\n"
+				      "prog;prog-100;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n"
+				      "prog;worker-101;[truncated];fxs_alpha;fxs_static_leaf 1\n"
+				      "prog;worker-101;main;fxs_beta;fxs_alpha 2\n";
+
+/* --merge-threads: one frame per thread name. */
+static const char expected_folded_merged[] = "[pid 200];a:b<&>;[unknown] 1\n"
+					     "prog;prog;fxs_nosize 1\n"
+					     "prog;prog;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n"
+					     "prog;worker;[truncated];fxs_alpha;fxs_static_leaf 1\n"
+					     "prog;worker;main;fxs_beta;fxs_alpha 2\n";
 
 static const char expected_top[] = "Samples: 8  Threads: 3  Processes: 2\n"
 				   "Truncated stacks: 1 (12.50%)\n"
@@ -333,6 +340,66 @@ START_TEST(test_folded)
 					   "prog;main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n");
 	free(c.buf);
 	report__free(r);
+
+	opts = (struct report_opts){.merge_threads = true};
+	r = new_report(&opts);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), expected_folded_merged);
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* A process record as captures write it: with its command line, or (older files) without. */
+static int rec_process_cmdline(struct report *r, uint64_t pid, const char *name,
+			       const char *cmdline)
+{
+	struct fxt_record rec = {.type = FXT_RT_KOBJ, .subtype = FXT_OBJ_PROCESS};
+
+	rec.koid = rec.pid = pid;
+	rec.name = name;
+	if (cmdline) {
+		rec.nr_args = 1;
+		rec.args[0] = (struct fxt_rd_arg){
+			.type = FXT_ARG_STRING, .name = "cmdline", .str = cmdline};
+	}
+	return report_add(r, &rec);
+}
+
+/* Threads that share a name stay apart; the process frame is its command line. */
+START_TEST(test_folded_threads)
+{
+	const uint64_t st[] = {BASE + a_alpha + 1, BASE + a_beta + 4};
+	struct report_opts merged = {.merge_threads = true};
+	struct report *r;
+	struct capture c;
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++) {
+		r = report__new(k ? &merged : NULL);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_int_eq(rec_process_cmdline(r, 100, "prog", "/bin/prog --n 2"), 0);
+		/* A later record without one (a rename) keeps it. */
+		ck_assert_int_eq(rec_process_cmdline(r, 100, "prog", NULL), 0);
+		ck_assert_int_eq(rec_process_cmdline(r, 300, "other", NULL), 0);
+		ck_assert_int_eq(rec_thread(r, 100, 101, "worker"), 0);
+		ck_assert_int_eq(rec_thread(r, 100, 102, "worker"), 0);
+		ck_assert_int_eq(rec_thread(r, 300, 300, "other"), 0);
+		ck_assert_int_eq(rec_module(r, 100, 0, prog), 0);
+		ck_assert_int_eq(rec_mmap(r, 100, 0, PF_R | PF_X, BASE, 1 << 20, 0), 0);
+		for (i = 0; i < 3; i++)
+			ck_assert_int_eq(rec_backtrace(r, i * MS, 100, 101 + i % 2, 0, st, 2), 0);
+		ck_assert_int_eq(rec_backtrace(r, 9 * MS, 300, 300, 0, st, 1), 0);
+		ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+		ck_assert_str_eq(capture_text(&c),
+				 k ? "/bin/prog --n 2;worker;fxs_beta;fxs_alpha 3\n"
+				     "other;other;[unknown] 1\n"
+				   : "/bin/prog --n 2;worker-101;fxs_beta;fxs_alpha 2\n"
+				     "/bin/prog --n 2;worker-102;fxs_beta;fxs_alpha 1\n"
+				     "other;other-300;[unknown] 1\n");
+		free(c.buf);
+		report__free(r);
+	}
 }
 END_TEST
 
@@ -425,8 +492,9 @@ START_TEST(test_recursion)
 		strstr(text, "\n       0   0.00%        6  66.67%  fxs_beta [prog]\n"));
 	free(c.buf);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
-	ck_assert_ptr_nonnull(strstr(
-		capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha;fxs_alpha;fxs_alpha 1\n"));
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c),
+		       "\nprog;worker-101;main;fxs_beta;fxs_alpha;fxs_alpha;fxs_alpha 1\n"));
 	free(c.buf);
 	report__free(r);
 }
@@ -509,32 +577,58 @@ static bool pb_next(struct pb *b, unsigned *field, unsigned *wire, uint64_t *v, 
 	}
 }
 
-/* Sum of a repeated varint field, packed or not. */
-static uint64_t pb_sum_repeated(unsigned wire, uint64_t v, struct pb *sub, unsigned *count)
-{
-	uint64_t sum = 0, x;
-
-	if (wire == 0) {
-		(*count)++;
-		return v;
-	}
-	while (sub->p < sub->end && pb_varint(sub, &x)) {
-		sum += x;
-		(*count)++;
-	}
-	return sum;
-}
+struct label {
+	uint64_t key, str, num;
+};
 
 struct profile {
 	char *strings[256];
 	unsigned nr_strings;
-	unsigned nr_samples, nr_locations, nr_functions, nr_mappings;
-	uint64_t value_sum;
+	unsigned nr_samples, nr_locations, nr_functions, nr_mappings, nr_sample_types;
+	uint64_t value_sum, cpu_sum; /* the two sample values */
 	unsigned max_location_ids;
 	uint64_t function_names[64];
-	uint64_t period, duration;
+	uint64_t location_ids[64], location_used[64];
+	uint64_t function_ids[64], function_used[64];
+	uint64_t sample_types[2][2];
+	uint64_t period, duration, time_nanos, period_type[2];
 	uint64_t mapping_file, mapping_build_id, mapping_start;
+	/* The labels of every sample, in order. */
+	struct label labels[64][4];
+	unsigned nr_labels[64];
 };
+
+/* The repeated varints of a field into v[*n..]. */
+static void pb_collect(unsigned wire, uint64_t x, struct pb *sub, uint64_t *v, unsigned *n,
+		       unsigned max)
+{
+	if (wire == 0) {
+		ck_assert_uint_lt(*n, max);
+		v[(*n)++] = x;
+		return;
+	}
+	while (sub->p < sub->end) {
+		ck_assert(pb_varint(sub, &x));
+		ck_assert_uint_lt(*n, max);
+		v[(*n)++] = x;
+	}
+}
+
+static void pb_pair(struct pb *sub, uint64_t *a, uint64_t *b)
+{
+	unsigned f, w;
+	uint64_t v;
+	struct pb inner;
+
+	*a = *b = 0;
+	while (sub->p < sub->end) {
+		ck_assert(pb_next(sub, &f, &w, &v, &inner));
+		if (f == 1)
+			*a = v;
+		if (f == 2)
+			*b = v;
+	}
+}
 
 static void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
 {
@@ -546,21 +640,55 @@ static void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
 	while (b.p < b.end) {
 		ck_assert(pb_next(&b, &field, &wire, &v, &sub));
 		switch (field) {
+		case 1:
+			ck_assert_uint_lt(pr->nr_sample_types, 2);
+			pb_pair(&sub, &pr->sample_types[pr->nr_sample_types][0],
+				&pr->sample_types[pr->nr_sample_types][1]);
+			pr->nr_sample_types++;
+			break;
 		case 2: {
-			unsigned ids = 0, values = 0;
+			uint64_t ids[256], values[4];
+			unsigned nr_ids = 0, nr_values = 0, i, k = pr->nr_samples;
 
 			ck_assert_uint_eq(wire, 2);
+			ck_assert_uint_lt(k, 64);
 			pr->nr_samples++;
 			while (sub.p < sub.end) {
 				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
 				if (f2 == 1)
-					ck_assert_uint_gt(pb_sum_repeated(w2, v2, &inner, &ids), 0);
+					pb_collect(w2, v2, &inner, ids, &nr_ids, 256);
 				else if (f2 == 2)
-					pr->value_sum += pb_sum_repeated(w2, v2, &inner, &values);
+					pb_collect(w2, v2, &inner, values, &nr_values, 4);
+				else if (f2 == 3) {
+					struct label *l = &pr->labels[k][pr->nr_labels[k]];
+					unsigned f3, w3;
+					uint64_t v3;
+					struct pb in3;
+
+					ck_assert_uint_lt(pr->nr_labels[k], 4);
+					pr->nr_labels[k]++;
+					while (inner.p < inner.end) {
+						ck_assert(pb_next(&inner, &f3, &w3, &v3, &in3));
+						if (f3 == 1)
+							l->key = v3;
+						if (f3 == 2)
+							l->str = v3;
+						if (f3 == 3)
+							l->num = v3;
+					}
+				}
 			}
-			ck_assert_uint_eq(values, 1);
-			if (ids > pr->max_location_ids)
-				pr->max_location_ids = ids;
+			/* One value per sample type: samples, then cpu nanoseconds. */
+			ck_assert_uint_eq(nr_values, 2);
+			pr->value_sum += values[0];
+			pr->cpu_sum += values[1];
+			for (i = 0; i < nr_ids; i++) {
+				ck_assert_uint_gt(ids[i], 0);
+				ck_assert_uint_le(ids[i], 64);
+				pr->location_used[ids[i] - 1] = 1;
+			}
+			if (nr_ids > pr->max_location_ids)
+				pr->max_location_ids = nr_ids;
 			break;
 		}
 		case 3:
@@ -576,12 +704,28 @@ static void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
 			}
 			break;
 		case 4:
+			ck_assert_uint_lt(pr->nr_locations, 64);
+			while (sub.p < sub.end) {
+				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
+				if (f2 == 1)
+					pr->location_ids[pr->nr_locations] = v2;
+				if (f2 == 4) {
+					uint64_t fid, line;
+
+					pb_pair(&inner, &fid, &line);
+					ck_assert_uint_gt(fid, 0);
+					ck_assert_uint_le(fid, 64);
+					pr->function_used[fid - 1] = 1;
+				}
+			}
 			pr->nr_locations++;
 			break;
 		case 5:
 			ck_assert_uint_lt(pr->nr_functions, 64);
 			while (sub.p < sub.end) {
 				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
+				if (f2 == 1)
+					pr->function_ids[pr->nr_functions] = v2;
 				if (f2 == 2)
 					pr->function_names[pr->nr_functions] = v2;
 			}
@@ -595,8 +739,14 @@ static void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
 			ck_assert_ptr_nonnull(pr->strings[pr->nr_strings]);
 			pr->nr_strings++;
 			break;
+		case 9:
+			pr->time_nanos = v;
+			break;
 		case 10:
 			pr->duration = v;
+			break;
+		case 11:
+			pb_pair(&sub, &pr->period_type[0], &pr->period_type[1]);
 			break;
 		case 12:
 			pr->period = v;
@@ -655,26 +805,70 @@ static uint8_t *gunzip(const void *data, size_t len, size_t *ret_len)
 	return out;
 }
 
-START_TEST(test_pprof)
+static const char *label_str(const struct profile *pr, unsigned sample, const char *key, bool num,
+			     uint64_t *ret_num)
 {
-	struct report *r = new_report(NULL);
+	unsigned i;
+
+	for (i = 0; i < pr->nr_labels[sample]; i++) {
+		const struct label *l = &pr->labels[sample][i];
+
+		if (strcmp(pr->strings[l->key], key))
+			continue;
+		if (num) {
+			*ret_num = l->num;
+			return "";
+		}
+		return pr->strings[l->str];
+	}
+	return NULL;
+}
+
+/* Tables numbered 1..n, every entry used: no unused location or function. */
+static void check_tables(const struct profile *pr)
+{
+	unsigned i;
+
+	for (i = 0; i < pr->nr_locations; i++) {
+		ck_assert_uint_eq(pr->location_ids[i], i + 1);
+		ck_assert_msg(pr->location_used[i], "location %u unused", i + 1);
+	}
+	for (i = 0; i < pr->nr_functions; i++) {
+		ck_assert_uint_eq(pr->function_ids[i], i + 1);
+		ck_assert_msg(pr->function_used[i], "function %u unused", i + 1);
+		ck_assert_uint_lt(pr->function_names[i], pr->nr_strings);
+	}
+}
+
+static void pprof_of(struct report *r, struct profile *pr)
+{
 	struct capture c;
-	struct profile pr;
 	uint8_t *raw;
 	size_t raw_len;
-	static const char *const want[] = {
-		"samples",    "count",		 "cpu",	       "nanoseconds", "pid",
-		"tid",	      "fxs_static_leaf", "fxs_alpha",  "fxs_beta",    "main",
-		"fxs_nosize", "[unknown]",	 "[truncated]"};
-	char hex[64];
-	unsigned i;
 
 	ck_assert_int_eq(report_write_pprof(r, capture_open(&c)), 0);
 	capture_text(&c);
 	ck_assert_uint_gt(c.len, 20);
 	raw = gunzip(c.buf, c.len, &raw_len);
-	parse_profile(raw, raw_len, &pr);
+	parse_profile(raw, raw_len, pr);
+	free(raw);
+	free(c.buf);
+}
 
+START_TEST(test_pprof)
+{
+	struct report *r = new_report(NULL);
+	struct profile pr;
+	static const char *const want[] = {
+		"samples",    "count",		 "cpu",		"nanoseconds", "pid",
+		"tid",	      "fxs_static_leaf", "fxs_alpha",	"fxs_beta",    "main",
+		"fxs_nosize", "[unknown]",	 "[truncated]", "thread",      "process"};
+	bool worker = false, prog_main = false, unnamed = false;
+	char hex[64];
+	unsigned i, locations;
+	uint64_t n;
+
+	pprof_of(r, &pr);
 	ck_assert_uint_ge(pr.nr_strings, 1);
 	ck_assert_str_eq(pr.strings[0], "");
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -682,41 +876,212 @@ START_TEST(test_pprof)
 	ck_assert(has_string(&pr, prog));
 	ck_assert(has_string(&pr, elf_build_id_hex(build_id, sizeof(build_id), hex, sizeof(hex))));
 
+	/* As Go's CPU profiles: samples/count, cpu/nanoseconds, period cpu/nanoseconds. */
+	ck_assert_uint_eq(pr.nr_sample_types, 2);
+	ck_assert_str_eq(pr.strings[pr.sample_types[0][0]], "samples");
+	ck_assert_str_eq(pr.strings[pr.sample_types[0][1]], "count");
+	ck_assert_str_eq(pr.strings[pr.sample_types[1][0]], "cpu");
+	ck_assert_str_eq(pr.strings[pr.sample_types[1][1]], "nanoseconds");
+	ck_assert_str_eq(pr.strings[pr.period_type[0]], "cpu");
+	ck_assert_str_eq(pr.strings[pr.period_type[1]], "nanoseconds");
+
 	/* One sample per distinct stack, their values add up to the samples. */
 	ck_assert_uint_eq(pr.nr_samples, 6);
 	ck_assert_uint_eq(pr.value_sum, 8);
+	/* Per-thread gaps are all 1 ms: value 2 is samples x period. */
+	ck_assert_uint_eq(pr.period, MS);
+	ck_assert_uint_eq(pr.cpu_sum, 8 * MS);
 	ck_assert_uint_eq(pr.max_location_ids, 4);
 	/*
-	 * Distinct (pid, pc, return or not): 4 in s1, the leaf of s2, the
+	 * Distinct (mapping, address, function): 4 in s1, the leaf of s2, the
 	 * exact alpha pc of s3, the leaf of s4, s5 and s6, plus the marker.
 	 */
 	ck_assert_uint_eq(pr.nr_locations, 10);
 	ck_assert_uint_eq(pr.nr_functions, 7);
-	for (i = 0; i < pr.nr_functions; i++)
-		ck_assert_uint_lt(pr.function_names[i], pr.nr_strings);
+	check_tables(&pr);
 	ck_assert_uint_eq(pr.nr_mappings, 1);
 	ck_assert_uint_lt(pr.mapping_file, pr.nr_strings);
 	ck_assert_str_eq(pr.strings[pr.mapping_file], prog);
 	ck_assert_str_eq(pr.strings[pr.mapping_build_id], hex);
 	ck_assert_uint_ge(pr.mapping_start, BASE);
-	/* Per-thread gaps are all 1 ms; the samples span 50 ms. */
-	ck_assert_uint_eq(pr.period, MS);
+	/* No clock record: the samples span 50 ms, no wall-clock time. */
 	ck_assert_uint_eq(pr.duration, 50 * MS);
+	ck_assert_uint_eq(pr.time_nanos, 0);
 
+	/* Labels: thread and process names as strings, pid and tid as numbers. */
+	for (i = 0; i < pr.nr_samples; i++) {
+		const char *t = label_str(&pr, i, "thread", false, NULL);
+		const char *p = label_str(&pr, i, "process", false, NULL);
+		uint64_t pid = 0, tid = 0;
+
+		ck_assert_ptr_nonnull(label_str(&pr, i, "pid", true, &pid));
+		ck_assert_ptr_nonnull(label_str(&pr, i, "tid", true, &tid));
+		if (tid == 101) {
+			ck_assert_str_eq(t, "worker");
+			ck_assert_str_eq(p, "prog");
+			worker = true;
+		} else if (tid == 100) {
+			ck_assert_str_eq(t, "prog");
+			ck_assert_str_eq(p, "prog");
+			ck_assert_uint_eq(pid, 100);
+			prog_main = true;
+		} else {
+			/* Process 200 has no record: its thread's name stands in. */
+			ck_assert_uint_eq(tid, 201);
+			ck_assert_str_eq(t, "a;b<&>");
+			unnamed = true;
+		}
+	}
+	ck_assert(worker && prog_main && unnamed);
+	locations = pr.nr_locations;
 	free_profile(&pr);
-	free(raw);
-	free(c.buf);
+
+	/*
+	 * A forked child (pid 300) with the same mapping and stack adds a
+	 * sample but no mapping, location or function.
+	 */
+	ck_assert_int_eq(rec_module(r, 300, 0, prog), 0);
+	{
+		struct elf_symbols *es = elf_symbols__open(prog, NULL);
+		const struct elf_segment *segs;
+		const uint64_t s3[] = {BASE + a_alpha + 1, BASE + a_beta + 4, BASE + a_main + 4};
+		size_t k, nseg;
+
+		ck_assert_ptr_nonnull(es);
+		nseg = elf_symbols__segments(es, &segs);
+		for (k = 0; k < nseg; k++)
+			ck_assert_int_eq(rec_mmap(r, 300, 0, segs[k].flags, BASE + segs[k].vaddr,
+						  segs[k].memsz, segs[k].vaddr),
+					 0);
+		elf_symbols__free(es);
+		ck_assert_int_eq(rec_backtrace(r, 51 * MS, 300, 300, 0, s3, 3), 0);
+	}
+	pprof_of(r, &pr);
+	ck_assert_uint_eq(pr.nr_samples, 7);
+	ck_assert_uint_eq(pr.nr_mappings, 1);
+	ck_assert_uint_eq(pr.nr_locations, locations);
+	ck_assert_uint_eq(pr.nr_functions, 7);
+	check_tables(&pr);
+	free_profile(&pr);
+	report__free(r);
+
+	/* No truncated stack: no "[truncated]" location, function or string. */
+	r = new_report(&(struct report_opts){.has_tid = true, .tid = 100});
+	pprof_of(r, &pr);
+	ck_assert(!has_string(&pr, "[truncated]"));
+	ck_assert_uint_eq(pr.nr_samples, 3);
+	check_tables(&pr);
+	n = pr.nr_functions;
+	/* main, beta, alpha, leaf, nosize */
+	ck_assert_uint_eq(n, 5);
+	free_profile(&pr);
 	report__free(r);
 }
 END_TEST
+
+/*
+ * A binary with no GNU build id but a Go one (the .note.go.buildid note the
+ * Go linker writes): its mapping carries the Go build id.
+ */
+START_TEST(test_pprof_go_build_id)
+{
+	static const char go_id[] = "abcdEFGH1234/ijkl-5678_mn/op9Q/rstu"; /* 36 bytes */
+	char bin[PATH_MAX + 16], note[PATH_MAX + 16], cmd[PATH_MAX * 6];
+	uint32_t hdr[3] = {4, sizeof(go_id) - 1, 4};
+	const uint64_t pc = BASE + 0x1000;
+	struct report *r = report__new(NULL);
+	struct profile pr;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(r);
+	snprintf(bin, sizeof(bin), "%s/goish", tmpdir);
+	snprintf(note, sizeof(note), "%s/go.note", tmpdir);
+	f = fopen(note, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(hdr, sizeof(hdr), 1, f), 1);
+	ck_assert_uint_eq(fwrite("Go\0\0", 4, 1, f), 1);
+	ck_assert_uint_eq(fwrite(go_id, 36, 1, f), 1);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "%s -O1 -Wl,--build-id=none '%s/prog.c' -o '%s' && "
+		 "objcopy --add-section .note.go.buildid='%s' "
+		 "--set-section-flags .note.go.buildid=alloc,readonly '%s' 2>/dev/null",
+		 getenv("FXS_TEST_CC") ?: "gcc", tmpdir, bin, note, bin);
+	ck_assert_int_eq(system(cmd), 0);
+
+	ck_assert_int_eq(rec_thread(r, 400, 400, "goish"), 0);
+	{
+		struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MODULE};
+
+		rec.pid = 400;
+		rec.name = bin;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	ck_assert_int_eq(rec_mmap(r, 400, 0, PF_R | PF_X, BASE, 1 << 20, 0), 0);
+	ck_assert_int_eq(rec_backtrace(r, 0, 400, 400, 0, &pc, 1), 0);
+	pprof_of(r, &pr);
+	ck_assert_uint_eq(pr.nr_mappings, 1);
+	ck_assert_str_eq(pr.strings[pr.mapping_build_id], go_id);
+	free_profile(&pr);
+	report__free(r);
+}
+END_TEST
+
+/* The capture's clock event gives time_nanos and duration_nanos. */
+START_TEST(test_pprof_clock)
+{
+	static const char *const names[] = {"start_boottime_ns", "start_realtime_ns",
+					    "stop_boottime_ns"};
+	struct fxt_record rec = {.type = FXT_RT_EVENT, .subtype = FXT_EVENT_INSTANT};
+	struct report *r = new_report(NULL);
+	const uint64_t v[3] = {5 * MS, 1700000000000000000ULL, 2005 * MS};
+	struct profile pr;
+	unsigned i;
+
+	rec.category = "fxsampler";
+	rec.name = "clock";
+	rec.nr_args = 3;
+	for (i = 0; i < 3; i++)
+		rec.args[i] =
+			(struct fxt_rd_arg){.type = FXT_ARG_UINT64, .name = names[i], .u = v[i]};
+	ck_assert_int_eq(report_add(r, &rec), 0);
+	pprof_of(r, &pr);
+	ck_assert_uint_eq(pr.time_nanos, 1700000000000000000ULL);
+	ck_assert_uint_eq(pr.duration, 2000 * MS);
+	free_profile(&pr);
+	report__free(r);
+}
+END_TEST
+
+/* The output of a shell command; its exit status must be 0. */
+static char *run_output(const char *cmd)
+{
+	size_t len = 0, cap = 4096, n;
+	char *buf = malloc(cap);
+	FILE *p = popen(cmd, "r");
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(p);
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+	}
+	buf[len] = '\0';
+	ck_assert_msg(pclose(p) == 0, "%s failed:\n%s", cmd, buf);
+	return buf;
+}
 
 /* `go tool pprof` itself, when Go is installed. */
 START_TEST(test_pprof_go_tool)
 {
 	struct report *r;
-	char path[PATH_MAX + 32], cmd[PATH_MAX * 4], line[512];
+	char path[PATH_MAX + 32], cmd[PATH_MAX * 4];
 	bool leaf = false, alpha = false;
-	FILE *f, *p;
+	char *out, *line;
 
 	if (system("command -v go >/dev/null 2>&1")) {
 		fprintf(stderr, "SKIP: test_pprof_go_tool: no go (apt-get install golang-go)\n");
@@ -724,18 +1089,19 @@ START_TEST(test_pprof_go_tool)
 	}
 	r = new_report(NULL);
 	snprintf(path, sizeof(path), "%s/profile.pb.gz", tmpdir);
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(report_write_pprof(r, f), 0);
-	ck_assert_int_eq(fclose(f), 0);
+	{
+		FILE *f = fopen(path, "we");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(report_write_pprof(r, f), 0);
+		ck_assert_int_eq(fclose(f), 0);
+	}
 	report__free(r);
 
-	snprintf(cmd, sizeof(cmd),
-		 "HOME='%s' PPROF_BINARY_PATH=/nonexistent go tool pprof -top '%s' 2>&1", tmpdir,
-		 path);
-	p = popen(cmd, "r");
-	ck_assert_ptr_nonnull(p);
-	while (fgets(line, sizeof(line), p)) {
+#define GO_PPROF "HOME='%s' PPROF_BINARY_PATH=/nonexistent go tool pprof "
+	snprintf(cmd, sizeof(cmd), GO_PPROF "-sample_index=samples -top '%s' 2>&1", tmpdir, path);
+	out = run_output(cmd);
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
 		/* "flat flat% sum% cum cum%" then the name */
 		unsigned long flat, cum;
 		char name[256];
@@ -747,9 +1113,35 @@ START_TEST(test_pprof_go_tool)
 		if (!strcmp(name, "fxs_alpha"))
 			alpha = flat == 2 && cum == 6;
 	}
-	ck_assert_int_eq(pclose(p), 0);
+	free(out);
 	ck_assert(leaf);
 	ck_assert(alpha);
+
+	/* cpu/nanoseconds: samples x the 1 ms period, a CPU profile as Go's are. */
+	snprintf(cmd, sizeof(cmd), GO_PPROF "-sample_index=cpu -top '%s' 2>&1", tmpdir, path);
+	out = run_output(cmd);
+	ck_assert_msg(strstr(out, "Type: cpu\n"), "%s", out);
+	ck_assert_msg(strstr(out, "Total samples = 8ms"), "%s", out);
+	ck_assert_msg(strstr(out, "       4ms 50.00% 50.00%        4ms 50.00%  fxs_static_leaf\n"),
+		      "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), GO_PPROF "-traces '%s' 2>&1", tmpdir, path);
+	out = run_output(cmd);
+	ck_assert_msg(strstr(out,
+			     "    thread:  worker\n   process:  prog\n       pid:  100\n"
+			     "       tid:  101\n       2ms   fxs_alpha\n             fxs_beta\n"
+			     "             main\n"),
+		      "%s", out);
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), GO_PPROF "-tags '%s' 2>&1", tmpdir, path);
+	out = run_output(cmd);
+	ck_assert_msg(strstr(out, " thread: Total 8.0ms\n"), "%s", out);
+	ck_assert_msg(strstr(out, "3.0ms (37.50%): worker\n"), "%s", out);
+	ck_assert_msg(strstr(out, " tid: Total 8.0ms\n"), "%s", out);
+	free(out);
+#undef GO_PPROF
 }
 END_TEST
 
@@ -784,7 +1176,8 @@ START_TEST(test_svg)
 	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 samples, 12.50%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>prog (7 samples, 87.50%)</title>"));
 	/* Escaped, and the ';' a folded line cannot hold is gone here too. */
-	ck_assert_ptr_nonnull(strstr(svg, "<title>a:b&lt;&amp;&gt; (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(
+		strstr(svg, "<title>a:b&lt;&amp;&gt;-201 (1 samples, 12.50%)</title>"));
 	ck_assert_ptr_null(strstr(svg, "<&>"));
 	/* 18 frames, each a <g> with a title, a rect and its text. */
 	ck_assert_uint_eq(count_of(svg, "<g><title>"), 18);
@@ -888,6 +1281,52 @@ START_TEST(test_svg_cut_labels)
 	p = strstr(svg, "<title>tiny-process (5 samples, 0.50%)</title>");
 	ck_assert_ptr_nonnull(p);
 	ck_assert((uintptr_t)strstr(p, "</g>") < (uintptr_t)(strstr(p, "<text") ?: p + strlen(p)));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/*
+ * perf script text: every sample in time order (not file order), innermost
+ * frame first, the cut-off marker last, names that cannot break a line.
+ */
+START_TEST(test_perf_script)
+{
+	struct report *r = report__new(NULL);
+	const uint64_t s1[] = {BASE + a_leaf + 2, BASE + a_alpha + 5};
+	const uint64_t s2[] = {0xdead};
+	char line[3 * PATH_MAX], mod[PATH_MAX + 64];
+	struct capture c;
+	const char *text;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(report_write_perf_script(r, capture_open(&c)), -EINVAL);
+	capture_text(&c);
+	free(c.buf);
+	report_keep_samples(r);
+	ck_assert_int_eq(rec_process(r, 100, "prog"), 0);
+	ck_assert_int_eq(rec_thread(r, 100, 100, "prog"), 0);
+	ck_assert_int_eq(rec_thread(r, 100, 101, " bad\nname"), 0);
+	ck_assert_int_eq(rec_module(r, 100, 0, prog), 0);
+	ck_assert_int_eq(rec_mmap(r, 100, 0, PF_R | PF_X, BASE, 1 << 20, 0), 0);
+	ck_assert_int_eq(rec_backtrace(r, 2 * MS + 5, 100, 101, FXT_BT_FLAG_TRUNCATED, s2, 1), 0);
+	ck_assert_int_eq(rec_backtrace(r, 1 * MS, 100, 100, 0, s1, 2), 0);
+	ck_assert_int_eq(rec_backtrace(r, 3 * MS, 100, 100, 0, s1, 2), 0);
+	ck_assert_int_eq(report_write_perf_script(r, capture_open(&c)), 0);
+	text = capture_text(&c);
+	snprintf(mod, sizeof(mod), "(%s)", prog);
+	/* Per-thread gaps: 2 ms on thread 100 is the period. */
+	snprintf(line, sizeof(line),
+		 "prog 100/100 0.001000000: 2000000 cpu-clock:\n"
+		 "\t%16" PRIx64 " fxs_static_leaf %s\n"
+		 "\t%16" PRIx64 " fxs_alpha %s\n\n"
+		 "?bad?name 100/101 0.002000005: 2000000 cpu-clock:\n"
+		 "\t%16x [unknown] ([unknown])\n"
+		 "\t%16x [truncated] ([unknown])\n\n"
+		 "prog 100/100 0.003000000: 2000000 cpu-clock:\n",
+		 s1[0], mod, s1[1], mod, 0xdead, 0);
+	ck_assert_msg(!strncmp(text, line, strlen(line)), "got:\n%s\nwant:\n%s", text, line);
+	ck_assert_uint_eq(count_of(text, " cpu-clock:\n"), 3);
 	free(c.buf);
 	report__free(r);
 }
@@ -1257,13 +1696,17 @@ static Suite *report_suite(void)
 
 	tcase_add_test(text, test_top);
 	tcase_add_test(text, test_folded);
+	tcase_add_test(text, test_folded_threads);
 	tcase_add_test(text, test_filters);
 	tcase_add_test(text, test_recursion);
 	tcase_add_test(text, test_top_not_symbolized);
 	tcase_add_test(text, test_empty_and_late_records);
 	tcase_add_test(formats, test_pprof);
+	tcase_add_test(formats, test_pprof_clock);
+	tcase_add_test(formats, test_pprof_go_build_id);
 	tcase_add_test(formats, test_pprof_go_tool);
 	tcase_add_test(formats, test_svg);
+	tcase_add_test(formats, test_perf_script);
 	tcase_add_test(formats, test_svg_geometry);
 	tcase_add_test(formats, test_svg_cut_labels);
 	tcase_add_test(run, test_run_file);

@@ -482,6 +482,45 @@ START_TEST(test_report_top_and_folded)
 	chain = folded_count(r.out, "__libc_start_call_main;main;outer;middle;inner");
 	ck_assert_msg(chain * 100 >= f->nr_samples * 85, "%lu of %zu samples carry the chain:\n%s",
 		      chain, f->nr_samples, r.out);
+	/* The process frame is the command line, the thread frame name-TID. */
+	snprintf(leaf, sizeof(leaf), "\n%s 2;demo-", prog("demo"));
+	ck_assert_msg(strstr(r.out, leaf + 1) == r.out || strstr(r.out, leaf), "no '%s' in:\n%s",
+		      leaf + 1, r.out);
+	RUN(&r, "report", "--folded", "--merge-threads", out_path("rep.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report --folded --merge-threads failed: %s", r.err);
+	snprintf(leaf, sizeof(leaf), "%s 2;demo;__libc_start_call_main;main;outer;middle;inner ",
+		 prog("demo"));
+	ck_assert_msg(strstr(r.out, leaf), "no '%s' in:\n%s", leaf, r.out);
+	/* The capture's clock: when it started (pprof's time_nanos) and stopped. */
+	{
+		uint64_t real = 0, start = 0, stop = 0;
+		struct fxt_reader *rd = fxt_reader__open(out_path("rep.fxt"));
+		struct fxt_record rec;
+		bool seen = false;
+
+		ck_assert_ptr_nonnull(rd);
+		while (fxt_reader_next(rd, &rec) == 1) {
+			if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_INSTANT ||
+			    strcmp(rec.name, FXT_CLOCK_EVENT))
+				continue;
+			seen = true;
+			for (unsigned i = 0; i < rec.nr_args; i++) {
+				if (!strcmp(rec.args[i].name, "start_realtime_ns"))
+					real = rec.args[i].u;
+				if (!strcmp(rec.args[i].name, "start_boottime_ns"))
+					start = rec.args[i].u;
+				if (!strcmp(rec.args[i].name, "stop_boottime_ns"))
+					stop = rec.args[i].u;
+			}
+		}
+		fxt_reader__free(rd);
+		ck_assert_msg(seen, "no clock event in the capture");
+		ck_assert_uint_le(real / 1000000000ULL, (uint64_t)time(NULL));
+		ck_assert_uint_ge(real / 1000000000ULL + 600, (uint64_t)time(NULL));
+		/* demo 2 spins for 2 s. */
+		ck_assert_uint_ge(stop - start, 1900000000ULL);
+		ck_assert_uint_le(stop - start, 60000000000ULL);
+	}
 	unload(f);
 }
 END_TEST
