@@ -6,6 +6,7 @@
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the clone
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from btf_extract import decompressions  # noqa: E402
 

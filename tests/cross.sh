@@ -4,7 +4,7 @@
 # tests/cross.sh ARCH CAPTURE_TOOL: smoke test of `make cross ARCH=ARCH`'s
 # static binaries, without BPF: run on the host if it is that arch, else
 # under Debian's qemu-user-static. fxsampler and fxsamplerd start and print
-# their usage; fxsampler's report symbolizes captures of the arm64 and
+# their usage; fxsamplerd runs socket-activated and notifies (activate.py); fxsampler's report symbolizes captures of the arm64 and
 # riscv64 ELF fixtures (tests/data/elf/) with the chain binutils names; a
 # static and the dynamic test program run. CAPTURE_TOOL is
 # tests/cross/capture.c, built for the host.
@@ -55,9 +55,12 @@ for elf in arm64 riscv64; do
 		fail "report of the $elf capture: want '$want', got '$(cat "$tmp/out")'"
 done
 $run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
+# The static daemon as systemd starts it: socket activation and sd_notify.
+python3 tests/cross/activate.py "$dir" tests/data/config/fxsamplerd.conf "$run" ||
+	fail "fxsamplerd under socket activation"
 # The dynamic one, with the loader and libc of sysroot/ (qemu-user's prefix).
 QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
 	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
 echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures," \
-	"progs/demo, progs/dlopener"
+	"fxsamplerd socket-activated with sd_notify, progs/demo, progs/dlopener"
 
