@@ -28,6 +28,21 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
 	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
 LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+# Source lines and inlined frames (libdw) and debuginfod are optional: without
+# them (or with NO_LIBDW=1 / NO_DEBUGINFOD=1, e.g. for static cross builds)
+# report symbolizes with ELF symbol tables only.
+ifneq ($(NO_LIBDW),1)
+ifeq ($(shell pkg-config --exists libdw 2>/dev/null && echo yes),yes)
+ALL_CFLAGS += -DHAVE_LIBDW
+LIBS       += $(shell pkg-config --libs libdw)
+ifneq ($(NO_DEBUGINFOD),1)
+ifeq ($(shell pkg-config --exists libdebuginfod 2>/dev/null && echo yes),yes)
+ALL_CFLAGS += -DHAVE_LIBDEBUGINFOD
+LIBS       += $(shell pkg-config --libs libdebuginfod)
+endif
+endif
+endif
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 
@@ -143,7 +158,7 @@ check-systemd: all
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
-	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
+	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && echo yes)
 deps-if-missing:
@@ -185,7 +200,7 @@ install: all
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
-	      libsystemd-dev make gcc binutils
+	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev
 deps:

@@ -722,23 +722,36 @@ static int cmd_dump(int argc, char **argv)
 /* --- report --- */
 
 static const char report_usage[] =
-	"usage: fxsampler report FILE [--top N] [--folded] [--pprof OUT] [--svg OUT]\n"
-	"                        [--pid P] [--tid T] [--debug-dir DIR]\n"
+	"usage: fxsampler report FILE [--top N] [--lines] [--folded] [--pprof OUT] [--svg OUT]\n"
+	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
 	"      --top N        the N functions with the most samples (default 20)\n"
+	"      --lines        top: one row per function and source line (file:line)\n"
 	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
 	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
 	"      --svg OUT      also write a flame graph to open in a browser\n"
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
+	"      --no-debuginfod  never fetch debug files (by default they are fetched\n"
+	"                     from DEBUGINFOD_URLS when it is set)\n"
 	"  -h, --help         this text\n";
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOP = 256, OPT_FOLDED, OPT_PPROF, OPT_SVG, OPT_PID, OPT_TID, OPT_DEBUG_DIR };
+	enum {
+		OPT_TOP = 256,
+		OPT_FOLDED,
+		OPT_PPROF,
+		OPT_SVG,
+		OPT_PID,
+		OPT_TID,
+		OPT_DEBUG_DIR,
+		OPT_LINES,
+		OPT_NO_DEBUGINFOD,
+	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
 		{"folded", no_argument, NULL, OPT_FOLDED},
@@ -747,6 +760,8 @@ static int cmd_report(int argc, char **argv)
 		{"pid", required_argument, NULL, OPT_PID},
 		{"tid", required_argument, NULL, OPT_TID},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"lines", no_argument, NULL, OPT_LINES},
+		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -792,6 +807,12 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_DEBUG_DIR:
 			o.debug_dir = optarg;
+			break;
+		case OPT_LINES:
+			o.lines = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			o.no_debuginfod = true;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
 #define TRUNCATED_FRAME "[truncated]"
-#define COLUMNS		80
+#define INLINED_SUFFIX	" [inlined]"
 
 /* ---- small containers ---- */
 
@@ -133,12 +134,24 @@ struct stack {
 	size_t *locs; /* after prepare(): location of each frame */
 };
 
+/* A function running at a source line: one pprof Line. */
+struct loc_line {
+	size_t func;
+	const char *file; /* owned by the symbolizer; NULL without debug info */
+	unsigned line;
+};
+
 struct loc {
 	uint64_t pid;
 	uint64_t pc;
 	bool is_return;
 	size_t func;
 	const struct symbolizer_mapping *mapping;
+	const char *file; /* where func executes, from DWARF; NULL without debug info */
+	unsigned line;
+	/* Functions inlined at pc, innermost first; the last was inlined into func. */
+	struct loc_line *inl;
+	unsigned nr_inl;
 };
 
 struct func {
@@ -147,7 +160,9 @@ struct func {
 	bool resolved;
 	uint64_t self;
 	uint64_t total;
-	size_t stamp; /* last stack counted in total, + 1 */
+	size_t stamp;	  /* last stack counted in total, + 1 */
+	const char *file; /* source file declaring it, from DWARF, or NULL */
+	unsigned start_line;
 };
 
 struct counter {
@@ -165,6 +180,8 @@ struct table {
 struct report {
 	unsigned top;
 	bool folded_no_thread;
+	bool lines;	/* top: rows by function and source line */
+	unsigned width; /* top: columns to fit in; 0: no limit */
 	bool has_pid, has_tid;
 	uint64_t pid, tid;
 	uint64_t period_ns;
@@ -212,6 +229,9 @@ struct report *report__new(const struct report_opts *opts)
 	if (opts) {
 		r->top = opts->top;
 		r->folded_no_thread = opts->folded_no_thread;
+		r->lines = opts->lines;
+		r->width = opts->width;
+		so.debuginfod = !opts->no_debuginfod;
 		r->has_pid = opts->has_pid;
 		r->pid = opts->pid;
 		r->has_tid = opts->has_tid;
@@ -246,6 +266,8 @@ static void unprepare(struct report *r)
 		free(T(r->stacks, struct stack)[i].locs);
 		T(r->stacks, struct stack)[i].locs = NULL;
 	}
+	for (i = 0; i < r->locs.n; i++)
+		free(T(r->locs, struct loc)[i].inl);
 	table_free(&r->locs);
 	table_free(&r->funcs);
 	r->prepared = false;
@@ -552,13 +574,26 @@ static int get_func(struct report *r, const char *name, const char *module, bool
 	return 0;
 }
 
+/* The first declaration DWARF gives a function is its pprof filename and start_line. */
+static void func_set_source(struct report *r, size_t func, const char *file, unsigned line)
+{
+	struct func *f = &T(r->funcs, struct func)[func];
+
+	if (!f->file && file) {
+		f->file = file;
+		f->start_line = line;
+	}
+}
+
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return);
+	struct loc_line *inl = NULL;
 	struct sym_frame sf;
 	struct loc *l;
 	size_t func;
+	unsigned i;
 	int err;
 
 	if (hindex_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
@@ -568,17 +603,47 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
 		return err;
+	func_set_source(r, func, sf.decl_file, sf.decl_line);
+	if (sf.nr_inlined) {
+		inl = calloc(sf.nr_inlined, sizeof(*inl));
+		if (!inl)
+			return -ENOMEM;
+	}
+	for (i = 0; i < sf.nr_inlined; i++) {
+		const struct dwarf_frame *df = &sf.inlined[i];
+
+		err = get_func(r, df->function, sf.module, true, &inl[i].func);
+		if (err) {
+			free(inl);
+			return err;
+		}
+		func_set_source(r, inl[i].func, df->decl_file, df->decl_line);
+		inl[i].file = df->file;
+		inl[i].line = df->line;
+	}
 	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hindex_insert(&r->locs.idx, h, r->locs.n))
+	    hindex_insert(&r->locs.idx, h, r->locs.n)) {
+		free(inl);
 		return -ENOMEM;
+	}
 	l = &T(r->locs, struct loc)[r->locs.n];
 	l->pid = pid;
 	l->pc = pc;
 	l->is_return = is_return;
 	l->func = func;
 	l->mapping = sf.mapping;
+	l->file = sf.file;
+	l->line = sf.line;
+	l->inl = inl;
+	l->nr_inl = sf.nr_inlined;
 	*ret = r->locs.n++;
 	return 0;
+}
+
+/* The function executing at a location: its innermost inlined one. */
+static size_t loc_leaf_func(const struct loc *l)
+{
+	return l->nr_inl ? l->inl[0].func : l->func;
 }
 
 static int prepare(struct report *r)
@@ -614,14 +679,19 @@ static int prepare(struct report *r)
 		const struct loc *locs = T(r->locs, struct loc);
 
 		if (s->nr)
-			funcs[locs[s->locs[0]].func].self += s->count;
+			funcs[loc_leaf_func(&locs[s->locs[0]])].self += s->count;
 		for (j = 0; j < s->nr; j++) {
-			struct func *f = &funcs[locs[s->locs[j]].func];
+			const struct loc *l = &locs[s->locs[j]];
+			unsigned k;
 
-			/* Recursion counts once per sample. */
-			if (f->stamp != i + 1) {
-				f->stamp = i + 1;
-				f->total += s->count;
+			/* Recursion counts once per sample; inlined functions count too. */
+			for (k = 0; k <= l->nr_inl; k++) {
+				struct func *f = &funcs[k < l->nr_inl ? l->inl[k].func : l->func];
+
+				if (f->stamp != i + 1) {
+					f->stamp = i + 1;
+					f->total += s->count;
+				}
 			}
 		}
 	}
@@ -818,14 +888,194 @@ static const char *failure_reason(int err)
 	}
 }
 
+/* ---- top by source line ---- */
+
+/* One row of `--top --lines`: a function at a line, with its own counts. */
+struct line_row {
+	size_t func;
+	const char *file;
+	unsigned line;
+	uint64_t self, total;
+	size_t stamp;
+};
+
+struct line_key {
+	size_t func;
+	const char *file;
+	unsigned line;
+};
+
+static bool line_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct line_row *l = &T(*(const struct table *)ctx, struct line_row)[pos];
+	const struct line_key *k = key;
+
+	return l->func == k->func && l->line == k->line && !strcmp(l->file ?: "", k->file ?: "");
+}
+
+static struct line_row *get_line_row(struct table *t, size_t func, const char *file, unsigned line)
+{
+	struct line_key k = {func, file, line};
+	uint64_t h = hash_u64(hash_u64(FNV_INIT, func), line);
+	struct line_row *l;
+	size_t pos;
+
+	if (file)
+		h = fnv1a(h, file, strlen(file));
+	if (hindex_find(&t->idx, h, line_eq, t, &k, &pos))
+		return &T(*t, struct line_row)[pos];
+	if (array_reserve(&t->v, &t->cap, t->n, sizeof(struct line_row)) ||
+	    hindex_insert(&t->idx, h, t->n))
+		return NULL;
+	l = &T(*t, struct line_row)[t->n++];
+	memset(l, 0, sizeof(*l));
+	l->func = func;
+	l->file = file;
+	l->line = line;
+	return l;
+}
+
+/* Self and total samples per (function, file, line), inlined frames included. */
+static int count_lines(struct report *r, struct table *rows)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct loc *locs = T(r->locs, struct loc);
+	size_t i;
+	unsigned j, k;
+
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+
+		for (j = 0; j < s->nr; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+
+			for (k = 0; k <= l->nr_inl; k++) {
+				const struct loc_line *ll = k < l->nr_inl ? &l->inl[k] : NULL;
+				struct line_row *row = get_line_row(rows, ll ? ll->func : l->func,
+								    ll ? ll->file : l->file,
+								    ll ? ll->line : l->line);
+
+				if (!row)
+					return -ENOMEM;
+				if (!j && !k)
+					row->self += s->count;
+				if (row->stamp != i + 1) {
+					row->stamp = i + 1;
+					row->total += s->count;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+struct line_order_ctx {
+	const struct line_row *rows;
+	const struct func *funcs;
+};
+
+static int line_order(const void *pa, const void *pb, void *ctx)
+{
+	const struct line_order_ctx *c = ctx;
+	const struct line_row *a = &c->rows[*(const size_t *)pa],
+			      *b = &c->rows[*(const size_t *)pb];
+	int d;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	d = strcmp(c->funcs[a->func].name, c->funcs[b->func].name);
+	if (d)
+		return d;
+	d = strcmp(a->file ?: "", b->file ?: "");
+	return d ? d : a->line < b->line ? -1 : a->line > b->line;
+}
+
+static void func_label(const struct func *f, char *label, size_t size)
+{
+	if (f->resolved && f->module)
+		snprintf(label, size, "%s [%s]", f->name, base_name(f->module));
+	else
+		snprintf(label, size, "%s", f->name);
+}
+
+#define TOP_LABEL_MAX 8192
+#define TOP_FIXED_W   35 /* the four count columns and their gaps */
+
+/* Columns left for a name: all of them when the output is not cut to a width. */
+static size_t name_width(const struct report *r, size_t fixed)
+{
+	if (!r->width)
+		return TOP_LABEL_MAX - 1;
+	return r->width > fixed + 20 ? r->width - fixed : 20;
+}
+
+/* The function rows of the top view by source line, name last. */
+static int write_top_lines(struct report *r, FILE *out, unsigned n)
+{
+	const struct func *funcs = T(r->funcs, struct func);
+	struct table rows = {};
+	struct line_order_ctx c;
+	size_t *order = NULL, i, loc_w = 8, shown;
+	char label[TOP_LABEL_MAX], buf[TOP_LABEL_MAX], where[PATH_MAX + 16];
+	int err;
+
+	err = count_lines(r, &rows);
+	if (err)
+		goto out;
+	order = calloc(rows.n ? rows.n : 1, sizeof(*order));
+	if (!order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < rows.n; i++)
+		order[i] = i;
+	c.rows = T(rows, struct line_row);
+	c.funcs = funcs;
+	qsort_r(order, rows.n, sizeof(*order), line_order, &c);
+	shown = rows.n < n ? rows.n : n;
+	/* The location column is as wide as its widest row. */
+	for (i = 0; i < shown; i++) {
+		const struct line_row *l = &c.rows[order[i]];
+		int w = l->file ? snprintf(where, sizeof(where), "%s:%u", base_name(l->file),
+					   l->line)
+				: 1;
+
+		if (w > 0 && (size_t)w > loc_w)
+			loc_w = (size_t)w;
+	}
+	fprintf(out, "\n%8s %7s %8s %7s  %-*s  %s\n", "Self", "Self%", "Total", "Total%",
+		(int)loc_w, "Location", "Function");
+	for (i = 0; i < shown; i++) {
+		const struct line_row *l = &c.rows[order[i]];
+
+		if (!l->total)
+			break;
+		if (l->file)
+			snprintf(where, sizeof(where), "%s:%u", base_name(l->file), l->line);
+		else
+			snprintf(where, sizeof(where), "-");
+		func_label(&funcs[l->func], label, sizeof(label));
+		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  %-*s  %s\n", l->self,
+			pct(l->self, r->samples), l->total, pct(l->total, r->samples), (int)loc_w,
+			sanitize(where),
+			fit(label, name_width(r, TOP_FIXED_W + loc_w + 2), buf, sizeof(buf)));
+	}
+out:
+	free(order);
+	table_free(&rows);
+	return err;
+}
+
 int report_write_top(struct report *r, FILE *out, unsigned n)
 {
-	const size_t name_w = COLUMNS - 35, thread_w = COLUMNS - 36;
+	const size_t thread_w = 36;
 	struct failure_list fl = {};
 	struct thread_ent *threads = NULL;
 	const struct func *funcs;
 	size_t *order = NULL, i, nf;
-	char label[1024], buf[COLUMNS + 1];
+	char label[TOP_LABEL_MAX], buf[TOP_LABEL_MAX];
 	int err;
 
 	err = prepare(r);
@@ -847,22 +1097,26 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 		goto out_check;
 	}
 
-	for (i = 0; i < nf; i++)
-		order[i] = i;
-	qsort_r(order, nf, sizeof(*order), func_order, (void *)funcs);
-	fprintf(out, "\n%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%", "Function");
-	for (i = 0; i < nf && i < n; i++) {
+	if (r->lines) {
+		err = write_top_lines(r, out, n);
+		if (err)
+			goto out;
+	} else {
+		for (i = 0; i < nf; i++)
+			order[i] = i;
+		qsort_r(order, nf, sizeof(*order), func_order, (void *)funcs);
+		fprintf(out, "\n%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%",
+			"Function");
+	}
+	for (i = 0; !r->lines && i < nf && i < n; i++) {
 		const struct func *f = &funcs[order[i]];
 
 		if (!f->total)
 			break;
-		if (f->resolved && f->module)
-			snprintf(label, sizeof(label), "%s [%s]", f->name, base_name(f->module));
-		else
-			snprintf(label, sizeof(label), "%s", f->name);
+		func_label(f, label, sizeof(label));
 		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  %s\n", f->self,
 			pct(f->self, r->samples), f->total, pct(f->total, r->samples),
-			fit(label, name_w, buf, sizeof(buf)));
+			fit(label, name_width(r, TOP_FIXED_W), buf, sizeof(buf)));
 	}
 
 	if (r->threads.n)
@@ -883,7 +1137,7 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 			snprintf(label, sizeof(label), "%s", tn);
 		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %8" PRIu64 "  %s\n", t->samples,
 			pct(t->samples, r->samples), t->pid, t->tid,
-			fit(label, thread_w, buf, sizeof(buf)));
+			fit(label, name_width(r, thread_w), buf, sizeof(buf)));
 	}
 
 	symbolizer_for_each_failure(r->sym, on_failure, &fl);
@@ -893,7 +1147,7 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 		fprintf(out, "\nNot symbolized:\n");
 		for (i = 0; i < fl.n; i++)
 			fprintf(out, "  %-17s  %s\n", failure_reason(fl.v[i].err),
-				fit_left(fl.v[i].path, COLUMNS - 21, buf, sizeof(buf)));
+				fit_left(fl.v[i].path, name_width(r, 21), buf, sizeof(buf)));
 	}
 out_check:
 	if (!err && ferror(out))
@@ -1003,9 +1257,18 @@ static size_t stack_path(const struct report *r, const struct stack *s, struct s
 		n++;
 	}
 	for (j = s->nr; j-- > 0;) {
-		sb_frame(b, funcs[locs[s->locs[j]].func].name);
+		const struct loc *l = &locs[s->locs[j]];
+		unsigned k;
+
+		sb_frame(b, funcs[l->func].name);
 		sb_put(b, "", 1);
 		n++;
+		/* Then what was inlined into it, outermost first, marked. */
+		for (k = l->nr_inl; k-- > 0;) {
+			sb_frame(b, funcs[l->inl[k].func].name);
+			sb_put(b, INLINED_SUFFIX, sizeof(INLINED_SUFFIX));
+			n++;
+		}
 	}
 	return n;
 }
@@ -1307,7 +1570,14 @@ static int encode_profile(struct report *r, struct pbuf *p)
 		pb_uint(&m, 1, i + 2);
 		pb_uint(&m, 2, locs[i].mapping ? locs[i].mapping->id : 0);
 		pb_uint(&m, 3, locs[i].pc);
+		/* line = 4: the inlined functions innermost first, then the one they are in. */
+		for (j = 0; j < locs[i].nr_inl; j++) {
+			pb_uint(&sub, 1, locs[i].inl[j].func + 1);
+			pb_uint(&sub, 2, locs[i].inl[j].line);
+			pb_msg(&m, 4, &sub);
+		}
 		pb_uint(&sub, 1, locs[i].func + 1);
+		pb_uint(&sub, 2, locs[i].line);
 		pb_msg(&m, 4, &sub);
 		pb_msg(p, 4, &m);
 	}
@@ -1319,7 +1589,9 @@ static int encode_profile(struct report *r, struct pbuf *p)
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, name);
 		pb_uint(&m, 3, name);
-		pb_uint(&m, 4, str_index(&st, funcs[i].module ?: ""));
+		/* filename = 4, start_line = 5: the source when DWARF gave it. */
+		pb_uint(&m, 4, str_index(&st, funcs[i].file ?: funcs[i].module ?: ""));
+		pb_uint(&m, 5, funcs[i].start_line);
 		pb_msg(p, 5, &m);
 	}
 
@@ -1404,6 +1676,7 @@ enum node_kind {
 	NODE_THREAD,
 	NODE_SPECIAL,
 	NODE_FUNC,
+	NODE_INLINED,
 	NODE_UNRESOLVED,
 };
 
@@ -1484,7 +1757,7 @@ static int build_tree(struct report *r, struct node *root)
 		struct node *n = root;
 		const char *label;
 		size_t fixed = 1 + !r->folded_no_thread + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
-		unsigned j = s->nr;
+		unsigned j = s->nr, ki = 0;
 
 		nr = stack_path(r, s, &b);
 		if (b.err) {
@@ -1501,12 +1774,18 @@ static int build_tree(struct report *r, struct node *root)
 				kind = NODE_THREAD;
 			else if (k < fixed)
 				kind = NODE_SPECIAL;
-			else {
-				const struct func *f = &funcs[locs[s->locs[--j]].func];
+			else if (ki) {
+				/* stack_path's order: a frame, then its inlined ones. */
+				ki--;
+				kind = NODE_INLINED;
+			} else {
+				const struct loc *l = &locs[s->locs[--j]];
+				const struct func *f = &funcs[l->func];
 
 				kind = f->resolved ? NODE_FUNC
 				       : f->module ? NODE_UNRESOLVED
 						   : NODE_SPECIAL;
+				ki = l->nr_inl;
 			}
 			n = node_child(n, label, kind);
 			if (!n) {
@@ -1599,6 +1878,11 @@ static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned 
 		*r = 80 + (unsigned)(h % 60);
 		*g = 160 + (unsigned)((h >> 8) % 60);
 		*b = 200 + (unsigned)((h >> 16) % 55);
+		break;
+	case NODE_INLINED:
+		*r = 60 + (unsigned)(h % 60);
+		*g = 180 + (unsigned)((h >> 8) % 50);
+		*b = 150 + (unsigned)((h >> 16) % 50);
 		break;
 	case NODE_UNRESOLVED:
 		*r = 200 + (unsigned)(h % 55);

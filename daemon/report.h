@@ -30,6 +30,9 @@ struct report_opts {
 	uint64_t tid;
 	const char *debug_dir; /* root of separate debug files; NULL: /usr/lib/debug */
 	uint64_t period_ns;    /* sampling period for pprof; 0: estimated from the samples */
+	bool lines;	       /* top: one row per function and source line (file:line) */
+	unsigned width;	       /* top: fit rows in this many columns; 0: never cut a name */
+	bool no_debuginfod;    /* do not fetch debug files even when DEBUGINFOD_URLS is set */
 	/*
 	 * report_run: where the reason of a failure goes (NUL-terminated). When
 	 * NULL, report_run() prints it to stderr instead.

@@ -371,12 +371,12 @@ START_TEST(test_filters)
 }
 END_TEST
 
-/* Modules without symbols are listed; names cannot break the layout. */
+/* Modules without symbols are listed; names cannot break an 80-column terminal's layout. */
 START_TEST(test_top_not_symbolized)
 {
 	static const char gone[] = "/nonexistent/a/very/long/directory/name/that/goes/on/and/on/"
 				   "for/more/than/eighty/columns/libgone.so";
-	struct report *r = report__new(NULL);
+	struct report *r = report__new(&(struct report_opts){.width = 80});
 	const uint64_t frames[] = {0x7000001010ULL};
 	struct capture c;
 	const char *text, *line;
