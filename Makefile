@@ -73,7 +73,8 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-systemd fuzz test bench demo install \
+.PHONY: all check check-asan check-valgrind check-live check-report check-systemd fuzz test bench \
+	demo install \
 	deps deps-if-missing vmlinux \
 	format format-check clean progs
 
@@ -151,6 +152,11 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
 	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh
 
+# report on real programs: whole names of Go's compress/flate benchmark, a
+# stripped binary through a local debuginfod, the SVG in headless Chromium.
+check-report: all progs
+	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
+
 check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
 	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
@@ -171,6 +177,7 @@ test: deps-if-missing
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
 	$(MAKE) check-live
+	$(MAKE) check-report
 	$(MAKE) check-systemd
 	$(MAKE) fuzz
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -722,13 +723,16 @@ static int cmd_dump(int argc, char **argv)
 /* --- report --- */
 
 static const char report_usage[] =
-	"usage: fxsampler report FILE [--top N] [--lines] [--folded] [--pprof OUT] [--svg OUT]\n"
+	"usage: fxsampler report FILE [--top N] [--lines] [--wide] [--folded] [--pprof OUT]\n"
+	"                        [--svg OUT]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
 	"      --top N        the N functions with the most samples (default 20)\n"
 	"      --lines        top: one row per function and source line (file:line)\n"
+	"      --wide         top: never cut names to the terminal's width (they are\n"
+	"                     never cut when the output is not a terminal)\n"
 	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
 	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
 	"      --svg OUT      also write a flame graph to open in a browser\n"
@@ -738,6 +742,20 @@ static const char report_usage[] =
 	"      --no-debuginfod  never fetch debug files (by default they are fetched\n"
 	"                     from DEBUGINFOD_URLS when it is set)\n"
 	"  -h, --help         this text\n";
+
+/* The columns of the terminal on fd: COLUMNS when set, as ls does, else its size, else 80. */
+static unsigned terminal_width(int fd)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	uint64_t v;
+
+	if (env && !args_parse_u64(env, &v) && v >= 20 && v <= 100000)
+		return (unsigned)v;
+	if (!ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
 
 static int cmd_report(int argc, char **argv)
 {
@@ -751,6 +769,7 @@ static int cmd_report(int argc, char **argv)
 		OPT_DEBUG_DIR,
 		OPT_LINES,
 		OPT_NO_DEBUGINFOD,
+		OPT_WIDE,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -762,11 +781,13 @@ static int cmd_report(int argc, char **argv)
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"lines", no_argument, NULL, OPT_LINES},
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
+		{"wide", no_argument, NULL, OPT_WIDE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {0};
+	bool wide = false;
 	char errbuf[512];
 	uint64_t v;
 	int opt, err;
@@ -814,6 +835,9 @@ static int cmd_report(int argc, char **argv)
 		case OPT_NO_DEBUGINFOD:
 			o.no_debuginfod = true;
 			break;
+		case OPT_WIDE:
+			wide = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_SUCCESS;
@@ -834,6 +858,9 @@ static int cmd_report(int argc, char **argv)
 		fputs(report_usage, stderr);
 		return EXIT_USAGE;
 	}
+	/* A pipe or a file gets whole names: scripts grep them. */
+	if (!wide && isatty(STDOUT_FILENO))
+		o.width = terminal_width(STDOUT_FILENO);
 	o.errbuf = errbuf;
 	o.errbuf_size = sizeof(errbuf);
 	errbuf[0] = '\0';
