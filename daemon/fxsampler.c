@@ -863,6 +863,7 @@ static int cmd_report(int argc, char **argv)
 		o.width = terminal_width(STDOUT_FILENO);
 	o.errbuf = errbuf;
 	o.errbuf_size = sizeof(errbuf);
+	o.info = stderr;
 	errbuf[0] = '\0';
 	err = report_run(argv[optind], &o, stdout);
 	if (err) {

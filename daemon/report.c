@@ -9,12 +9,15 @@
  * module) becomes one function, and every output works from those tables.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "containers.h"
@@ -1990,31 +1993,120 @@ static void fail_msg(const struct report_opts *opts, const char *fmt, ...)
 
 typedef int (*write_fn)(struct report *r, FILE *out);
 
-static int write_file(struct report *r, const char *path, write_fn fn,
-		      const struct report_opts *opts)
-{
+/*
+ * An output file, made before any work so that a bad path fails at once: a
+ * temporary file next to it, renamed over it when complete (a failed report
+ * leaves the old file), or the file itself when it is a device or a FIFO.
+ */
+struct out_file {
+	const char *path;
+	const char *what;
+	write_fn fn;
+	char *tmp; /* NULL: written in place */
 	FILE *f;
-	int err;
+};
 
-	f = fopen(path, "we");
-	if (!f) {
+static int out_open(struct out_file *o, const struct report_opts *opts)
+{
+	const char *slash = strrchr(o->path, '/');
+	struct stat st;
+	mode_t mask;
+	int fd, err;
+
+	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			fail_msg(opts, "cannot create '%s': %s", o->path, strerror(EISDIR));
+			return -EISDIR;
+		}
+		o->f = fopen(o->path, "we");
+		if (!o->f)
+			goto fail;
+		return 0;
+	}
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - o->path + 1) : 0, o->path,
+		     slash ? slash + 1 : o->path) < 0) {
+		o->tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
+	}
+	/* What fopen() would have made: 0666 less the umask. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
 		err = -errno;
-		fail_msg(opts, "cannot create '%s': %s", path, strerror(-err));
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
 		return err;
 	}
-	err = fn(r, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		fail_msg(opts, "cannot write '%s': %s", path, strerror(-err));
+	return 0;
+fail:
+	err = -errno;
+	fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
 	return err;
+}
+
+/* Drop an output that was not written (NULL-safe on a closed one). */
+static void out_abort(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+}
+
+static int out_write(struct out_file *o, struct report *r, const struct report_opts *opts)
+{
+	long size = -1;
+	int err;
+
+	err = o->fn(r, o->f);
+	if (!err && fflush(o->f))
+		err = -errno;
+	if (!err)
+		size = o->tmp ? ftell(o->f) : -1;
+	if (fclose(o->f) && !err)
+		err = -errno;
+	o->f = NULL;
+	if (!err && o->tmp && rename(o->tmp, o->path))
+		err = -errno;
+	if (err) {
+		fail_msg(opts, "cannot write '%s': %s", o->path, strerror(-err));
+		out_abort(o);
+		return err;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	if (opts->info) {
+		if (size >= 0)
+			fprintf(opts->info, "fxsampler: wrote %s: %s, %ld bytes\n", o->path,
+				o->what, size);
+		else
+			fprintf(opts->info, "fxsampler: wrote %s: %s\n", o->path, o->what);
+	}
+	return 0;
 }
 
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
+	struct out_file outs[2] = {
+		{.what = "pprof profile", .fn = report_write_pprof},
+		{.what = "flame graph", .fn = report_write_svg},
+	};
 	struct fxt_reader *rd = NULL;
 	struct fxt_record rec;
 	struct report *r;
+	size_t i;
 	int err;
 
 	if (opts && opts->errbuf && opts->errbuf_size)
@@ -2024,6 +2116,18 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		err = -errno;
 		fail_msg(opts, "report: %s", strerror(-err));
 		return err;
+	}
+	/* Every output path is checked before the input is read. */
+	if (opts) {
+		outs[0].path = opts->pprof_path;
+		outs[1].path = opts->svg_path;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!outs[i].path)
+			continue;
+		err = out_open(&outs[i], opts);
+		if (err)
+			goto out;
 	}
 	rd = fxt_reader__open(path);
 	if (!rd) {
@@ -2054,14 +2158,16 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 			goto out;
 		}
 	}
-	if (opts && opts->pprof_path) {
-		err = write_file(r, opts->pprof_path, report_write_pprof, opts);
+	for (i = 0; i < 2; i++) {
+		if (!outs[i].f)
+			continue;
+		err = out_write(&outs[i], r, opts);
 		if (err)
 			goto out;
 	}
-	if (opts && opts->svg_path)
-		err = write_file(r, opts->svg_path, report_write_svg, opts);
 out:
+	for (i = 0; i < 2; i++)
+		out_abort(&outs[i]);
 	fxt_reader__free(rd);
 	report__free(r);
 	return err;

@@ -39,6 +39,8 @@ struct report_opts {
 	 */
 	char *errbuf;
 	size_t errbuf_size;
+	/* report_run: where to say which file it wrote (e.g. stderr); NULL: nowhere. */
+	FILE *info;
 };
 
 struct report;

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -1087,6 +1088,83 @@ START_TEST(test_run_errors)
 }
 END_TEST
 
+static bool has_entry_prefix(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)))
+			found = true;
+	closedir(d);
+	return found;
+}
+
+/* Output paths are checked before any work; what was written is said, where. */
+START_TEST(test_run_outputs_first)
+{
+	char path[PATH_MAX + 32], out[PATH_MAX + 32], bad[PATH_MAX + 32], err[256];
+	char want[PATH_MAX + 128];
+	struct report_opts opts = {.errbuf = err, .errbuf_size = sizeof(err)};
+	struct capture c, info;
+	size_t len;
+	char *data;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/first.fxt", tmpdir);
+	write_fxt(path, false);
+	/* A pprof that cannot be created: the top view is not printed at all. */
+	snprintf(out, sizeof(out), "%s/no/such/dir/x.pb.gz", tmpdir);
+	opts.pprof_path = out;
+	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, capture_open(&c)), -ENOENT);
+	ck_assert_str_eq(capture_text(&c), "");
+	free(c.buf);
+	ck_assert_ptr_nonnull(strstr(err, "cannot create"));
+	ck_assert_ptr_nonnull(strstr(err, "x.pb.gz"));
+	/* Nor when the second of two outputs is the bad one; the first is not made. */
+	snprintf(bad, sizeof(bad), "%s/first.pb.gz", tmpdir);
+	opts.pprof_path = bad;
+	opts.svg_path = tmpdir; /* a directory */
+	ck_assert_int_eq(report_run(path, &opts, capture_open(&c)), -EISDIR);
+	ck_assert_str_eq(capture_text(&c), "");
+	free(c.buf);
+	ck_assert_int_eq(access(bad, F_OK), -1);
+
+	/* A bad input leaves an older output as it was, and no temporary file. */
+	snprintf(out, sizeof(out), "%s/keep.svg", tmpdir);
+	f = fopen(out, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("old", f);
+	fclose(f);
+	snprintf(bad, sizeof(bad), "%s/garbage2.fxt", tmpdir);
+	f = fopen(bad, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("not a trace at all, no\n", f);
+	fclose(f);
+	opts.pprof_path = NULL;
+	opts.svg_path = out;
+	ck_assert_int_eq(report_run(bad, &opts, NULL), -EBADMSG);
+	data = slurp(out, &len);
+	ck_assert_str_eq(data, "old");
+	free(data);
+	ck_assert(!has_entry_prefix(tmpdir, ".keep.svg."));
+
+	/* Success: the file is replaced and info says what went where. */
+	opts.info = capture_open(&info);
+	ck_assert_int_eq(report_run(path, &opts, NULL), 0);
+	fflush(opts.info);
+	data = slurp(out, &len);
+	ck_assert_ptr_nonnull(strstr(data, "<svg "));
+	free(data);
+	snprintf(want, sizeof(want), "fxsampler: wrote %s: flame graph, %zu bytes\n", out, len);
+	ck_assert_str_eq(capture_text(&info), want);
+	free(info.buf);
+}
+END_TEST
+
 /* Damaged files: every output is written or the damage reported, never a crash. */
 START_TEST(test_run_mutated)
 {
@@ -1161,6 +1239,7 @@ static Suite *report_suite(void)
 	tcase_add_test(run, test_run_file);
 	tcase_add_test(run, test_run_counters);
 	tcase_add_test(run, test_run_errors);
+	tcase_add_test(run, test_run_outputs_first);
 	tcase_add_test(run, test_run_mutated);
 	/* go tool pprof starts slowly the first time; valgrind slows everything. */
 	tcase_set_timeout(formats, 120);
