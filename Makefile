@@ -166,6 +166,7 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
+	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v systemd-nspawn >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
@@ -209,7 +210,7 @@ install: all
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev
+	      libclang-rt-14-dev debuginfod curl iproute2
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

@@ -2097,6 +2097,12 @@ static int out_write(struct out_file *o, struct report *r, const struct report_o
 	return 0;
 }
 
+static void on_fetch_failure(void *ctx, const char *path, const char *build_id, int err)
+{
+	fprintf(ctx, "fxsampler: warning: debuginfod has no debug info for %s (build id %s): %s\n",
+		path, build_id, strerror(-err));
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
 	struct out_file outs[2] = {
@@ -2165,6 +2171,9 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		if (err)
 			goto out;
 	}
+	/* Fail soft: such modules show as module+0xOFFSET; say why. */
+	if (opts && opts->info)
+		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, opts->info);
 out:
 	for (i = 0; i < 2; i++)
 		out_abort(&outs[i]);

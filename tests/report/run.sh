@@ -92,9 +92,108 @@ names()
 	echo "   ok"
 }
 
+# --- debuginfod: a stripped program, its debug file only on a local server ---
+free_port()
+{
+	p=$((20000 + $$ % 20000))
+	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
+	echo "$p"
+}
+
+debuginfod_tier()
+{
+	if ! command -v debuginfod >/dev/null || ! command -v curl >/dev/null; then
+		skip "debuginfod: debuginfod or curl not found (make deps)"
+		return
+	fi
+	if ! "$bin" report --help | grep -q -- --no-debuginfod; then
+		fail "debuginfod: fxsampler built without libdebuginfod"
+	fi
+	echo "== debuginfod: a stripped program symbolized through a local debuginfod server"
+	d=$tmp/dbg
+	mkdir -p "$d/srv" "$d/bin"
+	cat >"$d/inl.c" <<'SRC'
+#include <stdlib.h>
+static volatile unsigned long sink;
+static inline __attribute__((always_inline)) unsigned long fxs_leaf(unsigned long x)
+{
+	unsigned long i, s = 0;
+	for (i = 0; i < x; i++)
+		s += i * i ^ (s >> 3);
+	return s;
+}
+__attribute__((noinline)) unsigned long fxs_outer(unsigned long x)
+{
+	return fxs_leaf(x) * 3;
+}
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], 0, 0) : 1000;
+	for (unsigned long k = 0; k < n; k++)
+		sink += fxs_outer(100000 + (k & 1));
+	return 0;
+}
+SRC
+	gcc -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o "$d/full" "$d/inl.c" || fail "gcc"
+	objcopy --only-keep-debug "$d/full" "$d/srv/inl.debug" || fail "objcopy --only-keep-debug"
+	strip -o "$d/bin/inl" "$d/full" || fail "strip"
+	rm "$d/full"
+	id=$(readelf -n "$d/bin/inl" | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] || fail "no build id"
+	readelf -S "$d/bin/inl" | grep -q debug_info && fail "the program is not stripped"
+	"$bin" record -q -o "$d/inl.fxt" -- "$d/bin/inl" 3000 2>"$d/record.err" || fail "record: $(cat "$d/record.err")"
+
+	# Off without DEBUGINFOD_URLS: the ELF has no symbol for it.
+	env -u DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH="$d/cache0" \
+		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/off.txt" 2>"$d/off.err" ||
+		fail "report without debuginfod"
+	grep -q 'inl+0x' "$d/off.txt" || fail "without DEBUGINFOD_URLS it resolved: $(cat "$d/off.txt")"
+	grep -q fxs_ "$d/off.txt" && fail "without DEBUGINFOD_URLS it resolved"
+	[ -e "$d/cache0" ] && fail "without DEBUGINFOD_URLS it used a debuginfod cache"
+
+	port=$(free_port)
+	debuginfod -p "$port" -d "$d/db.sqlite" -F "$d/srv" -t 1 -g 0 >"$d/server.log" 2>&1 &
+	dpid=$!
+	i=0
+	until curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$id/debuginfo"; do
+		i=$((i + 1))
+		[ "$i" -lt 60 ] || fail "debuginfod on port $port never served $id (see $d/server.log)"
+		kill -0 "$dpid" 2>/dev/null || fail "debuginfod exited (see $d/server.log)"
+		sleep 0.5
+	done
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache \
+		"$bin" report "$d/inl.fxt" --top 5 --lines --debug-dir "$d/none" --pprof "$d/inl.pb.gz" \
+		>"$d/on.txt" 2>"$d/on.err" || fail "report with debuginfod: $(cat "$d/on.err")"
+	grep -Eq '  inl\.c:[67] +fxs_leaf \[inl\]$' "$d/on.txt" ||
+		fail "fxs_leaf and its line not resolved: $(cat "$d/on.txt")"
+	grep -Eq '  inl\.c:12 +fxs_outer \[inl\]$' "$d/on.txt" ||
+		fail "fxs_outer and its line not resolved: $(cat "$d/on.txt")"
+	ls "$d/cache/$id/debuginfo" >/dev/null 2>&1 || fail "nothing in DEBUGINFOD_CACHE_PATH"
+	echo "   resolved through 127.0.0.1:$port, cached in DEBUGINFOD_CACHE_PATH"
+
+	# The server gone, the cache still serves the file.
+	kill "$dpid"
+	wait "$dpid" 2>/dev/null || true
+	dpid=
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache \
+		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/cached.txt" 2>&1 ||
+		fail "report from the cache"
+	grep -q 'fxs_leaf \[inl\]' "$d/cached.txt" || fail "the cache was not used: $(cat "$d/cached.txt")"
+
+	# No server and no cache: a warning, module+0xOFFSET, success.
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache2 DEBUGINFOD_TIMEOUT=5 \
+		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/soft.txt" 2>"$d/soft.err" ||
+		fail "report with debuginfod down failed instead of failing soft"
+	grep -q 'inl+0x' "$d/soft.txt" || fail "no module+0xOFFSET with debuginfod down"
+	grep -q "warning: debuginfod has no debug info for $d/bin/inl (build id $id)" "$d/soft.err" ||
+		fail "no warning with debuginfod down: $(cat "$d/soft.err")"
+	echo "   ok: cache honoured, fails soft with a warning"
+}
+
 for t in $tests; do
 	case $t in
 	names) names ;;
+	debuginfod) debuginfod_tier ;;
 	*) fail "unknown test '$t'" ;;
 	esac
 done
