@@ -167,6 +167,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
+	command -v chromium >/dev/null && command -v node >/dev/null && command -v npm >/dev/null && \
 	command -v systemd-nspawn >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
@@ -210,11 +211,15 @@ install: all
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev debuginfod curl iproute2
+	      libclang-rt-14-dev debuginfod curl iproute2 chromium nodejs
+# npm (the SVG test installs playwright-core with it) only when missing: a
+# nodejs from elsewhere may bring its own, which conflicts with Debian's.
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends npm >/dev/null
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux.h.tmp

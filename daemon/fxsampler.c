@@ -724,7 +724,7 @@ static int cmd_dump(int argc, char **argv)
 
 static const char report_usage[] =
 	"usage: fxsampler report FILE [--top N] [--lines] [--wide] [--folded] [--pprof OUT]\n"
-	"                        [--svg OUT]\n"
+	"                        [--svg OUT] [--svg-inverted]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
@@ -735,7 +735,9 @@ static const char report_usage[] =
 	"                     never cut when the output is not a terminal)\n"
 	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
 	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
-	"      --svg OUT      also write a flame graph to open in a browser\n"
+	"      --svg OUT      also write a flame graph to open in a browser (click to\n"
+	"                     zoom, Search or Ctrl-F for a regular expression)\n"
+	"      --svg-inverted the flame graph as an icicle: the root on top\n"
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
@@ -770,6 +772,7 @@ static int cmd_report(int argc, char **argv)
 		OPT_LINES,
 		OPT_NO_DEBUGINFOD,
 		OPT_WIDE,
+		OPT_SVG_INVERTED,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -782,6 +785,7 @@ static int cmd_report(int argc, char **argv)
 		{"lines", no_argument, NULL, OPT_LINES},
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 		{"wide", no_argument, NULL, OPT_WIDE},
+		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -837,6 +841,9 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_WIDE:
 			wide = true;
+			break;
+		case OPT_SVG_INVERTED:
+			o.svg_inverted = true;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

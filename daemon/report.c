@@ -25,6 +25,7 @@
 #include "fxt.h"
 #include "fxt_reader.h"
 #include "report.h"
+#include "report_svg.h"
 #include "symbolizer.h"
 
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
@@ -183,7 +184,8 @@ struct table {
 struct report {
 	unsigned top;
 	bool folded_no_thread;
-	bool lines;	/* top: rows by function and source line */
+	bool lines; /* top: rows by function and source line */
+	bool svg_inverted;
 	unsigned width; /* top: columns to fit in; 0: no limit */
 	bool has_pid, has_tid;
 	uint64_t pid, tid;
@@ -233,6 +235,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->top = opts->top;
 		r->folded_no_thread = opts->folded_no_thread;
 		r->lines = opts->lines;
+		r->svg_inverted = opts->svg_inverted;
 		r->width = opts->width;
 		so.debuginfod = !opts->no_debuginfod;
 		r->has_pid = opts->has_pid;
@@ -1855,16 +1858,22 @@ static void xml_text(FILE *out, const char *s)
 #define SVG_PAD	    10
 #define SVG_FRAME_H 16
 #define SVG_HEADER  36
-#define SVG_FOOTER  10
+#define SVG_FOOTER  26 /* room for the details line */
 #define SVG_FONT    12
 #define SVG_CHAR_W  7.2 /* monospace at 12px: 0.6 em */
 #define SVG_MIN_W   0.1 /* narrower frames are not drawn */
+/*
+ * Siblings narrower than a pixel are drawn as one frame, as flamegraph.pl
+ * does, so that 100k distinct stacks still make a file of a few MB.
+ */
+#define SVG_MERGE_W 1.0
 
 struct svg {
 	FILE *out;
 	uint64_t total;
 	double scale; /* pixels per sample */
 	unsigned height;
+	bool inverted; /* an icicle: the root on top */
 };
 
 static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned *b)
@@ -1900,45 +1909,78 @@ static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned 
 	}
 }
 
-static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsigned depth)
+static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uint64_t count,
+		      uint64_t offset, unsigned depth)
 {
-	double x = SVG_PAD + (double)offset * s->scale, w = (double)n->count * s->scale;
-	double y = s->height - SVG_FOOTER - (double)(depth + 1) * SVG_FRAME_H;
+	double x = SVG_PAD + (double)offset * s->scale, w = (double)count * s->scale;
+	double y = s->inverted ? SVG_HEADER + (double)depth * SVG_FRAME_H
+			       : s->height - SVG_FOOTER - (double)(depth + 1) * SVG_FRAME_H;
+	struct node tmp = {.label = (char *)label, .kind = kind};
 	unsigned r, g, b;
-	size_t chars, i;
-	uint64_t off = offset;
+	size_t chars;
 
-	if (w < SVG_MIN_W)
-		return;
-	node_color(n, &r, &g, &b);
+	node_color(&tmp, &r, &g, &b);
 	fputs("<g><title>", s->out);
-	xml_text(s->out, n->label);
-	fprintf(s->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-		pct(n->count, s->total));
+	xml_text(s->out, label);
+	fprintf(s->out, " (%" PRIu64 " sample%s, %.2f%%)</title>", count, count == 1 ? "" : "s",
+		pct(count, s->total));
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
-		"rx=\"2\"/>",
-		x, y, w, SVG_FRAME_H - 1, r, g, b);
+		"rx=\"2\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"/>",
+		x, y, w, SVG_FRAME_H - 1, r, g, b, offset, count);
 	chars = (size_t)((w - 6) / SVG_CHAR_W);
 	if (chars >= 3) {
 		char buf[512];
 
 		fprintf(s->out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + SVG_FRAME_H - 4.5);
-		xml_text(s->out, fit(n->label, chars < sizeof(buf) - 1 ? chars : sizeof(buf) - 1,
-				     buf, sizeof(buf)));
+		xml_text(s->out, fit(label, chars < sizeof(buf) - 1 ? chars : sizeof(buf) - 1, buf,
+				     sizeof(buf)));
 		fputs("</text>", s->out);
 	}
 	fputs("</g>\n", s->out);
-	for (i = 0; i < n->nr; i++) {
-		svg_node(s, &n->children[i], off, depth + 1);
-		off += n->children[i].count;
+}
+
+static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsigned depth)
+{
+	uint64_t off = offset, run_off = 0, run_count = 0;
+	size_t i, run_nr = 0;
+
+	if ((double)n->count * s->scale < SVG_MIN_W)
+		return;
+	svg_frame(s, n->label, n->kind, n->count, offset, depth);
+	for (i = 0; i <= n->nr; i++) {
+		const struct node *c = i < n->nr ? &n->children[i] : NULL;
+		bool narrow = c && (double)c->count * s->scale < SVG_MERGE_W;
+
+		/* A run of narrow siblings ends: one frame for all of them. */
+		if (!narrow && run_nr > 1 && (double)run_count * s->scale >= SVG_MIN_W) {
+			char label[64];
+
+			snprintf(label, sizeof(label), "[%zu frames, each under a pixel]", run_nr);
+			svg_frame(s, label, NODE_SPECIAL, run_count, run_off, depth + 1);
+		} else if (!narrow && run_nr == 1) {
+			svg_node(s, &n->children[i - 1], run_off, depth + 1);
+		}
+		if (!c)
+			break;
+		if (narrow) {
+			if (!run_nr++) {
+				run_off = off;
+				run_count = 0;
+			}
+			run_count += c->count;
+		} else {
+			run_nr = 0;
+			svg_node(s, c, off, depth + 1);
+		}
+		off += c->count;
 	}
 }
 
 int report_write_svg(struct report *r, FILE *out)
 {
 	struct node root = {};
-	struct svg s = {.out = out};
+	struct svg s = {.out = out, .inverted = r->svg_inverted};
 	unsigned depth;
 	int err;
 
@@ -1954,16 +1996,33 @@ int report_write_svg(struct report *r, FILE *out)
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-pad=\"%d\" "
+		"data-char-w=\"%.1f\" data-frame-h=\"%d\" data-total=\"%" PRIu64 "\">\n"
 		"<style>text { font-family: monospace; font-size: %dpx; fill: #000; "
-		"pointer-events: none; } g:hover rect { stroke: #000; stroke-width: 1; }</style>\n"
+		"pointer-events: none; }\n"
+		"g:hover rect { stroke: #000; stroke-width: 1; } g { cursor: pointer; }\n"
+		".zp rect { opacity: 0.55; } .hide { display: none; }\n"
+		"text.btn { fill: #1f4e9c; pointer-events: all; cursor: pointer; "
+		"text-decoration: underline; }\n"
+		"#details, #matched { font-size: 13px; }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
-		"fxsampler: %" PRIu64 " samples</text>\n",
-		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_FONT, SVG_WIDTH, s.height,
-		SVG_WIDTH / 2, root.count);
+		"fxsampler: %" PRIu64 " sample%s%s</text>\n"
+		"<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Search</text>\n"
+		"<text id=\"clear\" class=\"btn hide\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Clear</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
+		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_WIDTH, SVG_PAD, SVG_CHAR_W,
+		SVG_FRAME_H, root.count, SVG_FONT, SVG_WIDTH, s.height, SVG_WIDTH / 2, root.count,
+		root.count == 1 ? "" : "s", s.inverted ? " (inverted)" : "", SVG_PAD,
+		SVG_WIDTH - SVG_PAD, SVG_WIDTH - SVG_PAD - 70, SVG_PAD, s.height - 9,
+		SVG_WIDTH - SVG_PAD, s.height - 9);
 	if (root.count)
 		svg_node(&s, &root, 0, 0);
+	fputs(report_svg_script, out);
 	fputs("</svg>\n", out);
 	if (ferror(out))
 		err = -EIO;

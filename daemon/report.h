@@ -24,6 +24,7 @@ struct report_opts {
 	bool folded_no_thread;	/* leave the thread out of folded stacks and the SVG */
 	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
 	const char *svg_path;	/* report_run: also write a flame graph here */
+	bool svg_inverted;	/* the flame graph as an icicle: the root on top */
 	bool has_pid;		/* keep only the samples of process pid */
 	uint64_t pid;
 	bool has_tid; /* keep only the samples of thread tid */
@@ -73,7 +74,11 @@ int report_write_top(struct report *r, FILE *out, unsigned n);
 int report_write_folded(struct report *r, FILE *out);
 /* A gzip-compressed profile.proto for `go tool pprof`. */
 int report_write_pprof(struct report *r, FILE *out);
-/* A self-contained flame graph: one <g><title/><rect/><text/></g> per frame. */
+/*
+ * A self-contained interactive flame graph: one <g><title/><rect/><text/></g>
+ * per frame, siblings under a pixel merged into one, and a script to zoom and
+ * search (no network).
+ */
 int report_write_svg(struct report *r, FILE *out);
 
 /*

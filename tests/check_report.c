@@ -780,12 +780,12 @@ START_TEST(test_svg)
 
 	ck_assert_ptr_nonnull(strstr(svg, "<title>all (8 samples, 100.00%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (3 samples, 37.50%)</title>"));
-	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>main (2 samples, 25.00%)</title>"));
-	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>prog (7 samples, 87.50%)</title>"));
 	/* Escaped, and the ';' a folded line cannot hold is gone here too. */
-	ck_assert_ptr_nonnull(strstr(svg, "<title>a:b&lt;&amp;&gt; (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>a:b&lt;&amp;&gt; (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_null(strstr(svg, "<&>"));
 	/* 18 frames, each a <g> with a title, a rect and its text. */
 	ck_assert_uint_eq(count_of(svg, "<g><title>"), 18);
@@ -835,6 +835,54 @@ START_TEST(test_svg_geometry)
 	ck_assert_double_eq_tol(w_thread, 1180, 0.01);
 	/* The one-sample "[unknown]" frames of 0x10 and 0x20 merge: one frame of 1000. */
 	ck_assert_ptr_nonnull(strstr(svg, "<title>[unknown] (1000 samples, 100.00%)</title>"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* 100k distinct stacks: siblings under a pixel merge, the file stays small. */
+START_TEST(test_svg_many_stacks)
+{
+	struct report *r = report__new(NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+	struct fxt_record mod = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MODULE};
+	uint64_t frames[3];
+	struct capture c;
+	const char *svg, *p;
+	uint64_t merged = 0, n;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(r);
+	/* A module that is not on disk: every pc is its own "libgone.so+0x..." frame. */
+	mod.pid = 1;
+	mod.module_id = 1;
+	mod.name = "/nonexistent/libgone.so";
+	ck_assert_int_eq(report_add(r, &mod), 0);
+	mod.subtype = FXT_PROF_MMAP;
+	mod.mmap_flags = PF_R | PF_X;
+	mod.start = 0x100000;
+	mod.size = 0x10000000;
+	ck_assert_int_eq(report_add(r, &mod), 0);
+	rec.pid = rec.tid = 1;
+	rec.frames = frames;
+	rec.nr_frames = 3;
+	for (i = 0; i < 100000; i++) {
+		frames[0] = 0x200000 + (uint64_t)i * 16; /* 100000 leaves */
+		frames[1] = 0x110000 + (uint64_t)(i % 100) * 16;
+		frames[2] = 0x100010;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	ck_assert_uint_lt(strlen(svg), 2 * 1024 * 1024);
+	/* Each of the 100 middle frames holds its 1000 leaves as one merged frame. */
+	for (p = svg; (p = strstr(p, "<title>[1000 frames, each under a pixel] (")); p++) {
+		ck_assert_int_eq(
+			sscanf(p, "<title>[1000 frames, each under a pixel] (%" SCNu64, &n), 1);
+		merged += n;
+	}
+	ck_assert_uint_eq(merged, 100000);
+	ck_assert_uint_eq(count_of(svg, "<title>libgone.so+0x10 (100000 samples, 100.00%)"), 1);
 	free(c.buf);
 	report__free(r);
 }
@@ -1236,6 +1284,7 @@ static Suite *report_suite(void)
 	tcase_add_test(formats, test_svg);
 	tcase_add_test(formats, test_svg_geometry);
 	tcase_add_test(formats, test_svg_cut_labels);
+	tcase_add_test(formats, test_svg_many_stacks);
 	tcase_add_test(run, test_run_file);
 	tcase_add_test(run, test_run_counters);
 	tcase_add_test(run, test_run_errors);

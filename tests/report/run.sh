@@ -7,8 +7,8 @@
 #   debuginfod  a stripped program symbolized through a local debuginfod server;
 #   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs).
 #
-# Recording needs root. On the shared development host run it under the live
-# lock: flock /tmp/fxs-live.lock make check-report. FXS_BIN names fxsampler,
+# Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
+# recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
 # FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg").
 set -eu
 
@@ -22,6 +22,15 @@ cleanup()
 	if [ "$failed" = 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
 }
 trap cleanup EXIT
+
+record()
+{
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$bin" record "$@"
+	else
+		"$bin" record "$@"
+	fi
+}
 
 fail()
 {
@@ -50,7 +59,7 @@ names()
 	go test -c -o "$tmp/flate.test" compress/flate || fail "go test -c compress/flate"
 	# The benchmark reads ../testdata: run it where its sources are.
 	(cd "$(go env GOROOT)/src/compress/flate" &&
-		"$bin" record -q -F 999 -o "$tmp/flate.fxt" -- "$tmp/flate.test" -test.run '^$' \
+		record -q -F 999 -o "$tmp/flate.fxt" -- "$tmp/flate.test" -test.run '^$' \
 			-test.bench Encode -test.benchtime 150ms >/dev/null) ||
 		fail "record flate.test"
 	"$bin" report "$tmp/flate.fxt" --top 100000 >"$tmp/top.txt" || fail "report --top"
@@ -141,7 +150,7 @@ SRC
 	id=$(readelf -n "$d/bin/inl" | awk '/Build ID/ { print $3 }')
 	[ -n "$id" ] || fail "no build id"
 	readelf -S "$d/bin/inl" | grep -q debug_info && fail "the program is not stripped"
-	"$bin" record -q -o "$d/inl.fxt" -- "$d/bin/inl" 3000 2>"$d/record.err" || fail "record: $(cat "$d/record.err")"
+	record -q -o "$d/inl.fxt" -- "$d/bin/inl" 3000 2>"$d/record.err" || fail "record: $(cat "$d/record.err")"
 
 	# Off without DEBUGINFOD_URLS: the ELF has no symbol for it.
 	env -u DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH="$d/cache0" \
@@ -190,8 +199,47 @@ SRC
 	echo "   ok: cache honoured, fails soft with a warning"
 }
 
+# --- the interactive flame graph in headless Chromium ---
+svg_tier()
+{
+	pw=${PLAYWRIGHT_DIR:-$(pwd)/.output/node}
+	chromium=${CHROMIUM:-/usr/bin/chromium}
+	if [ ! -x "$chromium" ] || ! command -v node >/dev/null; then
+		skip "svg: chromium or node not found (make deps)"
+		return
+	fi
+	if [ ! -d "$pw/node_modules/playwright-core" ]; then
+		mkdir -p "$pw"
+		if ! command -v npm >/dev/null ||
+			! npm install --prefix "$pw" --no-audit --no-fund --silent playwright-core@1 >/dev/null 2>&1; then
+			skip "svg: cannot install playwright-core from npm into $pw"
+			return
+		fi
+	fi
+	echo "== svg: the flame graph zooms, resets, searches in headless Chromium"
+	s=$tmp/svg
+	mkdir -p "$s"
+	record -q -o "$s/demo.fxt" -- "${FXS_PROGS:-$(pwd)/.output/progs}/demo" 1 2 2>"$s/record.err" ||
+		fail "record demo: $(cat "$s/record.err")"
+	"$bin" report "$s/demo.fxt" --svg "$s/demo.svg" --folded >"$s/demo.folded" 2>/dev/null ||
+		fail "report --svg"
+	"$bin" report "$s/demo.fxt" --svg "$s/inverted.svg" --svg-inverted >/dev/null 2>&1 ||
+		fail "report --svg-inverted"
+	# The share the search must show: the samples with any frame matching,
+	# nested matches (clock_gettime@@GLIBC under __vdso_clock_gettime's
+	# caller) counted once.
+	re='^inner$|clock_gettime'
+	share=$(awk -v re="$re" '{ n = $NF; t += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		for (i = 3; i <= k; i++) if (f[i] ~ re) { m += n; break } }
+		END { printf "%.2f%%", 100 * m / t }' "$s/demo.folded")
+	node tests/report/svg.mjs "$pw" "$s/demo.svg" "$s/inverted.svg" "$s/shot.png" outer "$re" \
+		"$share" || fail "svg in Chromium (screenshot $s/shot.png)"
+	[ -s "$s/shot.png" ] || fail "no screenshot"
+}
+
 for t in $tests; do
 	case $t in
+	svg) svg_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	*) fail "unknown test '$t'" ;;
