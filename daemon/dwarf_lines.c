@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "containers.h"
@@ -85,15 +86,33 @@ static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **
 	return 0;
 }
 
+/*
+ * Open a regular file only: O_NONBLOCK so that a FIFO named as a module does
+ * not hang the report, and no reading of a device that never ends.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENODATA;
+	}
+	return fd;
+}
+
 static int open_dwarf_path(const char *path, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
 			   Dwarf **ret_dbg)
 {
 	int fd, err;
 
-	/* O_NONBLOCK: a FIFO named as a module must not hang the report. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = open_dwarf_fd(fd, want_id, want_len, ret_elf, ret_dbg);
 	close(fd);
 	return err;
@@ -107,9 +126,9 @@ static int file_crc(const char *path, uint32_t *ret)
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		crc = crc32(crc, buf, (uInt)n);
 	close(fd);
@@ -215,7 +234,7 @@ struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 		return NULL;
 	}
 	if (path) {
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		fd = open_regular(path);
 		if (fd >= 0)
 			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (elf && elf_kind(elf) != ELF_K_ELF) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dwarf_lines.h"
@@ -312,6 +313,12 @@ START_TEST(test_build_id_mismatch_and_no_debug)
 	ck_assert_int_eq(errno, ENODATA);
 	dl = dwarf_lines__open(fx("missing"), NULL, 0, NULL, NULL);
 	ck_assert_ptr_null(dl);
+	/* A FIFO or a device named as a module: no hang, no endless read. */
+	ck_assert_int_eq(mkfifo(fx("fifo"), 0600), 0);
+	ck_assert_ptr_null(dwarf_lines__open(fx("fifo"), NULL, 0, NULL, NULL));
+	ck_assert_int_eq(errno, ENODATA);
+	ck_assert_ptr_null(dwarf_lines__open("/dev/zero", NULL, 0, NULL, NULL));
+	ck_assert_int_eq(errno, ENODATA);
 }
 END_TEST
 
