@@ -29,8 +29,14 @@ ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(
 	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
 LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
 # Source lines and inlined frames (libdw) and debuginfod are optional: without
-# them (or with NO_LIBDW=1 / NO_DEBUGINFOD=1, e.g. for static cross builds)
-# report symbolizes with ELF symbol tables only.
+# them (or with NO_LIBDW=1 / NO_DEBUGINFOD=1, e.g. for static cross builds,
+# or when LIBS is given on the command line) report symbolizes with ELF
+# symbol tables only.
+ifneq ($(origin LIBS),command line)
+NO_LIBDW ?=
+else
+NO_LIBDW := 1
+endif
 ifneq ($(NO_LIBDW),1)
 ifeq ($(shell pkg-config --exists libdw 2>/dev/null && echo yes),yes)
 ALL_CFLAGS += -DHAVE_LIBDW
