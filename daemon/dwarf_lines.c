@@ -31,18 +31,29 @@
 #include <elfutils/debuginfod.h>
 #endif
 
-struct cu_range {
+/* An address range and the DIE (a compilation unit or a function) it belongs to. */
+struct die_range {
 	uint64_t start, end;
 	uint64_t max_end; /* max end over this and every earlier range, once sorted */
-	Dwarf_Die cu;
+	Dwarf_Die die;
+	struct cu_funcs *funcs; /* compilation units: their functions */
+};
+
+/* The out-of-line functions of one compilation unit, indexed on first use. */
+struct cu_funcs {
+	struct die_range *v;
+	size_t n, cap;
+	bool built;
 };
 
 struct dwarf_lines {
 	Elf *elf;
 	Dwarf *dbg;
 	char *path;
-	struct cu_range *ranges;
+	struct die_range *ranges; /* of the compilation units */
 	size_t nr_ranges, cap_ranges;
+	struct cu_funcs **cus;
+	size_t nr_cus, cap_cus;
 	bool indexed;
 };
 
@@ -285,6 +296,11 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 	if (dl->dbg)
 		dwarf_end(dl->dbg);
 	elf_end(dl->elf);
+	while (dl->nr_cus--) {
+		free(dl->cus[dl->nr_cus]->v);
+		free(dl->cus[dl->nr_cus]);
+	}
+	free(dl->cus);
 	free(dl->ranges);
 	free(dl->path);
 	free(dl);
@@ -297,11 +313,58 @@ const char *dwarf_lines__path(const struct dwarf_lines *dl)
 
 static int range_order(const void *pa, const void *pb)
 {
-	const struct cu_range *a = pa, *b = pb;
+	const struct die_range *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int add_range(struct die_range **v, size_t *n, size_t *cap, uint64_t start, uint64_t end,
+		     const Dwarf_Die *die, struct cu_funcs *funcs)
+{
+	struct die_range *r;
+
+	if (array_reserve((void **)v, cap, *n, sizeof(**v)))
+		return -ENOMEM;
+	r = &(*v)[(*n)++];
+	r->start = start;
+	r->end = end;
+	r->die = *die;
+	r->funcs = funcs;
+	return 0;
+}
+
+/* Every range of die, appended. */
+static int add_die_ranges(struct die_range **v, size_t *n, size_t *cap, Dwarf_Die *die,
+			  struct cu_funcs *funcs)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		err = add_range(v, n, cap, start, end, die, funcs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void sort_ranges(struct die_range *v, size_t n)
+{
+	uint64_t max_end = 0;
+	size_t i;
+
+	if (n)
+		qsort(v, n, sizeof(*v), range_order);
+	for (i = 0; i < n; i++) {
+		if (v[i].end > max_end)
+			max_end = v[i].end;
+		v[i].max_end = max_end;
+	}
 }
 
 /* Every compilation unit's address ranges, sorted by start. */
@@ -311,62 +374,108 @@ static int build_index(struct dwarf_lines *dl)
 	Dwarf_Die cudie, subdie;
 	Dwarf_Half version;
 	uint8_t unit_type;
-	uint64_t max_end = 0;
-	size_t i;
+	int err;
 
 	dl->indexed = true;
 	while (!dwarf_get_units(dl->dbg, cu, &cu, &version, &unit_type, &cudie, &subdie)) {
-		Dwarf_Addr base, start, end;
-		ptrdiff_t off = 0;
+		struct cu_funcs *funcs;
 
 		if (unit_type == DW_UT_skeleton || unit_type == DW_UT_split_compile)
 			continue;
 		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
 		    dwarf_tag(&cudie) != DW_TAG_partial_unit)
 			continue;
-		while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
-			struct cu_range *r;
-
-			if (end <= start)
-				continue;
-			if (array_reserve((void **)&dl->ranges, &dl->cap_ranges, dl->nr_ranges,
-					  sizeof(*dl->ranges)))
-				return -ENOMEM;
-			r = &dl->ranges[dl->nr_ranges++];
-			r->start = start;
-			r->end = end;
-			r->cu = cudie;
-		}
+		if (array_reserve((void **)&dl->cus, &dl->cap_cus, dl->nr_cus, sizeof(*dl->cus)))
+			return -ENOMEM;
+		funcs = calloc(1, sizeof(*funcs));
+		if (!funcs)
+			return -ENOMEM;
+		dl->cus[dl->nr_cus++] = funcs;
+		err = add_die_ranges(&dl->ranges, &dl->nr_ranges, &dl->cap_ranges, &cudie, funcs);
+		if (err)
+			return err;
 	}
-	if (dl->nr_ranges)
-		qsort(dl->ranges, dl->nr_ranges, sizeof(*dl->ranges), range_order);
-	for (i = 0; i < dl->nr_ranges; i++) {
-		if (dl->ranges[i].end > max_end)
-			max_end = dl->ranges[i].end;
-		dl->ranges[i].max_end = max_end;
-	}
+	sort_ranges(dl->ranges, dl->nr_ranges);
 	return 0;
 }
 
-static Dwarf_Die *find_cu(struct dwarf_lines *dl, uint64_t addr)
+/*
+ * The functions of a compilation unit, at its top level or inside the
+ * namespaces, modules and classes that hold them (C++, Rust).
+ */
+static int index_funcs(struct cu_funcs *f, Dwarf_Die *parent)
 {
-	size_t lo = 0, hi = dl->nr_ranges, i;
+	Dwarf_Die child;
+	int err = 0;
+
+	if (dwarf_child(parent, &child))
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			err = add_die_ranges(&f->v, &f->n, &f->cap, &child, NULL);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+			err = index_funcs(f, &child);
+			break;
+		default:
+			break;
+		}
+	} while (!err && !dwarf_siblingof(&child, &child));
+	return err;
+}
+
+/* The range of v[0..n) (sorted) holding addr, or NULL. */
+static struct die_range *find_range(struct die_range *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (dl->ranges[mid].start <= addr)
+		if (v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (i = hi; i-- > 0;) {
-		if (dl->ranges[i].max_end <= addr)
+		if (v[i].max_end <= addr)
 			break;
-		if (addr < dl->ranges[i].end)
-			return &dl->ranges[i].cu;
+		if (addr < v[i].end)
+			return &v[i];
 	}
 	return NULL;
+}
+
+#define MAX_SCOPES 64
+
+/*
+ * The DIEs holding addr from fn down, outermost first: the function, then
+ * the lexical blocks and inlined subroutines nested in it.
+ */
+static int scope_path(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *path)
+{
+	Dwarf_Die child;
+	int n = 1;
+
+	path[0] = *fn;
+	while (n < MAX_SCOPES && !dwarf_child(&path[n - 1], &child)) {
+		bool found = false;
+
+		do {
+			if (dwarf_haspc(&child, addr) == 1) {
+				path[n++] = child;
+				found = true;
+				break;
+			}
+		} while (!dwarf_siblingof(&child, &child));
+		if (!found)
+			break;
+	}
+	return n;
 }
 
 static const char *die_function_name(Dwarf_Die *die)
@@ -396,7 +505,8 @@ static void fill_frame(struct dwarf_frame *f, Dwarf_Die *die, const char *file, 
 int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwarf_frame *frames,
 			unsigned max)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die scopes[MAX_SCOPES], *cu;
+	struct die_range *cr, *fr;
 	Dwarf_Files *files = NULL;
 	const char *file = NULL;
 	Dwarf_Line *dline;
@@ -409,8 +519,19 @@ int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwar
 		if (err)
 			return err;
 	}
-	cu = find_cu(dl, file_vaddr);
-	if (!cu || !max)
+	cr = find_range(dl->ranges, dl->nr_ranges, file_vaddr);
+	if (!cr || !max)
+		return 0;
+	cu = &cr->die;
+	if (!cr->funcs->built) {
+		cr->funcs->built = true;
+		err = index_funcs(cr->funcs, cu);
+		if (err)
+			return err;
+		sort_ranges(cr->funcs->v, cr->funcs->n);
+	}
+	fr = find_range(cr->funcs->v, cr->funcs->n, file_vaddr);
+	if (!fr)
 		return 0;
 	dline = dwarf_getsrc_die(cu, file_vaddr);
 	if (dline) {
@@ -421,19 +542,13 @@ int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwar
 			line = (unsigned)l;
 	}
 	/*
-	 * dwarf_getscopes() continues from an inlined instance into its
-	 * abstract definition; the DIEs that physically contain the innermost
-	 * scope are the inline chain (as eu-addr2line -i walks it).
+	 * The DIEs that physically contain the pc are the inline chain, as
+	 * eu-addr2line -i walks it (dwarf_getscopes() would continue from an
+	 * inlined instance into its abstract definition instead, and walk the
+	 * whole unit to do so).
 	 */
-	nscopes = dwarf_getscopes(cu, file_vaddr, &scopes);
-	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0];
-
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
-	}
-	for (i = 0; i < nscopes && n < max; i++) {
+	nscopes = scope_path(&fr->die, file_vaddr, scopes);
+	for (i = nscopes - 1; i >= 0 && n < max; i--) {
 		Dwarf_Die *scope = &scopes[i];
 		int tag = dwarf_tag(scope);
 		Dwarf_Attribute attr;
@@ -454,7 +569,6 @@ int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwar
 		if (!dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &v))
 			line = (unsigned)v;
 	}
-	free(scopes);
 	return (int)n;
 }
 
