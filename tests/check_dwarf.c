@@ -182,8 +182,17 @@ static unsigned addr2line(const char *bin, uint64_t addr, struct a2l_frame *fr, 
 	return n;
 }
 
+static unsigned compare_fn_with_addr2line(const char *bin, const char *ref, const char *ddir,
+					  const char *fn);
+
 /* Every instruction of fxs_outer, as libdw and addr2line see it; returns the deepest chain. */
 static unsigned compare_with_addr2line(const char *bin, const char *ref, const char *ddir)
+{
+	return compare_fn_with_addr2line(bin, ref, ddir, "fxs_outer");
+}
+
+static unsigned compare_fn_with_addr2line(const char *bin, const char *ref, const char *ddir,
+					  const char *fn)
 {
 	struct dwarf_lines_opts o = {.debug_dir = ddir};
 	struct dwarf_frame fr[DWARF_MAX_FRAMES];
@@ -192,7 +201,7 @@ static unsigned compare_with_addr2line(const char *bin, const char *ref, const c
 	uint64_t start, size, a;
 	unsigned deepest = 0;
 
-	start = nm_addr(ref, "fxs_outer", &size);
+	start = nm_addr(ref, fn, &size);
 	ck_assert_uint_gt(size, 0);
 	dl = dwarf_lines__open(bin, NULL, 0, &o, NULL);
 	ck_assert_msg(dl, "%s: no DWARF: %s", bin, strerror(errno));
@@ -296,6 +305,47 @@ START_TEST(test_debuglink)
 	ck_assert_ptr_nonnull(dl);
 	ck_assert_str_eq(dwarf_lines__path(dl), fx("linked.debug"));
 	dwarf_lines__free(dl);
+}
+END_TEST
+
+/* C++: functions inside a namespace, a member function inlined, mangled names. */
+static const char cxx_src[] =
+	"#include <cstdlib>\n"
+	"namespace fxs {\n"
+	"static volatile unsigned long sink;\n"
+	"struct Acc {\n"
+	"\tstatic inline __attribute__((always_inline)) unsigned long leaf(unsigned long x)\n"
+	"\t{\n"
+	"\t\tunsigned long s = 0;\n"
+	"\t\tfor (unsigned long i = 0; i < x; i++)\n"
+	"\t\t\ts += i * i ^ (s >> 3);\n"
+	"\t\treturn s;\n"
+	"\t}\n"
+	"};\n"
+	"__attribute__((noinline)) unsigned long outer(unsigned long x) { return Acc::leaf(x) * 3; "
+	"}\n"
+	"} // namespace fxs\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\tfxs::sink += fxs::outer(argc > 1 ? strtoul(argv[1], 0, 0) : 10);\n"
+	"\treturn 0;\n"
+	"}\n";
+
+START_TEST(test_cxx_namespaces)
+{
+	FILE *f;
+
+	if (run("command -v g++ >/dev/null")) {
+		printf("SKIP: check_dwarf: g++ not found, C++ not checked; NOT RUN\n");
+		return;
+	}
+	f = fopen(fx("ns.cc"), "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(cxx_src, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(run("g++ -O2 -g -o %s %s", fx("ns"), fx("ns.cc")), 0);
+	ck_assert_uint_eq(compare_fn_with_addr2line(fx("ns"), fx("ns"), tmpdir, "_ZN3fxs5outerEm"),
+			  2);
 }
 END_TEST
 
@@ -526,6 +576,7 @@ static Suite *dwarf_suite(void)
 	tcase_add_test(tc, test_build_id_debug_file);
 	tcase_add_test(tc, test_debuglink);
 	tcase_add_test(tc, test_build_id_mismatch_and_no_debug);
+	tcase_add_test(tc, test_cxx_namespaces);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_set_timeout(tc, 120);
