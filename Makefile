@@ -39,6 +39,31 @@ CFLAGS   ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
 	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
 LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+# Source lines and inlined frames (libdw) and debuginfod are optional: without
+# them (or with NO_LIBDW=1 / NO_DEBUGINFOD=1, e.g. for static cross builds,
+# or when LIBS is given on the command line) report symbolizes with ELF
+# symbol tables only.
+ifneq ($(origin LIBS),command line)
+NO_LIBDW ?=
+else
+NO_LIBDW := 1
+endif
+# The static cross builds link Debian's static archives: no libdw.a chain there.
+ifeq ($(FXS_STATIC),1)
+NO_LIBDW := 1
+endif
+ifneq ($(NO_LIBDW),1)
+ifeq ($(shell pkg-config --exists libdw 2>/dev/null && echo yes),yes)
+ALL_CFLAGS += -DHAVE_LIBDW
+LIBS       += $(shell pkg-config --libs libdw)
+ifneq ($(NO_DEBUGINFOD),1)
+ifeq ($(shell pkg-config --exists libdebuginfod 2>/dev/null && echo yes),yes)
+ALL_CFLAGS += -DHAVE_LIBDEBUGINFOD
+LIBS       += $(shell pkg-config --libs libdebuginfod)
+endif
+endif
+endif
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 
@@ -73,8 +98,8 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-systemd check-browser fuzz test bench \
-	demo install \
+.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
+	fuzz test bench demo install \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check clean progs
 
@@ -178,6 +203,11 @@ check-vm:
 check-browser: all $(OUTPUT)/tests/browser/gen_profile
 	OUTPUT=$(OUTPUT) tests/browser/run.sh
 
+# report on real programs: whole names of Go's compress/flate benchmark, a
+# stripped binary through a local debuginfod, the SVG in headless Chromium.
+check-report: all progs
+	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
+
 check-systemd: all
 	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
 	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
@@ -185,9 +215,10 @@ check-systemd: all
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
-	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
+	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
+	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
@@ -203,6 +234,7 @@ test: deps-if-missing
 	$(MAKE) check-valgrind
 	$(MAKE) check-browser
 	$(MAKE) check-live
+	$(MAKE) check-report
 	$(MAKE) check-systemd
 	$(MAKE) check-cross
 	$(MAKE) check-vm
@@ -235,22 +267,23 @@ install: all
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
 # for the browser tier).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
-	      libsystemd-dev make gcc binutils
+	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev libcap2-bin nodejs chromium
+	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio
+# npm (the SVG test installs playwright-core with it) only when missing: a
+# nodejs from elsewhere may bring its own, which conflicts with Debian's.
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$(BUILD_DEPS) $(TEST_DEPS) >/dev/null
-	@# A nodejs that bundles npm (and conflicts with Debian's) needs no npm package.
 	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends npm >/dev/null
 

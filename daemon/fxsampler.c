@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -742,23 +743,45 @@ static int cmd_dump(int argc, char **argv)
 /* --- report --- */
 
 static const char report_usage[] =
-	"usage: fxsampler report FILE [--top N] [--folded] [--pprof OUT] [--svg OUT]\n"
-	"                        [--perf-script OUT] [--merge-threads]\n"
-	"                        [--pid P] [--tid T] [--debug-dir DIR]\n"
+	"usage: fxsampler report FILE [--top N] [--lines] [--wide] [--folded] [--pprof OUT]\n"
+	"                        [--svg OUT] [--svg-inverted] [--perf-script OUT]\n"
+	"                        [--merge-threads] [--pid P] [--tid T] [--debug-dir DIR]\n"
+	"                        [--no-debuginfod]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
 	"      --top N        the N functions with the most samples (default 20)\n"
+	"      --lines        top: one row per function and source line (file:line)\n"
+	"      --wide         top: never cut names to the terminal's width (they are\n"
+	"                     never cut when the output is not a terminal)\n"
 	"      --folded       folded stacks (a;b;c 42) for flamegraph.pl or speedscope\n"
 	"      --pprof OUT    also write a gzipped pprof profile (go tool pprof)\n"
-	"      --svg OUT      also write a flame graph to open in a browser\n"
+	"      --svg OUT      also write a flame graph to open in a browser (click to\n"
+	"                     zoom, Search or Ctrl-F for a regular expression)\n"
+	"      --svg-inverted the flame graph as an icicle: the root on top\n"
 	"      --perf-script OUT  also write the samples in time order as `perf script`\n"
 	"                     prints them (speedscope, Firefox Profiler, Perfetto)\n"
 	"      --merge-threads  folded/SVG: one frame per thread name, not name-TID\n"
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
+	"      --no-debuginfod  never fetch debug files (by default they are fetched\n"
+	"                     from DEBUGINFOD_URLS when it is set)\n"
 	"  -h, --help         this text\n";
+
+/* The columns of the terminal on fd: COLUMNS when set, as ls does, else its size, else 80. */
+static unsigned terminal_width(int fd)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	uint64_t v;
+
+	if (env && !args_parse_u64(env, &v) && v >= 20 && v <= 100000)
+		return (unsigned)v;
+	if (!ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
 
 static int cmd_report(int argc, char **argv)
 {
@@ -772,6 +795,10 @@ static int cmd_report(int argc, char **argv)
 		OPT_DEBUG_DIR,
 		OPT_PERF_SCRIPT,
 		OPT_MERGE_THREADS,
+		OPT_LINES,
+		OPT_NO_DEBUGINFOD,
+		OPT_WIDE,
+		OPT_SVG_INVERTED,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -783,11 +810,16 @@ static int cmd_report(int argc, char **argv)
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"perf-script", required_argument, NULL, OPT_PERF_SCRIPT},
 		{"merge-threads", no_argument, NULL, OPT_MERGE_THREADS},
+		{"lines", no_argument, NULL, OPT_LINES},
+		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
+		{"wide", no_argument, NULL, OPT_WIDE},
+		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct report_opts o = {0};
+	bool wide = false;
 	char errbuf[512];
 	uint64_t v;
 	int opt, err;
@@ -835,6 +867,18 @@ static int cmd_report(int argc, char **argv)
 		case OPT_MERGE_THREADS:
 			o.merge_threads = true;
 			break;
+		case OPT_LINES:
+			o.lines = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			o.no_debuginfod = true;
+			break;
+		case OPT_WIDE:
+			wide = true;
+			break;
+		case OPT_SVG_INVERTED:
+			o.svg_inverted = true;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return EXIT_SUCCESS;
@@ -855,8 +899,12 @@ static int cmd_report(int argc, char **argv)
 		fputs(report_usage, stderr);
 		return EXIT_USAGE;
 	}
+	/* A pipe or a file gets whole names: scripts grep them. */
+	if (!wide && isatty(STDOUT_FILENO))
+		o.width = terminal_width(STDOUT_FILENO);
 	o.errbuf = errbuf;
 	o.errbuf_size = sizeof(errbuf);
+	o.info = stderr;
 	errbuf[0] = '\0';
 	err = report_run(argv[optind], &o, stdout);
 	if (err) {

@@ -9,11 +9,15 @@
  * module) becomes one function, and every output works from those tables.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "containers.h"
@@ -22,11 +26,12 @@
 #include "fxt_reader.h"
 #include "report.h"
 #include "safe_open.h"
+#include "report_svg.h"
 #include "symbolizer.h"
 
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
 #define TRUNCATED_FRAME "[truncated]"
-#define COLUMNS		80
+#define INLINED_SUFFIX	" [inlined]"
 
 /* ---- small containers ---- */
 
@@ -135,12 +140,24 @@ struct stack {
 	size_t *locs; /* after prepare(): location of each frame */
 };
 
+/* A function running at a source line: one pprof Line. */
+struct loc_line {
+	size_t func;
+	const char *file; /* owned by the symbolizer; NULL without debug info */
+	unsigned line;
+};
+
 struct loc {
 	uint64_t pid;
 	uint64_t pc;
 	bool is_return;
 	size_t func;
 	const struct symbolizer_mapping *mapping;
+	const char *file; /* where func executes, from DWARF; NULL without debug info */
+	unsigned line;
+	/* Functions inlined at pc, innermost first; the last was inlined into func. */
+	struct loc_line *inl;
+	unsigned nr_inl;
 };
 
 struct func {
@@ -149,7 +166,9 @@ struct func {
 	bool resolved;
 	uint64_t self;
 	uint64_t total;
-	size_t stamp; /* last stack counted in total, + 1 */
+	size_t stamp;	  /* last stack counted in total, + 1 */
+	const char *file; /* source file declaring it, from DWARF, or NULL */
+	unsigned start_line;
 };
 
 struct counter {
@@ -177,6 +196,9 @@ struct report {
 	bool keep_samples;
 	struct sample *samples_v;
 	size_t nr_samples, cap_samples;
+	bool lines; /* top: rows by function and source line */
+	bool svg_inverted;
+	unsigned width; /* top: columns to fit in; 0: no limit */
 	bool has_pid, has_tid;
 	uint64_t pid, tid;
 	uint64_t period_ns;
@@ -229,6 +251,10 @@ struct report *report__new(const struct report_opts *opts)
 		r->folded_no_thread = opts->folded_no_thread;
 		r->merge_threads = opts->merge_threads;
 		r->keep_samples = !!opts->perf_script_path;
+		r->lines = opts->lines;
+		r->svg_inverted = opts->svg_inverted;
+		r->width = opts->width;
+		so.debuginfod = !opts->no_debuginfod;
 		r->has_pid = opts->has_pid;
 		r->pid = opts->pid;
 		r->has_tid = opts->has_tid;
@@ -265,6 +291,8 @@ static void unprepare(struct report *r)
 		free(T(r->stacks, struct stack)[i].locs);
 		T(r->stacks, struct stack)[i].locs = NULL;
 	}
+	for (i = 0; i < r->locs.n; i++)
+		free(T(r->locs, struct loc)[i].inl);
 	table_free(&r->locs);
 	table_free(&r->funcs);
 	r->prepared = false;
@@ -642,13 +670,26 @@ static int get_func(struct report *r, const char *name, const char *module, bool
 	return 0;
 }
 
+/* The first declaration DWARF gives a function is its pprof filename and start_line. */
+static void func_set_source(struct report *r, size_t func, const char *file, unsigned line)
+{
+	struct func *f = &T(r->funcs, struct func)[func];
+
+	if (!f->file && file) {
+		f->file = file;
+		f->start_line = line;
+	}
+}
+
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return);
+	struct loc_line *inl = NULL;
 	struct sym_frame sf;
 	struct loc *l;
 	size_t func;
+	unsigned i;
 	int err;
 
 	if (hindex_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
@@ -658,17 +699,47 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
 		return err;
+	func_set_source(r, func, sf.decl_file, sf.decl_line);
+	if (sf.nr_inlined) {
+		inl = calloc(sf.nr_inlined, sizeof(*inl));
+		if (!inl)
+			return -ENOMEM;
+	}
+	for (i = 0; i < sf.nr_inlined; i++) {
+		const struct dwarf_frame *df = &sf.inlined[i];
+
+		err = get_func(r, df->function, sf.module, true, &inl[i].func);
+		if (err) {
+			free(inl);
+			return err;
+		}
+		func_set_source(r, inl[i].func, df->decl_file, df->decl_line);
+		inl[i].file = df->file;
+		inl[i].line = df->line;
+	}
 	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hindex_insert(&r->locs.idx, h, r->locs.n))
+	    hindex_insert(&r->locs.idx, h, r->locs.n)) {
+		free(inl);
 		return -ENOMEM;
+	}
 	l = &T(r->locs, struct loc)[r->locs.n];
 	l->pid = pid;
 	l->pc = pc;
 	l->is_return = is_return;
 	l->func = func;
 	l->mapping = sf.mapping;
+	l->file = sf.file;
+	l->line = sf.line;
+	l->inl = inl;
+	l->nr_inl = sf.nr_inlined;
 	*ret = r->locs.n++;
 	return 0;
+}
+
+/* The function executing at a location: its innermost inlined one. */
+static size_t loc_leaf_func(const struct loc *l)
+{
+	return l->nr_inl ? l->inl[0].func : l->func;
 }
 
 static int prepare(struct report *r)
@@ -704,14 +775,19 @@ static int prepare(struct report *r)
 		const struct loc *locs = T(r->locs, struct loc);
 
 		if (s->nr)
-			funcs[locs[s->locs[0]].func].self += s->count;
+			funcs[loc_leaf_func(&locs[s->locs[0]])].self += s->count;
 		for (j = 0; j < s->nr; j++) {
-			struct func *f = &funcs[locs[s->locs[j]].func];
+			const struct loc *l = &locs[s->locs[j]];
+			unsigned k;
 
-			/* Recursion counts once per sample. */
-			if (f->stamp != i + 1) {
-				f->stamp = i + 1;
-				f->total += s->count;
+			/* Recursion counts once per sample; inlined functions count too. */
+			for (k = 0; k <= l->nr_inl; k++) {
+				struct func *f = &funcs[k < l->nr_inl ? l->inl[k].func : l->func];
+
+				if (f->stamp != i + 1) {
+					f->stamp = i + 1;
+					f->total += s->count;
+				}
 			}
 		}
 	}
@@ -910,14 +986,194 @@ static const char *failure_reason(int err)
 	}
 }
 
+/* ---- top by source line ---- */
+
+/* One row of `--top --lines`: a function at a line, with its own counts. */
+struct line_row {
+	size_t func;
+	const char *file;
+	unsigned line;
+	uint64_t self, total;
+	size_t stamp;
+};
+
+struct line_key {
+	size_t func;
+	const char *file;
+	unsigned line;
+};
+
+static bool line_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct line_row *l = &T(*(const struct table *)ctx, struct line_row)[pos];
+	const struct line_key *k = key;
+
+	return l->func == k->func && l->line == k->line && !strcmp(l->file ?: "", k->file ?: "");
+}
+
+static struct line_row *get_line_row(struct table *t, size_t func, const char *file, unsigned line)
+{
+	struct line_key k = {func, file, line};
+	uint64_t h = hash_u64(hash_u64(FNV_INIT, func), line);
+	struct line_row *l;
+	size_t pos;
+
+	if (file)
+		h = fnv1a(h, file, strlen(file));
+	if (hindex_find(&t->idx, h, line_eq, t, &k, &pos))
+		return &T(*t, struct line_row)[pos];
+	if (array_reserve(&t->v, &t->cap, t->n, sizeof(struct line_row)) ||
+	    hindex_insert(&t->idx, h, t->n))
+		return NULL;
+	l = &T(*t, struct line_row)[t->n++];
+	memset(l, 0, sizeof(*l));
+	l->func = func;
+	l->file = file;
+	l->line = line;
+	return l;
+}
+
+/* Self and total samples per (function, file, line), inlined frames included. */
+static int count_lines(struct report *r, struct table *rows)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct loc *locs = T(r->locs, struct loc);
+	size_t i;
+	unsigned j, k;
+
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+
+		for (j = 0; j < s->nr; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+
+			for (k = 0; k <= l->nr_inl; k++) {
+				const struct loc_line *ll = k < l->nr_inl ? &l->inl[k] : NULL;
+				struct line_row *row = get_line_row(rows, ll ? ll->func : l->func,
+								    ll ? ll->file : l->file,
+								    ll ? ll->line : l->line);
+
+				if (!row)
+					return -ENOMEM;
+				if (!j && !k)
+					row->self += s->count;
+				if (row->stamp != i + 1) {
+					row->stamp = i + 1;
+					row->total += s->count;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+struct line_order_ctx {
+	const struct line_row *rows;
+	const struct func *funcs;
+};
+
+static int line_order(const void *pa, const void *pb, void *ctx)
+{
+	const struct line_order_ctx *c = ctx;
+	const struct line_row *a = &c->rows[*(const size_t *)pa],
+			      *b = &c->rows[*(const size_t *)pb];
+	int d;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	d = strcmp(c->funcs[a->func].name, c->funcs[b->func].name);
+	if (d)
+		return d;
+	d = strcmp(a->file ?: "", b->file ?: "");
+	return d ? d : a->line < b->line ? -1 : a->line > b->line;
+}
+
+static void func_label(const struct func *f, char *label, size_t size)
+{
+	if (f->resolved && f->module)
+		snprintf(label, size, "%s [%s]", f->name, base_name(f->module));
+	else
+		snprintf(label, size, "%s", f->name);
+}
+
+#define TOP_LABEL_MAX 8192
+#define TOP_FIXED_W   35 /* the four count columns and their gaps */
+
+/* Columns left for a name: all of them when the output is not cut to a width. */
+static size_t name_width(const struct report *r, size_t fixed)
+{
+	if (!r->width)
+		return TOP_LABEL_MAX - 1;
+	return r->width > fixed + 20 ? r->width - fixed : 20;
+}
+
+/* The function rows of the top view by source line, name last. */
+static int write_top_lines(struct report *r, FILE *out, unsigned n)
+{
+	const struct func *funcs = T(r->funcs, struct func);
+	struct table rows = {};
+	struct line_order_ctx c;
+	size_t *order = NULL, i, loc_w = 8, shown;
+	char label[TOP_LABEL_MAX], buf[TOP_LABEL_MAX], where[PATH_MAX + 16];
+	int err;
+
+	err = count_lines(r, &rows);
+	if (err)
+		goto out;
+	order = calloc(rows.n ? rows.n : 1, sizeof(*order));
+	if (!order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < rows.n; i++)
+		order[i] = i;
+	c.rows = T(rows, struct line_row);
+	c.funcs = funcs;
+	qsort_r(order, rows.n, sizeof(*order), line_order, &c);
+	shown = rows.n < n ? rows.n : n;
+	/* The location column is as wide as its widest row. */
+	for (i = 0; i < shown; i++) {
+		const struct line_row *l = &c.rows[order[i]];
+		int w = l->file ? snprintf(where, sizeof(where), "%s:%u", base_name(l->file),
+					   l->line)
+				: 1;
+
+		if (w > 0 && (size_t)w > loc_w)
+			loc_w = (size_t)w;
+	}
+	fprintf(out, "\n%8s %7s %8s %7s  %-*s  %s\n", "Self", "Self%", "Total", "Total%",
+		(int)loc_w, "Location", "Function");
+	for (i = 0; i < shown; i++) {
+		const struct line_row *l = &c.rows[order[i]];
+
+		if (!l->total)
+			break;
+		if (l->file)
+			snprintf(where, sizeof(where), "%s:%u", base_name(l->file), l->line);
+		else
+			snprintf(where, sizeof(where), "-");
+		func_label(&funcs[l->func], label, sizeof(label));
+		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  %-*s  %s\n", l->self,
+			pct(l->self, r->samples), l->total, pct(l->total, r->samples), (int)loc_w,
+			sanitize(where),
+			fit(label, name_width(r, TOP_FIXED_W + loc_w + 2), buf, sizeof(buf)));
+	}
+out:
+	free(order);
+	table_free(&rows);
+	return err;
+}
+
 int report_write_top(struct report *r, FILE *out, unsigned n)
 {
-	const size_t name_w = COLUMNS - 35, thread_w = COLUMNS - 36;
+	const size_t thread_w = 36;
 	struct failure_list fl = {};
 	struct thread_ent *threads = NULL;
 	const struct func *funcs;
 	size_t *order = NULL, i, nf;
-	char label[1024], buf[COLUMNS + 1];
+	char label[TOP_LABEL_MAX], buf[TOP_LABEL_MAX];
 	int err;
 
 	err = prepare(r);
@@ -939,22 +1195,26 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 		goto out_check;
 	}
 
-	for (i = 0; i < nf; i++)
-		order[i] = i;
-	qsort_r(order, nf, sizeof(*order), func_order, (void *)funcs);
-	fprintf(out, "\n%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%", "Function");
-	for (i = 0; i < nf && i < n; i++) {
+	if (r->lines) {
+		err = write_top_lines(r, out, n);
+		if (err)
+			goto out;
+	} else {
+		for (i = 0; i < nf; i++)
+			order[i] = i;
+		qsort_r(order, nf, sizeof(*order), func_order, (void *)funcs);
+		fprintf(out, "\n%8s %7s %8s %7s  %s\n", "Self", "Self%", "Total", "Total%",
+			"Function");
+	}
+	for (i = 0; !r->lines && i < nf && i < n; i++) {
 		const struct func *f = &funcs[order[i]];
 
 		if (!f->total)
 			break;
-		if (f->resolved && f->module)
-			snprintf(label, sizeof(label), "%s [%s]", f->name, base_name(f->module));
-		else
-			snprintf(label, sizeof(label), "%s", f->name);
+		func_label(f, label, sizeof(label));
 		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  %s\n", f->self,
 			pct(f->self, r->samples), f->total, pct(f->total, r->samples),
-			fit(label, name_w, buf, sizeof(buf)));
+			fit(label, name_width(r, TOP_FIXED_W), buf, sizeof(buf)));
 	}
 
 	if (r->threads.n)
@@ -975,7 +1235,7 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 			snprintf(label, sizeof(label), "%s", tn);
 		fprintf(out, "%8" PRIu64 " %6.2f%% %8" PRIu64 " %8" PRIu64 "  %s\n", t->samples,
 			pct(t->samples, r->samples), t->pid, t->tid,
-			fit(label, thread_w, buf, sizeof(buf)));
+			fit(label, name_width(r, thread_w), buf, sizeof(buf)));
 	}
 
 	symbolizer_for_each_failure(r->sym, on_failure, &fl);
@@ -985,7 +1245,7 @@ int report_write_top(struct report *r, FILE *out, unsigned n)
 		fprintf(out, "\nNot symbolized:\n");
 		for (i = 0; i < fl.n; i++)
 			fprintf(out, "  %-17s  %s\n", failure_reason(fl.v[i].err),
-				fit_left(fl.v[i].path, COLUMNS - 21, buf, sizeof(buf)));
+				fit_left(fl.v[i].path, name_width(r, 21), buf, sizeof(buf)));
 	}
 out_check:
 	if (!err && ferror(out))
@@ -1108,9 +1368,18 @@ static size_t stack_path(const struct report *r, const struct stack *s, struct s
 		n++;
 	}
 	for (j = s->nr; j-- > 0;) {
-		sb_frame(b, funcs[locs[s->locs[j]].func].name);
+		const struct loc *l = &locs[s->locs[j]];
+		unsigned k;
+
+		sb_frame(b, funcs[l->func].name);
 		sb_put(b, "", 1);
 		n++;
+		/* Then what was inlined into it, outermost first, marked. */
+		for (k = l->nr_inl; k-- > 0;) {
+			sb_frame(b, funcs[l->inl[k].func].name);
+			sb_put(b, INLINED_SUFFIX, sizeof(INLINED_SUFFIX));
+			n++;
+		}
 	}
 	return n;
 }
@@ -1348,10 +1617,16 @@ static int mapping_content_order(const void *pa, const void *pb)
 	return strcmp(a->go_build_id ?: "", b->go_build_id ?: "");
 }
 
-/* What pprof calls a location: one address in one mapping, resolved to one function. */
+/*
+ * What pprof calls a location: one address in one mapping, resolved to one
+ * function. loc is the first report loc of it (its inline chain and lines are
+ * those of every equal one: same contents, same address); SIZE_MAX for the
+ * cut-off marker.
+ */
 struct ploc_key {
 	uint64_t mapping, address;
 	size_t func;
+	size_t loc;
 };
 
 struct ptables {
@@ -1396,9 +1671,11 @@ static uint64_t pfunc(struct ptables *t, size_t func)
 	return t->func_of[func];
 }
 
-static int ploc(struct ptables *t, uint64_t mapping, uint64_t address, size_t func, uint64_t *ret)
+static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uint64_t address,
+		size_t func, size_t loc, uint64_t *ret)
 {
-	struct ploc_key k = {mapping, address, func};
+	struct ploc_key k = {mapping, address, func, loc};
+	unsigned j;
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, mapping), address), func);
 	size_t pos;
 
@@ -1410,6 +1687,9 @@ static int ploc(struct ptables *t, uint64_t mapping, uint64_t address, size_t fu
 	    hindex_insert(&t->ploc_idx, h, t->nr_plocs))
 		return -ENOMEM;
 	t->plocs[t->nr_plocs++] = k;
+	if (loc != SIZE_MAX)
+		for (j = 0; j < locs[loc].nr_inl; j++)
+			pfunc(t, locs[loc].inl[j].func);
 	pfunc(t, func);
 	*ret = t->nr_plocs;
 	return 0;
@@ -1465,12 +1745,12 @@ static int build_ptables(struct report *r, struct ptables *t)
 
 			if (t->loc_of[s->locs[j]])
 				continue;
-			err = ploc(t, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
-				   l->func, &t->loc_of[s->locs[j]]);
+			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
+				   l->func, s->locs[j], &t->loc_of[s->locs[j]]);
 		}
 		/* Function 0 is the cut-off marker (prepare()). */
 		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
-			err = ploc(t, 0, 0, 0, &t->truncated_loc);
+			err = ploc(t, locs, 0, 0, 0, SIZE_MAX, &t->truncated_loc);
 	}
 out:
 	free(sorted);
@@ -1489,6 +1769,7 @@ static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t st
 static int encode_profile(struct report *r, struct pbuf *p)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct loc *locs = T(r->locs, struct loc);
 	const struct func *funcs = T(r->funcs, struct func);
 	struct pbuf m = {}, sub = {}, packed = {};
 	struct ptables t = {};
@@ -1561,10 +1842,20 @@ static int encode_profile(struct report *r, struct pbuf *p)
 
 	/* location = 4 */
 	for (i = 0; i < t.nr_plocs; i++) {
+		const struct ploc_key *k = &t.plocs[i];
+		const struct loc *l = k->loc == SIZE_MAX ? NULL : &locs[k->loc];
+
 		pb_uint(&m, 1, i + 1);
-		pb_uint(&m, 2, t.plocs[i].mapping);
-		pb_uint(&m, 3, t.plocs[i].address);
-		pb_uint(&sub, 1, t.func_of[t.plocs[i].func]);
+		pb_uint(&m, 2, k->mapping);
+		pb_uint(&m, 3, k->address);
+		/* line = 4: the inlined functions innermost first, then the one they are in. */
+		for (j = 0; l && j < l->nr_inl; j++) {
+			pb_uint(&sub, 1, t.func_of[l->inl[j].func]);
+			pb_uint(&sub, 2, l->inl[j].line);
+			pb_msg(&m, 4, &sub);
+		}
+		pb_uint(&sub, 1, t.func_of[k->func]);
+		pb_uint(&sub, 2, l ? l->line : 0);
 		pb_msg(&m, 4, &sub);
 		pb_msg(p, 4, &m);
 	}
@@ -1577,7 +1868,9 @@ static int encode_profile(struct report *r, struct pbuf *p)
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, name);
 		pb_uint(&m, 3, name);
-		pb_uint(&m, 4, str_index(&st, f->module ?: ""));
+		/* filename = 4, start_line = 5: the source when DWARF gave it. */
+		pb_uint(&m, 4, str_index(&st, f->file ?: f->module ?: ""));
+		pb_uint(&m, 5, f->start_line);
 		pb_msg(p, 5, &m);
 	}
 
@@ -1748,6 +2041,7 @@ enum node_kind {
 	NODE_THREAD,
 	NODE_SPECIAL,
 	NODE_FUNC,
+	NODE_INLINED,
 	NODE_UNRESOLVED,
 };
 
@@ -1828,7 +2122,7 @@ static int build_tree(struct report *r, struct node *root)
 		struct node *n = root;
 		const char *label;
 		size_t fixed = 1 + !r->folded_no_thread + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
-		unsigned j = s->nr;
+		unsigned j = s->nr, ki = 0;
 
 		nr = stack_path(r, s, &b);
 		if (b.err) {
@@ -1845,12 +2139,18 @@ static int build_tree(struct report *r, struct node *root)
 				kind = NODE_THREAD;
 			else if (k < fixed)
 				kind = NODE_SPECIAL;
-			else {
-				const struct func *f = &funcs[locs[s->locs[--j]].func];
+			else if (ki) {
+				/* stack_path's order: a frame, then its inlined ones. */
+				ki--;
+				kind = NODE_INLINED;
+			} else {
+				const struct loc *l = &locs[s->locs[--j]];
+				const struct func *f = &funcs[l->func];
 
 				kind = f->resolved ? NODE_FUNC
 				       : f->module ? NODE_UNRESOLVED
 						   : NODE_SPECIAL;
+				ki = l->nr_inl;
 			}
 			n = node_child(n, label, kind);
 			if (!n) {
@@ -1917,16 +2217,22 @@ static void xml_text(FILE *out, const char *s)
 #define SVG_PAD	    10
 #define SVG_FRAME_H 16
 #define SVG_HEADER  36
-#define SVG_FOOTER  10
+#define SVG_FOOTER  26 /* room for the details line */
 #define SVG_FONT    12
 #define SVG_CHAR_W  7.2 /* monospace at 12px: 0.6 em */
 #define SVG_MIN_W   0.1 /* narrower frames are not drawn */
+/*
+ * Siblings narrower than a pixel are drawn as one frame, as flamegraph.pl
+ * does, so that 100k distinct stacks still make a file of a few MB.
+ */
+#define SVG_MERGE_W 1.0
 
 struct svg {
 	FILE *out;
 	uint64_t total;
 	double scale; /* pixels per sample */
 	unsigned height;
+	bool inverted; /* an icicle: the root on top */
 };
 
 static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned *b)
@@ -1944,6 +2250,11 @@ static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned 
 		*g = 160 + (unsigned)((h >> 8) % 60);
 		*b = 200 + (unsigned)((h >> 16) % 55);
 		break;
+	case NODE_INLINED:
+		*r = 60 + (unsigned)(h % 60);
+		*g = 180 + (unsigned)((h >> 8) % 50);
+		*b = 150 + (unsigned)((h >> 16) % 50);
+		break;
 	case NODE_UNRESOLVED:
 		*r = 200 + (unsigned)(h % 55);
 		*g = 150 + (unsigned)((h >> 8) % 50);
@@ -1957,45 +2268,78 @@ static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned 
 	}
 }
 
-static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsigned depth)
+static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uint64_t count,
+		      uint64_t offset, unsigned depth)
 {
-	double x = SVG_PAD + (double)offset * s->scale, w = (double)n->count * s->scale;
-	double y = s->height - SVG_FOOTER - (double)(depth + 1) * SVG_FRAME_H;
+	double x = SVG_PAD + (double)offset * s->scale, w = (double)count * s->scale;
+	double y = s->inverted ? SVG_HEADER + (double)depth * SVG_FRAME_H
+			       : s->height - SVG_FOOTER - (double)(depth + 1) * SVG_FRAME_H;
+	struct node tmp = {.label = (char *)label, .kind = kind};
 	unsigned r, g, b;
-	size_t chars, i;
-	uint64_t off = offset;
+	size_t chars;
 
-	if (w < SVG_MIN_W)
-		return;
-	node_color(n, &r, &g, &b);
+	node_color(&tmp, &r, &g, &b);
 	fputs("<g><title>", s->out);
-	xml_text(s->out, n->label);
-	fprintf(s->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-		pct(n->count, s->total));
+	xml_text(s->out, label);
+	fprintf(s->out, " (%" PRIu64 " sample%s, %.2f%%)</title>", count, count == 1 ? "" : "s",
+		pct(count, s->total));
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
-		"rx=\"2\"/>",
-		x, y, w, SVG_FRAME_H - 1, r, g, b);
+		"rx=\"2\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"/>",
+		x, y, w, SVG_FRAME_H - 1, r, g, b, offset, count);
 	chars = (size_t)((w - 6) / SVG_CHAR_W);
 	if (chars >= 3) {
 		char buf[512];
 
 		fprintf(s->out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + SVG_FRAME_H - 4.5);
-		xml_text(s->out, fit(n->label, chars < sizeof(buf) - 1 ? chars : sizeof(buf) - 1,
-				     buf, sizeof(buf)));
+		xml_text(s->out, fit(label, chars < sizeof(buf) - 1 ? chars : sizeof(buf) - 1, buf,
+				     sizeof(buf)));
 		fputs("</text>", s->out);
 	}
 	fputs("</g>\n", s->out);
-	for (i = 0; i < n->nr; i++) {
-		svg_node(s, &n->children[i], off, depth + 1);
-		off += n->children[i].count;
+}
+
+static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsigned depth)
+{
+	uint64_t off = offset, run_off = 0, run_count = 0;
+	size_t i, run_nr = 0;
+
+	if ((double)n->count * s->scale < SVG_MIN_W)
+		return;
+	svg_frame(s, n->label, n->kind, n->count, offset, depth);
+	for (i = 0; i <= n->nr; i++) {
+		const struct node *c = i < n->nr ? &n->children[i] : NULL;
+		bool narrow = c && (double)c->count * s->scale < SVG_MERGE_W;
+
+		/* A run of narrow siblings ends: one frame for all of them. */
+		if (!narrow && run_nr > 1 && (double)run_count * s->scale >= SVG_MIN_W) {
+			char label[64];
+
+			snprintf(label, sizeof(label), "[%zu frames, each under a pixel]", run_nr);
+			svg_frame(s, label, NODE_SPECIAL, run_count, run_off, depth + 1);
+		} else if (!narrow && run_nr == 1) {
+			svg_node(s, &n->children[i - 1], run_off, depth + 1);
+		}
+		if (!c)
+			break;
+		if (narrow) {
+			if (!run_nr++) {
+				run_off = off;
+				run_count = 0;
+			}
+			run_count += c->count;
+		} else {
+			run_nr = 0;
+			svg_node(s, c, off, depth + 1);
+		}
+		off += c->count;
 	}
 }
 
 int report_write_svg(struct report *r, FILE *out)
 {
 	struct node root = {};
-	struct svg s = {.out = out};
+	struct svg s = {.out = out, .inverted = r->svg_inverted};
 	unsigned depth;
 	int err;
 
@@ -2011,16 +2355,33 @@ int report_write_svg(struct report *r, FILE *out)
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"xmlns=\"http://www.w3.org/2000/svg\" data-width=\"%d\" data-pad=\"%d\" "
+		"data-char-w=\"%.1f\" data-frame-h=\"%d\" data-total=\"%" PRIu64 "\">\n"
 		"<style>text { font-family: monospace; font-size: %dpx; fill: #000; "
-		"pointer-events: none; } g:hover rect { stroke: #000; stroke-width: 1; }</style>\n"
+		"pointer-events: none; }\n"
+		"g:hover rect { stroke: #000; stroke-width: 1; } g { cursor: pointer; }\n"
+		".zp rect { opacity: 0.55; } .hide { display: none; }\n"
+		"text.btn { fill: #1f4e9c; pointer-events: all; cursor: pointer; "
+		"text-decoration: underline; }\n"
+		"#details, #matched { font-size: 13px; }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
-		"fxsampler: %" PRIu64 " samples</text>\n",
-		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_FONT, SVG_WIDTH, s.height,
-		SVG_WIDTH / 2, root.count);
+		"fxsampler: %" PRIu64 " sample%s%s</text>\n"
+		"<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Search</text>\n"
+		"<text id=\"clear\" class=\"btn hide\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Clear</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
+		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_WIDTH, SVG_PAD, SVG_CHAR_W,
+		SVG_FRAME_H, root.count, SVG_FONT, SVG_WIDTH, s.height, SVG_WIDTH / 2, root.count,
+		root.count == 1 ? "" : "s", s.inverted ? " (inverted)" : "", SVG_PAD,
+		SVG_WIDTH - SVG_PAD, SVG_WIDTH - SVG_PAD - 70, SVG_PAD, s.height - 9,
+		SVG_WIDTH - SVG_PAD, s.height - 9);
 	if (root.count)
 		svg_node(&s, &root, 0, 0);
+	fputs(report_svg_script, out);
 	fputs("</svg>\n", out);
 	if (ferror(out))
 		err = -EIO;
@@ -2050,23 +2411,63 @@ static void fail_msg(const struct report_opts *opts, const char *fmt, ...)
 
 typedef int (*write_fn)(struct report *r, FILE *out);
 
-static int write_file(struct report *r, const char *path, write_fn fn,
-		      const struct report_opts *opts)
-{
+/*
+ * An output file, made before any work so that a bad path fails at once: a
+ * temporary file next to it, renamed over it when complete (a failed report
+ * leaves the old file), or the file itself when it is a device or a FIFO.
+ */
+struct out_file {
+	const char *path;
+	const char *what;
+	write_fn fn;
+	char *tmp; /* NULL: written in place */
 	FILE *f;
-	int err;
+};
 
-	f = fopen(path, "we");
-	if (!f) {
+static int out_open(struct out_file *o, const struct report_opts *opts)
+{
+	const char *slash = strrchr(o->path, '/');
+	struct stat st;
+	mode_t mask;
+	int fd, err;
+
+	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			fail_msg(opts, "cannot create '%s': %s", o->path, strerror(EISDIR));
+			return -EISDIR;
+		}
+		o->f = fopen(o->path, "we");
+		if (!o->f)
+			goto fail;
+		return 0;
+	}
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - o->path + 1) : 0, o->path,
+		     slash ? slash + 1 : o->path) < 0) {
+		o->tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
+	}
+	/* What fopen() would have made: 0666 less the umask. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
 		err = -errno;
-		fail_msg(opts, "cannot create '%s': %s", path, strerror(-err));
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+		fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
 		return err;
 	}
-	err = fn(r, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		fail_msg(opts, "cannot write '%s': %s", path, strerror(-err));
+	return 0;
+fail:
+	err = -errno;
+	fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
 	return err;
 }
 
@@ -2101,11 +2502,68 @@ static void warn_skipped(struct report *r)
 	free(fl.v);
 }
 
+/* Drop an output that was not written (NULL-safe on a closed one). */
+static void out_abort(struct out_file *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+}
+
+static int out_write(struct out_file *o, struct report *r, const struct report_opts *opts)
+{
+	long size = -1;
+	int err;
+
+	err = o->fn(r, o->f);
+	if (!err && fflush(o->f))
+		err = -errno;
+	if (!err)
+		size = o->tmp ? ftell(o->f) : -1;
+	if (fclose(o->f) && !err)
+		err = -errno;
+	o->f = NULL;
+	if (!err && o->tmp && rename(o->tmp, o->path))
+		err = -errno;
+	if (err) {
+		fail_msg(opts, "cannot write '%s': %s", o->path, strerror(-err));
+		out_abort(o);
+		return err;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	if (opts->info) {
+		if (size >= 0)
+			fprintf(opts->info, "fxsampler: wrote %s: %s, %ld bytes\n", o->path,
+				o->what, size);
+		else
+			fprintf(opts->info, "fxsampler: wrote %s: %s\n", o->path, o->what);
+	}
+	return 0;
+}
+
+static void on_fetch_failure(void *ctx, const char *path, const char *build_id, int err)
+{
+	fprintf(ctx, "fxsampler: warning: debuginfod has no debug info for %s (build id %s): %s\n",
+		path, build_id, strerror(-err));
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
+	struct out_file outs[] = {
+		{.what = "pprof profile", .fn = report_write_pprof},
+		{.what = "flame graph", .fn = report_write_svg},
+		{.what = "perf script samples", .fn = report_write_perf_script},
+	};
+	const size_t nr_outs = sizeof(outs) / sizeof(outs[0]);
 	struct fxt_reader *rd = NULL;
 	struct fxt_record rec;
 	struct report *r;
+	size_t i;
 	int err;
 
 	if (opts && opts->errbuf && opts->errbuf_size)
@@ -2115,6 +2573,19 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		err = -errno;
 		fail_msg(opts, "report: %s", strerror(-err));
 		return err;
+	}
+	/* Every output path is checked before the input is read. */
+	if (opts) {
+		outs[0].path = opts->pprof_path;
+		outs[1].path = opts->svg_path;
+		outs[2].path = opts->perf_script_path;
+	}
+	for (i = 0; i < nr_outs; i++) {
+		if (!outs[i].path)
+			continue;
+		err = out_open(&outs[i], opts);
+		if (err)
+			goto out;
 	}
 	rd = fxt_reader__open(path);
 	if (!rd) {
@@ -2145,20 +2616,20 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 			goto out;
 		}
 	}
-	if (opts && opts->pprof_path) {
-		err = write_file(r, opts->pprof_path, report_write_pprof, opts);
+	for (i = 0; i < nr_outs; i++) {
+		if (!outs[i].f)
+			continue;
+		err = out_write(&outs[i], r, opts);
 		if (err)
 			goto out;
 	}
-	if (opts && opts->svg_path) {
-		err = write_file(r, opts->svg_path, report_write_svg, opts);
-		if (err)
-			goto out;
-	}
-	if (opts && opts->perf_script_path)
-		err = write_file(r, opts->perf_script_path, report_write_perf_script, opts);
 	warn_skipped(r);
+	/* Fail soft: such modules show as module+0xOFFSET; say why. */
+	if (opts && opts->info)
+		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, opts->info);
 out:
+	for (i = 0; i < nr_outs; i++)
+		out_abort(&outs[i]);
 	fxt_reader__free(rd);
 	report__free(r);
 	return err;

@@ -31,18 +31,24 @@ struct report_opts {
 	const char *perf_script_path;
 	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
 	const char *svg_path;	/* report_run: also write a flame graph here */
+	bool svg_inverted;	/* the flame graph as an icicle: the root on top */
 	bool has_pid;		/* keep only the samples of process pid */
 	uint64_t pid;
 	bool has_tid; /* keep only the samples of thread tid */
 	uint64_t tid;
 	const char *debug_dir; /* root of separate debug files; NULL: /usr/lib/debug */
 	uint64_t period_ns;    /* sampling period for pprof; 0: estimated from the samples */
+	bool lines;	       /* top: one row per function and source line (file:line) */
+	unsigned width;	       /* top: fit rows in this many columns; 0: never cut a name */
+	bool no_debuginfod;    /* do not fetch debug files even when DEBUGINFOD_URLS is set */
 	/*
 	 * report_run: where the reason of a failure goes (NUL-terminated). When
 	 * NULL, report_run() prints it to stderr instead.
 	 */
 	char *errbuf;
 	size_t errbuf_size;
+	/* report_run: where to say which file it wrote (e.g. stderr); NULL: nowhere. */
+	FILE *info;
 };
 
 struct report;
@@ -89,7 +95,11 @@ int report_write_pprof(struct report *r, FILE *out);
 int report_write_perf_script(struct report *r, FILE *out);
 /* Keep every sample's time and stack (16 bytes each) for report_write_perf_script(). */
 void report_keep_samples(struct report *r);
-/* A self-contained flame graph: one <g><title/><rect/><text/></g> per frame. */
+/*
+ * A self-contained interactive flame graph: one <g><title/><rect/><text/></g>
+ * per frame, siblings under a pixel merged into one, and a script to zoom and
+ * search (no network).
+ */
 int report_write_svg(struct report *r, FILE *out);
 
 /*

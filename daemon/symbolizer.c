@@ -29,6 +29,9 @@ struct elf_entry {
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	struct elf_symbols *es;
 	int err;
+	struct dwarf_lines *dl; /* NULL: no debug info */
+	bool dl_tried;
+	int fetch_err; /* a debuginfod fetch that failed, else 0 */
 };
 
 struct module {
@@ -64,6 +67,12 @@ struct str_entry {
 	char s[];
 };
 
+/* Inline chains handed out, freed with the symbolizer. */
+struct inline_chunk {
+	struct inline_chunk *next;
+	struct dwarf_frame frames[];
+};
+
 struct symbolizer {
 	struct symbolizer_opts opts;
 	char *debug_dir;
@@ -74,6 +83,8 @@ struct symbolizer {
 	struct str_entry *strs[NR_BUCKETS];
 	unsigned next_mapping_id;
 	uint64_t seq;
+	struct dwarf_debuginfod *debuginfod;
+	struct inline_chunk *chunks;
 };
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -97,6 +108,8 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		}
 	}
 	s->opts.debug_dir = s->debug_dir;
+	if (s->opts.debuginfod)
+		s->debuginfod = dwarf_debuginfod__new();
 	return s;
 }
 
@@ -131,6 +144,7 @@ void symbolizer__free(struct symbolizer *s)
 		for (e = s->elfs[i]; e; e = en) {
 			en = e->next;
 			elf_symbols__free(e->es);
+			dwarf_lines__free(e->dl);
 			free(e->path);
 			free(e);
 		}
@@ -139,6 +153,13 @@ void symbolizer__free(struct symbolizer *s)
 			free(t);
 		}
 	}
+	while (s->chunks) {
+		struct inline_chunk *c = s->chunks;
+
+		s->chunks = c->next;
+		free(c);
+	}
+	dwarf_debuginfod__free(s->debuginfod);
 	free(s->debug_dir);
 	free(s);
 }
@@ -502,6 +523,59 @@ static const char *basename_of(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/*
+ * Source lines and inlined functions at vaddr from the module's DWARF. A pc
+ * the ELF symbols do not cover gets the DWARF subprogram's name (a stripped
+ * binary whose debug file came from debuginfod).
+ */
+static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
+		      struct sym_frame *f, const char **name)
+{
+	struct dwarf_frame frames[DWARF_MAX_FRAMES];
+	struct inline_chunk *c;
+	const struct dwarf_frame *outer;
+	int n;
+
+	if (!e->dl_tried) {
+		struct dwarf_lines_opts o = {.debug_dir = s->opts.debug_dir,
+					     .debuginfod = s->debuginfod};
+
+		e->dl_tried = true;
+		if (strcmp(e->path, "[vdso]")) {
+			e->dl = dwarf_lines__open(e->path, e->build_id, e->build_id_len, &o,
+						  &e->fetch_err);
+			if (!e->dl && errno == ENOMEM)
+				return -ENOMEM;
+		}
+	}
+	if (!e->dl)
+		return 0;
+	n = dwarf_lines__lookup(e->dl, vaddr, frames, DWARF_MAX_FRAMES);
+	if (n <= 0)
+		return n;
+	outer = &frames[n - 1];
+	f->file = outer->file;
+	f->line = outer->line;
+	f->decl_file = outer->decl_file;
+	f->decl_line = outer->decl_line;
+	if (!*name)
+		*name = outer->function;
+	if (n == 1)
+		return 0;
+	c = malloc(sizeof(*c) + (size_t)(n - 1) * sizeof(c->frames[0]));
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->frames, frames, (size_t)(n - 1) * sizeof(c->frames[0]));
+	for (int i = 0; i < n - 1; i++)
+		if (!c->frames[i].function)
+			c->frames[i].function = SYMBOLIZER_UNKNOWN;
+	c->next = s->chunks;
+	s->chunks = c;
+	f->inlined = c->frames;
+	f->nr_inlined = (unsigned)(n - 1);
+	return 0;
+}
+
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
 		       struct sym_frame *ret)
 {
@@ -511,6 +585,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	struct mapping *m;
 	const char *name;
 	char buf[512];
+	int err;
 
 	p = find_process(s, pid);
 	m = p ? find_mapping(p, lookup) : NULL;
@@ -540,6 +615,10 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 		name = elf_symbols__lookup(m->module->elf->es,
 					   elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr),
 					   NULL);
+		err = add_source(s, m->module->elf,
+				 elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr), &f, &name);
+		if (err)
+			return err;
 		if (name) {
 			uint64_t start = 0;
 
@@ -589,4 +668,19 @@ void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_
 		for (e = s->elfs[i]; e; e = e->next)
 			if (!e->es)
 				fn(ctx, e->path, e->err);
+}
+
+void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
+				       void *ctx)
+{
+	char hex[2 * ELF_BUILD_ID_MAX + 1];
+	const struct elf_entry *e;
+	size_t i;
+
+	for (i = 0; i < NR_BUCKETS; i++)
+		for (e = s->elfs[i]; e; e = e->next)
+			if (e->fetch_err)
+				fn(ctx, e->path,
+				   elf_build_id_hex(e->build_id, e->build_id_len, hex, sizeof(hex)),
+				   e->fetch_err);
 }

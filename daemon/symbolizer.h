@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf_lines.h"
 #include "fxt.h"
 
 struct fxt_record;
@@ -27,6 +28,11 @@ struct symbolizer_opts {
 	 * when its build id matches the recorded one, i.e. the same kernel).
 	 */
 	bool no_self_vdso;
+	/*
+	 * Fetch missing debug files from debuginfod when DEBUGINFOD_URLS is set
+	 * (see dwarf_debuginfod__new()).
+	 */
+	bool debuginfod;
 };
 
 /* One mmap record, as the symbolizer keeps it. Owned by the symbolizer. */
@@ -59,6 +65,22 @@ struct sym_frame {
 	uint64_t module_offset;			  /* the pc's ELF vaddr in the module */
 	uint64_t function_offset;		  /* pc - function start, when resolved */
 	bool resolved;				  /* function is a symbol */
+	/*
+	 * From DWARF, NULL and 0 without debug info: where the pc executes in
+	 * function (for a pc in inlined code, the site of the outermost inlined
+	 * call), and where function is declared.
+	 */
+	const char *file;
+	unsigned line;
+	const char *decl_file;
+	unsigned decl_line;
+	/*
+	 * The functions inlined at the pc, innermost first: inlined[0] holds
+	 * the pc itself, inlined[i] was inlined into inlined[i + 1], the last
+	 * one into function. Their function is never NULL.
+	 */
+	const struct dwarf_frame *inlined;
+	unsigned nr_inlined;
 };
 
 struct symbolizer;
@@ -104,5 +126,14 @@ int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint6
  */
 typedef void (*symbolizer_failure_fn)(void *ctx, const char *path, int err);
 void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_fn fn, void *ctx);
+
+/*
+ * Call fn for every module whose debug info was asked of debuginfod and could
+ * not be fetched, with its build id (hex) and the -errno. Unordered.
+ */
+typedef void (*symbolizer_fetch_failure_fn)(void *ctx, const char *path, const char *build_id,
+					    int err);
+void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
+				       void *ctx);
 
 #endif /* FXS_DAEMON_SYMBOLIZER_H */

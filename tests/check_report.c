@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <elf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -438,12 +439,12 @@ START_TEST(test_filters)
 }
 END_TEST
 
-/* Modules without symbols are listed; names cannot break the layout. */
+/* Modules without symbols are listed; names cannot break an 80-column terminal's layout. */
 START_TEST(test_top_not_symbolized)
 {
 	static const char gone[] = "/nonexistent/a/very/long/directory/name/that/goes/on/and/on/"
 				   "for/more/than/eighty/columns/libgone.so";
-	struct report *r = report__new(NULL);
+	struct report *r = report__new(&(struct report_opts){.width = 80});
 	const uint64_t frames[] = {0x7000001010ULL};
 	struct capture c;
 	const char *text, *line;
@@ -1171,13 +1172,13 @@ START_TEST(test_svg)
 
 	ck_assert_ptr_nonnull(strstr(svg, "<title>all (8 samples, 100.00%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (3 samples, 37.50%)</title>"));
-	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>fxs_static_leaf (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>main (2 samples, 25.00%)</title>"));
-	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 samples, 12.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>[truncated] (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_nonnull(strstr(svg, "<title>prog (7 samples, 87.50%)</title>"));
 	/* Escaped, and the ';' a folded line cannot hold is gone here too. */
 	ck_assert_ptr_nonnull(
-		strstr(svg, "<title>a:b&lt;&amp;&gt;-201 (1 samples, 12.50%)</title>"));
+		strstr(svg, "<title>a:b&lt;&amp;&gt;-201 (1 sample, 12.50%)</title>"));
 	ck_assert_ptr_null(strstr(svg, "<&>"));
 	/* 18 frames, each a <g> with a title, a rect and its text. */
 	ck_assert_uint_eq(count_of(svg, "<g><title>"), 18);
@@ -1227,6 +1228,54 @@ START_TEST(test_svg_geometry)
 	ck_assert_double_eq_tol(w_thread, 1180, 0.01);
 	/* The one-sample "[unknown]" frames of 0x10 and 0x20 merge: one frame of 1000. */
 	ck_assert_ptr_nonnull(strstr(svg, "<title>[unknown] (1000 samples, 100.00%)</title>"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/* 100k distinct stacks: siblings under a pixel merge, the file stays small. */
+START_TEST(test_svg_many_stacks)
+{
+	struct report *r = report__new(NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_BACKTRACE};
+	struct fxt_record mod = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MODULE};
+	uint64_t frames[3];
+	struct capture c;
+	const char *svg, *p;
+	uint64_t merged = 0, n;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(r);
+	/* A module that is not on disk: every pc is its own "libgone.so+0x..." frame. */
+	mod.pid = 1;
+	mod.module_id = 1;
+	mod.name = "/nonexistent/libgone.so";
+	ck_assert_int_eq(report_add(r, &mod), 0);
+	mod.subtype = FXT_PROF_MMAP;
+	mod.mmap_flags = PF_R | PF_X;
+	mod.start = 0x100000;
+	mod.size = 0x10000000;
+	ck_assert_int_eq(report_add(r, &mod), 0);
+	rec.pid = rec.tid = 1;
+	rec.frames = frames;
+	rec.nr_frames = 3;
+	for (i = 0; i < 100000; i++) {
+		frames[0] = 0x200000 + (uint64_t)i * 16; /* 100000 leaves */
+		frames[1] = 0x110000 + (uint64_t)(i % 100) * 16;
+		frames[2] = 0x100010;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	ck_assert_uint_lt(strlen(svg), 2 * 1024 * 1024);
+	/* Each of the 100 middle frames holds its 1000 leaves as one merged frame. */
+	for (p = svg; (p = strstr(p, "<title>[1000 frames, each under a pixel] (")); p++) {
+		ck_assert_int_eq(
+			sscanf(p, "<title>[1000 frames, each under a pixel] (%" SCNu64, &n), 1);
+		merged += n;
+	}
+	ck_assert_uint_eq(merged, 100000);
+	ck_assert_uint_eq(count_of(svg, "<title>libgone.so+0x10 (100000 samples, 100.00%)"), 1);
 	free(c.buf);
 	report__free(r);
 }
@@ -1634,6 +1683,83 @@ START_TEST(test_run_errors)
 }
 END_TEST
 
+static bool has_entry_prefix(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)))
+			found = true;
+	closedir(d);
+	return found;
+}
+
+/* Output paths are checked before any work; what was written is said, where. */
+START_TEST(test_run_outputs_first)
+{
+	char path[PATH_MAX + 32], out[PATH_MAX + 32], bad[PATH_MAX + 32], err[256];
+	char want[PATH_MAX + 128];
+	struct report_opts opts = {.errbuf = err, .errbuf_size = sizeof(err)};
+	struct capture c, info;
+	size_t len;
+	char *data;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/first.fxt", tmpdir);
+	write_fxt(path, false);
+	/* A pprof that cannot be created: the top view is not printed at all. */
+	snprintf(out, sizeof(out), "%s/no/such/dir/x.pb.gz", tmpdir);
+	opts.pprof_path = out;
+	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, capture_open(&c)), -ENOENT);
+	ck_assert_str_eq(capture_text(&c), "");
+	free(c.buf);
+	ck_assert_ptr_nonnull(strstr(err, "cannot create"));
+	ck_assert_ptr_nonnull(strstr(err, "x.pb.gz"));
+	/* Nor when the second of two outputs is the bad one; the first is not made. */
+	snprintf(bad, sizeof(bad), "%s/first.pb.gz", tmpdir);
+	opts.pprof_path = bad;
+	opts.svg_path = tmpdir; /* a directory */
+	ck_assert_int_eq(report_run(path, &opts, capture_open(&c)), -EISDIR);
+	ck_assert_str_eq(capture_text(&c), "");
+	free(c.buf);
+	ck_assert_int_eq(access(bad, F_OK), -1);
+
+	/* A bad input leaves an older output as it was, and no temporary file. */
+	snprintf(out, sizeof(out), "%s/keep.svg", tmpdir);
+	f = fopen(out, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("old", f);
+	fclose(f);
+	snprintf(bad, sizeof(bad), "%s/garbage2.fxt", tmpdir);
+	f = fopen(bad, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("not a trace at all, no\n", f);
+	fclose(f);
+	opts.pprof_path = NULL;
+	opts.svg_path = out;
+	ck_assert_int_eq(report_run(bad, &opts, NULL), -EBADMSG);
+	data = slurp(out, &len);
+	ck_assert_str_eq(data, "old");
+	free(data);
+	ck_assert(!has_entry_prefix(tmpdir, ".keep.svg."));
+
+	/* Success: the file is replaced and info says what went where. */
+	opts.info = capture_open(&info);
+	ck_assert_int_eq(report_run(path, &opts, NULL), 0);
+	fflush(opts.info);
+	data = slurp(out, &len);
+	ck_assert_ptr_nonnull(strstr(data, "<svg "));
+	free(data);
+	snprintf(want, sizeof(want), "fxsampler: wrote %s: flame graph, %zu bytes\n", out, len);
+	ck_assert_str_eq(capture_text(&info), want);
+	free(info.buf);
+}
+END_TEST
+
 /* Damaged files: every output is written or the damage reported, never a crash. */
 START_TEST(test_run_mutated)
 {
@@ -1709,9 +1835,11 @@ static Suite *report_suite(void)
 	tcase_add_test(formats, test_perf_script);
 	tcase_add_test(formats, test_svg_geometry);
 	tcase_add_test(formats, test_svg_cut_labels);
+	tcase_add_test(formats, test_svg_many_stacks);
 	tcase_add_test(run, test_run_file);
 	tcase_add_test(run, test_run_counters);
 	tcase_add_test(run, test_run_errors);
+	tcase_add_test(run, test_run_outputs_first);
 	tcase_add_test(run, test_run_mutated);
 	tcase_add_test(run, test_run_legacy_inline_refs);
 	/* go tool pprof starts slowly the first time; valgrind slows everything. */

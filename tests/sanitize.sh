@@ -45,6 +45,15 @@ asan()
 	cflags="-O1 -g -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION=\"0.1.0\" $warn $san \
 -Iinclude -Idaemon -I$OUTPUT"
 	libs=$(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+	# libdw and libdebuginfod when present, as the Makefile links them.
+	if pkg-config --exists libdw 2>/dev/null; then
+		cflags="$cflags -DHAVE_LIBDW"
+		libs="$libs $(pkg-config --libs libdw)"
+		if pkg-config --exists libdebuginfod 2>/dev/null; then
+			cflags="$cflags -DHAVE_LIBDEBUGINFOD"
+			libs="$libs $(pkg-config --libs libdebuginfod)"
+		fi
+	fi
 	check_cflags=$(pkg-config --cflags check 2>/dev/null || true)
 	check_libs=$(pkg-config --libs check 2>/dev/null || echo -lcheck)
 

@@ -36,6 +36,15 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 cflags="-O1 -g -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION=\"0.1.0\" -Wall -Wextra \
 -Wno-unused-parameter -Wno-missing-field-initializers -Iinclude -Idaemon -I$OUTPUT"
 libs=$(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+# libdw and libdebuginfod when present, as the Makefile links them.
+if pkg-config --exists libdw 2>/dev/null; then
+	cflags="$cflags -DHAVE_LIBDW"
+	libs="$libs $(pkg-config --libs libdw)"
+	if pkg-config --exists libdebuginfod 2>/dev/null; then
+		cflags="$cflags -DHAVE_LIBDEBUGINFOD"
+		libs="$libs $(pkg-config --libs libdebuginfod)"
+	fi
+fi
 
 mkdir -p "$out/daemon" "$out/artifacts"
 # The library is instrumented for coverage (fuzzer-no-link), not only the
