@@ -23,7 +23,7 @@ const char args_record_usage[] =
 	"  -F, --freq HZ          samples per second per CPU (default 999, at most 100000)\n"
 	"      --period DUR       time between samples instead, e.g. 1ms, 250us\n"
 	"  -d, --duration DUR     stop after DUR (e.g. 10s, 500ms, 2m)\n"
-	"  -o, --output FILE      where to write (default fxsampler.fxt)\n"
+	"  -o, --output FILE      where to write (default fxsampler.fxt; - for stdout)\n"
 	"      --buffer-size SIZE ring buffer per CPU, a power of two >= 4K (default 2M)\n"
 	"      --max-frames N     deepest stack to walk, 1..255 (default 64)\n"
 	"  -z, --compress         gzip the output (dump and report read it as is)\n"

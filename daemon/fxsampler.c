@@ -88,38 +88,148 @@ static bool can_load_bpf(void)
 	       (data[perfmon / 32].effective & (1U << (perfmon % 32)));
 }
 
-/* --- output file: a temporary name, renamed when complete --- */
+/*
+ * --- output file ---
+ * A regular file is written under a temporary name beside it (".NAME.XXXXXX"),
+ * synced and renamed when complete; it is created 0666 & ~umask, or with the
+ * mode and owner of the file it replaces. A symlink is followed: its target is
+ * replaced, the link stays. A character device or a FIFO (/dev/null, a pipe)
+ * is written through, never replaced. "-" is stdout, unless a terminal.
+ */
 
 struct out_file {
-	char final[PATH_MAX];
+	char final[PATH_MAX]; /* what the file is renamed to: a symlink's target */
 	char tmp[PATH_MAX];
+	const char *name; /* as the user gave it, for messages */
 	int fd;
 	gzFile gz;
 	uint64_t bytes;
+	int err;     /* the first write error: setup errors name the output */
+	bool direct; /* a device, a FIFO or stdout: written through, nothing renamed */
+	bool is_stdout;
 };
 
-static int out_open(struct out_file *o, const char *path, bool compress)
+static mode_t current_umask(void)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
+	mode_t m = umask(0);
 
-	if (strlen(path) >= sizeof(o->final) - 16)
-		return -ENAMETOOLONG;
-	strcpy(o->final, path);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
-			 path);
-	else
-		strcpy(dir, ".");
-	snprintf(o->tmp, sizeof(o->tmp), "%s/.fxsampler-XXXXXX", dir);
+	umask(m);
+	return m;
+}
+
+__attribute__((format(printf, 3, 4))) static int out_fail(char *msg, size_t len, const char *fmt,
+							  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A device or a FIFO: written through. A FIFO without a reader fails at once. */
+static int open_direct(struct out_file *o, const char *path, const struct stat *st, char *msg,
+		       size_t len)
+{
+	int fd, flags;
+
+	if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
+		return out_fail(msg, len,
+				"cannot write '%s': not a regular file, a character "
+				"device or a FIFO",
+				path);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return out_fail(msg, len, "cannot write '%s': %s", path,
+				errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		close(fd);
+		return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (isatty(fd)) {
+		close(fd);
+		return out_fail(msg, len, "refusing to write a capture to the terminal '%s'", path);
+	}
+	o->fd = fd;
+	o->direct = true;
+	return 0;
+}
+
+/* The temporary file beside final, named after it, with the mode it will keep. */
+static int open_temp(struct out_file *o, const struct stat *old, char *msg, size_t len)
+{
+	const char *slash = strrchr(o->final, '/');
+	int dirlen = slash ? (int)(slash - o->final) + 1 : 0;
+
+	/* ".NAME.XXXXXX" beside it; a long name is cut so that this one stays valid */
+	snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.200s.XXXXXX", dirlen, o->final, o->final + dirlen);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0)
-		return -errno;
-	fchmod(o->fd, 0644);
+		return out_fail(msg, len, "cannot write '%s': %s", o->name, strerror(errno));
+	if (old) {
+		/* Replacing a profile keeps who may read it. */
+		if (fchown(o->fd, old->st_uid, old->st_gid)) {
+			/* not ours to give away: the mode still applies */
+		}
+		fchmod(o->fd, old->st_mode & 07777);
+	} else {
+		fchmod(o->fd, 0666 & ~current_umask());
+	}
+	return 0;
+}
+
+static int out_open(struct out_file *o, const char *path, bool compress, char *msg, size_t len)
+{
+	struct stat st, lst;
+	int err;
+
+	o->name = path;
+	o->fd = -1;
 	o->gz = NULL;
+	o->tmp[0] = '\0';
+	if (!strcmp(path, "-")) {
+		if (isatty(STDOUT_FILENO))
+			return out_fail(msg, len,
+					"refusing to write a capture to a terminal "
+					"(-o - is for a pipe or a file)");
+		o->fd = STDOUT_FILENO;
+		o->direct = o->is_stdout = true;
+	} else {
+		if (strlen(path) >= sizeof(o->final) - 16)
+			return out_fail(msg, len, "cannot write '%s': %s", path,
+					strerror(ENAMETOOLONG));
+		strcpy(o->final, path);
+		if (!stat(path, &st)) {
+			if (S_ISDIR(st.st_mode))
+				return out_fail(msg, len, "cannot write '%s': %s", path,
+						strerror(EISDIR));
+			if (!S_ISREG(st.st_mode))
+				err = open_direct(o, path, &st, msg, len);
+			else if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
+				char *real = realpath(path, NULL);
+
+				/* the link stays a link: its target is what is replaced */
+				if (!real || strlen(real) >= sizeof(o->final) - 16) {
+					free(real);
+					return out_fail(msg, len, "cannot resolve '%s': %s", path,
+							strerror(real ? ENAMETOOLONG : errno));
+				}
+				strcpy(o->final, real);
+				free(real);
+				err = open_temp(o, &st, msg, len);
+			} else {
+				err = open_temp(o, &st, msg, len);
+			}
+		} else if (errno == ENOENT) {
+			err = open_temp(o, NULL, msg, len);
+		} else {
+			return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
+		}
+		if (err)
+			return err;
+	}
 	if (compress) {
 		int fd2 = dup(o->fd);
 
@@ -127,9 +237,12 @@ static int out_open(struct out_file *o, const char *path, bool compress)
 		if (!o->gz) {
 			if (fd2 >= 0)
 				close(fd2);
-			unlink(o->tmp);
-			close(o->fd);
-			return -ENOMEM;
+			if (!o->direct)
+				unlink(o->tmp);
+			if (!o->is_stdout)
+				close(o->fd);
+			o->fd = -1;
+			return out_fail(msg, len, "cannot compress: %s", strerror(ENOMEM));
 		}
 	}
 	return 0;
@@ -145,7 +258,8 @@ static int out_sink(void *ctx, const void *data, size_t len)
 			int zerr;
 
 			gzerror(o->gz, &zerr);
-			return zerr == Z_ERRNO && errno ? -errno : -EIO;
+			o->err = zerr == Z_ERRNO && errno ? -errno : -EIO;
+			return o->err;
 		}
 		o->bytes += len;
 		return 0;
@@ -156,7 +270,8 @@ static int out_sink(void *ctx, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			o->err = -errno;
+			return o->err;
 		}
 		p += n;
 		len -= n;
@@ -165,14 +280,41 @@ static int out_sink(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
+/* Sync the directory too, so that the rename survives a crash. */
+static void sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 static int out_commit(struct out_file *o)
 {
+	int err = 0;
+
 	if (o->gz) {
 		int zerr = gzclose(o->gz);
 
 		o->gz = NULL;
 		if (zerr != Z_OK)
 			return errno ? -errno : -EIO;
+	}
+	if (o->direct) {
+		/* a device or a pipe may not sync: that is no failure */
+		if (fsync(o->fd) && errno != EINVAL && errno != EROFS)
+			err = -errno;
+		if (!o->is_stdout && close(o->fd) && !err)
+			err = -errno;
+		o->fd = -1;
+		return err;
 	}
 	if (fsync(o->fd) || close(o->fd)) {
 		o->fd = -1;
@@ -181,6 +323,8 @@ static int out_commit(struct out_file *o)
 	o->fd = -1;
 	if (rename(o->tmp, o->final))
 		return -errno;
+	o->tmp[0] = '\0';
+	sync_dir_of(o->final);
 	return 0;
 }
 
@@ -189,10 +333,18 @@ static void out_discard(struct out_file *o)
 	if (o->gz)
 		gzclose(o->gz);
 	o->gz = NULL;
-	if (o->fd >= 0)
+	if (o->fd >= 0 && !o->is_stdout)
 		close(o->fd);
 	o->fd = -1;
-	unlink(o->tmp);
+	if (!o->direct && o->tmp[0])
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
+}
+
+/* How the summary names the output. */
+static const char *out_name(const struct out_file *o)
+{
+	return o->is_stdout ? "standard output" : o->name;
 }
 
 /* --- the command to profile: forked first, held until sampling runs --- */
@@ -525,7 +677,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		out_discard(out);
 		return EXIT_FAILURE;
 	}
-	print_summary(&res.stats, a->output, out->bytes);
+	print_summary(&res.stats, out_name(out), out->bytes);
 	if (res.shutdown)
 		say("fxsamplerd stopped the capture early (it is shutting down); the file is "
 		    "complete");
@@ -542,7 +694,7 @@ static int cmd_record(int argc, char **argv)
 	struct capture *cap = NULL;
 	struct capture_stats st;
 	int child_status = 0;
-	char msg[256];
+	char msg[1024];
 	pid_t holder = 0;
 	int r, err;
 
@@ -578,10 +730,9 @@ static int cmd_record(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	err = out_open(&out, a.output, a.compress);
-	if (err) {
-		say("cannot write '%s': %s", a.output, strerror(-err));
-		return EXIT_USAGE;
+	if (out_open(&out, a.output, a.compress, msg, sizeof(msg))) {
+		say("%s", msg);
+		return EXIT_FAILURE;
 	}
 	if (a.use_daemon || !can_load_bpf())
 		return record_via_daemon(&a, &out);
@@ -655,7 +806,7 @@ static int cmd_record(int argc, char **argv)
 		kill(child.pid, SIGTERM);
 		waitpid(child.pid, &child_status, 0);
 	}
-	print_summary(&st, a.output, out.bytes);
+	print_summary(&st, out_name(&out), out.bytes);
 	if (stop_signal)
 		say("stopped by %s", strsignal(stop_signal));
 	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
