@@ -174,7 +174,8 @@ static int open_temp(struct out_file *o, const struct stat *old, char *msg, size
 		if (fchown(o->fd, old->st_uid, old->st_gid)) {
 			/* not ours to give away: the mode still applies */
 		}
-		fchmod(o->fd, old->st_mode & 07777);
+		/* the permission bits only: a profile is never set-id */
+		fchmod(o->fd, old->st_mode & 0777);
 	} else {
 		fchmod(o->fd, 0666 & ~current_umask());
 	}
@@ -841,9 +842,14 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		return EXIT_FAILURE;
 	}
 	/* the counters the stream ends with; the daemon's when it cannot be read back */
-	if (out->direct || stream_stats(out->final, &st))
-		st = res.stats;
-	print_summary(&st, out_name(out), out->bytes);
+	if (!out->direct && !stream_stats(out->final, &st))
+		print_summary(&st, out_name(out), out->bytes);
+	else if (!res.ended_by_daemon)
+		print_summary(&res.stats, out_name(out), out->bytes);
+	else
+		/* no totals were asked for, and the stream went where we cannot reread it */
+		say("wrote %s: %llu bytes; the counters are at the end of the stream",
+		    out_name(out), (unsigned long long)out->bytes);
 	if (res.ended_by_daemon)
 		say("fxsamplerd ended the capture early (%s); the file is complete",
 		    end_reason_text(res.end_reason));
@@ -940,8 +946,13 @@ static int cmd_record(int argc, char **argv)
 	}
 	err = capture__new(&a.capture, out_sink, &out, &cap, &holder);
 	if (err == -EBUSY) {
-		say("busy: the host's sampler is held by pid %d (%s)", (int)holder,
-		    holder ? "fxsamplerd or another fxsampler record" : "unknown");
+		if (holder > 0)
+			say("busy: the host's sampler is held by pid %d (fxsamplerd or another "
+			    "fxsampler record)",
+			    (int)holder);
+		else
+			say("busy: the host's sampler is held by another process (its pid is not "
+			    "known)");
 		goto fail;
 	}
 	if (err == -ESRCH) {
