@@ -1390,8 +1390,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"socket", required_argument, NULL, 's'}, {"config", required_argument, NULL, 'c'},
-		{"verbose", no_argument, NULL, 'v'},	  {"help", no_argument, NULL, 'h'},
+		{"socket", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{"allow-unsafe-kernel", no_argument, NULL, 'U'},
 		{},
