@@ -20,20 +20,29 @@
 
 struct daemon_config {
 	char socket_path[DAEMON_SOCKET_MAX];
-	bool continuous;		/* host-wide capture into rotating files */
-	uint64_t continuous_freq_hz;	/* default 19: prime, so it does not beat with timers */
-	char directory[PATH_MAX];	/* where continuous files go */
-	uint64_t max_file_size;		/* bytes; rotate when a file reaches it */
-	uint64_t max_file_age_s;	/* rotate when a file is this old */
-	uint64_t max_total_size;	/* bytes; delete the oldest files beyond it */
-	uint32_t buffer_size;		/* per-CPU ring of continuous captures */
-	uint32_t max_frames;		/* of continuous captures */
-	uint32_t max_clients;		/* connections at once; root's are not counted */
-	uint32_t max_clients_per_uid;	/* connections of one user at once (not root's) */
-	uint64_t handshake_timeout_s;	/* to send a whole first message, or finish one begun */
-	uint64_t idle_timeout_s;	/* a connection without a session that sends nothing */
-	uint64_t client_read_timeout_s; /* a session whose client reads nothing is stopped */
-	uint64_t max_session_length_s;	/* a running session is ended after it; 0: no limit */
+	bool continuous;	     /* host-wide capture into rotating files */
+	uint64_t continuous_freq_hz; /* default 19: prime, so it does not beat with timers */
+	char directory[PATH_MAX];    /* where continuous files go */
+	uint64_t max_file_size;	     /* bytes; rotate when a file reaches it */
+	uint64_t max_file_age_s;     /* rotate when a file is this old */
+	uint64_t max_total_size;     /* bytes; delete the oldest files beyond it */
+	uint32_t buffer_size;	     /* per-CPU ring of continuous captures */
+	uint32_t max_frames;	     /* of continuous captures */
+	uint32_t max_clients;	     /* connections at once */
+
+	/*
+	 * Fairness. Root's connections count against neither limit. A
+	 * connection must send a whole message within handshake_timeout_s of
+	 * connecting or of starting one; without a running session it may be
+	 * silent for idle_timeout_s (0: forever). A session whose client reads
+	 * nothing for client_read_timeout_s is stopped; one running for
+	 * max_session_length_s (0: no limit) is ended.
+	 */
+	uint32_t max_clients_per_uid;
+	uint64_t handshake_timeout_s;
+	uint64_t idle_timeout_s;
+	uint64_t client_read_timeout_s;
+	uint64_t max_session_length_s;
 };
 
 /* The built-in defaults. */
