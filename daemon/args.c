@@ -13,17 +13,17 @@ const char args_record_usage[] =
 	"usage: fxsampler record [-p PID[,PID..]] [-a] [-F HZ | --period DUR] [-d DUR]\n"
 	"                        [-o FILE] [--buffer-size SIZE] [--max-frames N] [-z]\n"
 	"                        [--no-inherit] [-q] [-v] [--daemon] [--socket PATH]\n"
-	"                        [-- CMD ARGS..]\n"
+	"                        [--exit-status] [-- CMD ARGS..]\n"
 	"\n"
 	"Sample user stacks by walking frame pointers in eBPF and write a Fuchsia\n"
 	"Trace Format file.\n"
 	"\n"
 	"  -p, --pid PID[,PID..]  sample these processes (and their children)\n"
 	"  -a, --all              sample the whole host (the default without -p or CMD)\n"
-	"  -F, --freq HZ          samples per second per CPU (default 999, at most 100000)\n"
+	"  -F, --freq HZ          samples per second per CPU (default 999, at most 50000)\n"
 	"      --period DUR       time between samples instead, e.g. 1ms, 250us\n"
 	"  -d, --duration DUR     stop after DUR (e.g. 10s, 500ms, 2m)\n"
-	"  -o, --output FILE      where to write (default fxsampler.fxt)\n"
+	"  -o, --output FILE      where to write (default fxsampler.fxt; - for stdout)\n"
 	"      --buffer-size SIZE ring buffer per CPU, a power of two >= 4K (default 2M)\n"
 	"      --max-frames N     deepest stack to walk, 1..255 (default 64)\n"
 	"  -z, --compress         gzip the output (dump and report read it as is)\n"
@@ -33,6 +33,8 @@ const char args_record_usage[] =
 	"      --daemon           capture through fxsamplerd even when root\n"
 	"      --socket PATH      fxsamplerd's socket (default $FXSAMPLER_SOCKET or\n"
 	"                         /run/fxsampler/control.sock)\n"
+	"      --exit-status      exit with CMD's status (128+N if killed by signal N)\n"
+	"                         once the capture is written, as time(1) does\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
@@ -42,7 +44,8 @@ const char args_record_usage[] =
 	"\n"
 	"With -- CMD, the command starts once sampling runs and the capture ends when\n"
 	"it exits. Ctrl-C or SIGTERM end a capture with a complete file.\n"
-	"Exit status: 0 success, 1 runtime failure, 2 usage error.\n";
+	"Exit status: 0 success, 1 runtime failure, 2 usage error; with --exit-status,\n"
+	"CMD's once the capture succeeded.\n";
 
 enum {
 	OPT_PERIOD = 256,
@@ -53,6 +56,7 @@ enum {
 	OPT_SOCKET,
 	OPT_WALKER,
 	OPT_ALLOW_UNSAFE_KERNEL,
+	OPT_EXIT_STATUS,
 };
 
 static const struct option record_options[] = {
@@ -72,6 +76,7 @@ static const struct option record_options[] = {
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
+	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -228,7 +233,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 					    optarg);
 			if (v < SAMPLER_MIN_PERIOD_NS)
 				return fail(err, err_size,
-					    "period '%s' is below the minimum of 10us", optarg);
+					    "period '%s' is below the minimum of 20us", optarg);
 			a.capture.period_ns = v;
 			period_set = true;
 			break;
@@ -280,6 +285,9 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		case OPT_ALLOW_UNSAFE_KERNEL:
 			a.allow_unsafe_kernel = true;
 			break;
+		case OPT_EXIT_STATUS:
+			a.exit_status = true;
+			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))
 				return fail(err, err_size, "invalid --walker '%s': fast or simple",
@@ -316,6 +324,8 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		a.capture.freq_hz = ARGS_DEFAULT_FREQ;
 	if (a.capture.nr_pids && a.cmd)
 		return fail(err, err_size, "-p and -- CMD exclude each other");
+	if (a.exit_status && !a.cmd)
+		return fail(err, err_size, "--exit-status passes on the status of a -- CMD");
 	if (a.all && (a.capture.nr_pids || a.cmd))
 		return fail(err, err_size, "-a samples the whole host: it excludes -p and -- CMD");
 	if (!a.capture.nr_pids && !a.cmd)

@@ -34,6 +34,7 @@ struct record_args {
 	bool use_daemon;	  /* --daemon: go through fxsamplerd even as root */
 	const char *socket;	  /* --socket PATH */
 	bool allow_unsafe_kernel; /* load BPF on a kernel the guard refuses */
+	bool exit_status;	  /* --exit-status: exit as CMD did, as time(1) does */
 };
 
 /*

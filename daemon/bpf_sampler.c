@@ -32,7 +32,19 @@ struct bpf_sampler {
 	uint64_t *last_fired_ns; /* when last_fired last moved */
 	uint32_t session;	 /* the cookie of the armed session */
 	bool armed;		 /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until;	 /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;	 /* records in this drain */
+	bool over_budget;	 /* the drain stopped at drain_until */
 };
+
+/*
+ * How long one drain may run while the CPUs keep writing: rings refilled as
+ * fast as they are read would keep us from the loop (its signals, the end of
+ * the command) forever. What is left waits for the next drain, or is dropped
+ * and counted when a ring fills.
+ */
+#define DRAIN_BUDGET_NS	  50000000ULL
+#define DRAIN_CLOCK_EVERY 64
 
 static uint64_t mono_ns(void)
 {
@@ -45,10 +57,19 @@ static uint64_t mono_ns(void)
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_sampler *b = ctx;
+	int err = 0;
 
-	if (size < sizeof(struct fxs_sample))
-		return 0;
-	return b->opts.on_sample(b->opts.ctx, data, size);
+	if (size >= sizeof(struct fxs_sample))
+		err = b->opts.on_sample(b->opts.ctx, data, size);
+	if (err)
+		return err;
+	/* libbpf has consumed this record already when we stop here */
+	if (b->drain_until && ++b->drained % DRAIN_CLOCK_EVERY == 0 &&
+	    mono_ns() >= b->drain_until) {
+		b->over_budget = true;
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
@@ -350,8 +371,17 @@ static int bpf_disarm(void *ctx)
 static int bpf_drain(void *ctx)
 {
 	struct bpf_sampler *b = ctx;
+	int n;
 
-	return b->rb ? ring_buffer__consume(b->rb) : 0;
+	if (!b->rb)
+		return 0;
+	/* after disarm nothing refills the rings: the last drain takes everything */
+	b->drain_until = b->armed ? mono_ns() + DRAIN_BUDGET_NS : 0;
+	b->drained = 0;
+	b->over_budget = false;
+	n = ring_buffer__consume(b->rb);
+	b->drain_until = 0;
+	return b->over_budget ? (int)b->drained : n;
 }
 
 static void bpf_sleep(void *ctx, uint64_t ns)
@@ -419,7 +449,13 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 	if (!b->rb)
 		return -EBADFD;
 	/* Rings wake us only past their fill mark; otherwise this is the drain timer. */
+	b->drain_until =
+		b->armed ? mono_ns() + (uint64_t)timeout_ms * 1000000ULL + DRAIN_BUDGET_NS : 0;
+	b->over_budget = false;
 	n = ring_buffer__poll(b->rb, timeout_ms);
+	b->drain_until = 0;
+	if (b->over_budget)
+		return 0;
 	return n < 0 ? n : 0;
 }
 

@@ -343,6 +343,8 @@ static int run(struct cl *cl, volatile sig_atomic_t *stop_flag, uint64_t duratio
 			return 0;
 		if (duration_ns && now_ns() - cl->t0 >= duration_ns)
 			return 0;
+		if (cl->hooks && cl->hooks->done && cl->hooks->done(cl->hooks->ctx))
+			return 0;
 		if (cl->hooks && cl->hooks->progress && !cl->status_pending &&
 		    now_ns() >= next_progress) {
 			err = send_request(cl, FXS_MSG_STATUS);
@@ -422,11 +424,23 @@ int client_record(const char *socket_path, const struct capture_opts *opts, int 
 	if (err)
 		goto out;
 	if (cl->ended) {
-		/* the daemon stopped the capture on its own, as it exits: no more requests */
+		/* the daemon stopped the capture on its own (it exits, or a limit): no more
+		 * requests */
 		res.shutdown = cl->end_reason == FXS_END_SHUTDOWN;
+		res.ended_by_daemon = true;
+		res.end_reason = cl->end_reason;
 		res.stats = cl->last;
 	} else {
 		err = request(cl, FXS_MSG_STOP);
+		if (err && cl->ended && cl->end_reason != FXS_END_STOPPED) {
+			/* the daemon ended it first: the stream is complete all the same */
+			res.shutdown = cl->end_reason == FXS_END_SHUTDOWN;
+			res.ended_by_daemon = true;
+			res.end_reason = cl->end_reason;
+			res.stats = cl->last;
+			err = 0;
+			goto done;
+		}
 		if (err)
 			goto out;
 		if (!cl->ended) {
@@ -444,6 +458,7 @@ int client_record(const char *socket_path, const struct capture_opts *opts, int 
 		if (err)
 			goto out;
 	}
+done:
 	res.bytes_written = cl->written;
 	*ret = res;
 out:
@@ -491,6 +506,12 @@ void client_print_status(FILE *out, const char *socket_path, const struct fxs_ms
 	fprintf(out, "daemon:     fxsamplerd at %s\n", socket_path);
 	if (st->session == FXS_SESSION_NONE) {
 		fprintf(out, "state:      idle (no session)\n");
+		return;
+	}
+	if (st->flags & FXS_STATUS_OTHERS) {
+		fprintf(out, "state:      busy, held by uid %u%s\n", st->holder_uid,
+			(st->flags & FXS_STATUS_CONTINUOUS) ? " (fxsamplerd's continuous capture)"
+							    : "");
 		return;
 	}
 	fprintf(out, "state:      %s\n", protocol_session_name(st->session));

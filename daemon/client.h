@@ -25,6 +25,8 @@ struct client_result {
 	struct capture_stats stats; /* the daemon's totals at the end of the session */
 	uint64_t bytes_written;	    /* FXT bytes written to out_fd */
 	bool shutdown; /* the daemon ended the capture (it is stopping); the file is complete */
+	bool ended_by_daemon; /* the daemon ended it (end_reason says why): no STATUS asked */
+	uint32_t end_reason;  /* FXS_END_*, when ended_by_daemon */
 };
 
 /* Optional callbacks of client_record(); any may be NULL. */
@@ -35,6 +37,8 @@ struct client_hooks {
 	void (*progress)(void *ctx, const struct capture_stats *stats, uint64_t elapsed_ns);
 	/* A NOTICE from the daemon, e.g. that a target left the client's reach. */
 	void (*notice)(void *ctx, const char *text);
+	/* About ten times a second while running: true ends the capture (targets gone). */
+	bool (*done)(void *ctx);
 	void *ctx;
 };
 

@@ -25,6 +25,12 @@ void daemon_config_defaults(struct daemon_config *ret)
 		.buffer_size = 256 * 1024,
 		.max_frames = 64,
 		.max_clients = 16,
+		/* below max_clients: one user's idle connections cannot lock the others out */
+		.max_clients_per_uid = 4,
+		.handshake_timeout_s = 5,
+		.idle_timeout_s = 60,
+		.client_read_timeout_s = 30,
+		.max_session_length_s = 0,
 	};
 }
 
@@ -142,10 +148,10 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 	}
 	if (!strcmp(key, "continuous_frequency")) {
 		err = parse_count(val, &v);
-		/* the same ceiling as perf's default perf_event_max_sample_rate */
-		if (err || !v || v > 100000) {
+		/* the sampler's ceiling (lifecycle.h) */
+		if (err || !v || v > 50000) {
 			snprintf(msg, msg_len,
-				 "continuous_frequency: '%s' is not a rate in 1..100000 Hz", val);
+				 "continuous_frequency: '%s' is not a rate in 1..50000 Hz", val);
 			return -EINVAL;
 		}
 		c->continuous_freq_hz = v;
@@ -200,6 +206,37 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 			return -EINVAL;
 		}
 		c->max_clients = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "max_clients_per_uid")) {
+		err = parse_count(val, &v);
+		if (err || !v || v > 1024) {
+			snprintf(msg, msg_len, "max_clients_per_uid: '%s' is not in 1..1024", val);
+			return -EINVAL;
+		}
+		c->max_clients_per_uid = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "handshake_timeout") || !strcmp(key, "idle_timeout") ||
+	    !strcmp(key, "client_read_timeout") || !strcmp(key, "max_session_length")) {
+		bool may_be_off =
+			!strcmp(key, "max_session_length") || !strcmp(key, "idle_timeout");
+
+		err = daemon_parse_duration_s(val, &v);
+		/* a day is plenty for a handshake, a month for a session */
+		if (err || (!v && !may_be_off) || v > 30 * 86400ULL) {
+			snprintf(msg, msg_len, "%s: '%s' is not a duration like 30s or 5m%s", key,
+				 val, may_be_off ? " (0: none)" : "");
+			return -EINVAL;
+		}
+		if (!strcmp(key, "handshake_timeout"))
+			c->handshake_timeout_s = v;
+		else if (!strcmp(key, "idle_timeout"))
+			c->idle_timeout_s = v;
+		else if (!strcmp(key, "client_read_timeout"))
+			c->client_read_timeout_s = v;
+		else
+			c->max_session_length_s = v;
 		return 0;
 	}
 	snprintf(msg, msg_len, "unknown key '%s'", key);

@@ -29,6 +29,20 @@ struct daemon_config {
 	uint32_t buffer_size;	     /* per-CPU ring of continuous captures */
 	uint32_t max_frames;	     /* of continuous captures */
 	uint32_t max_clients;	     /* connections at once */
+
+	/*
+	 * Fairness. Root's connections count against neither limit. A
+	 * connection must send a whole message within handshake_timeout_s of
+	 * connecting or of starting one; without a running session it may be
+	 * silent for idle_timeout_s (0: forever). A session whose client reads
+	 * nothing for client_read_timeout_s is stopped; one running for
+	 * max_session_length_s (0: no limit) is ended.
+	 */
+	uint32_t max_clients_per_uid;
+	uint64_t handshake_timeout_s;
+	uint64_t idle_timeout_s;
+	uint64_t client_read_timeout_s;
+	uint64_t max_session_length_s;
 };
 
 /* The built-in defaults. */

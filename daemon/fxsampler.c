@@ -30,6 +30,7 @@
 #include "fxt_reader.h"
 #include "guard.h"
 #include "hostlock.h"
+#include "idset.h"
 #include "kfeatures.h"
 #include "procinfo.h"
 #include "report.h"
@@ -90,38 +91,149 @@ static bool can_load_bpf(void)
 	       (data[perfmon / 32].effective & (1U << (perfmon % 32)));
 }
 
-/* --- output file: a temporary name, renamed when complete --- */
+/*
+ * --- output file ---
+ * A regular file is written under a temporary name beside it (".NAME.XXXXXX"),
+ * synced and renamed when complete; it is created 0666 & ~umask, or with the
+ * mode and owner of the file it replaces. A symlink is followed: its target is
+ * replaced, the link stays. A character device or a FIFO (/dev/null, a pipe)
+ * is written through, never replaced. "-" is stdout, unless a terminal.
+ */
 
 struct out_file {
-	char final[PATH_MAX];
+	char final[PATH_MAX]; /* what the file is renamed to: a symlink's target */
 	char tmp[PATH_MAX];
+	const char *name; /* as the user gave it, for messages */
 	int fd;
 	gzFile gz;
 	uint64_t bytes;
+	int err;     /* the first write error: setup errors name the output */
+	bool direct; /* a device, a FIFO or stdout: written through, nothing renamed */
+	bool is_stdout;
 };
 
-static int out_open(struct out_file *o, const char *path, bool compress)
+static mode_t current_umask(void)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
+	mode_t m = umask(0);
 
-	if (strlen(path) >= sizeof(o->final) - 16)
-		return -ENAMETOOLONG;
-	strcpy(o->final, path);
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) ? (int)(slash - path) : 1,
-			 path);
-	else
-		strcpy(dir, ".");
-	snprintf(o->tmp, sizeof(o->tmp), "%s/.fxsampler-XXXXXX", dir);
+	umask(m);
+	return m;
+}
+
+__attribute__((format(printf, 3, 4))) static int out_fail(char *msg, size_t len, const char *fmt,
+							  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A device or a FIFO: written through. A FIFO without a reader fails at once. */
+static int open_direct(struct out_file *o, const char *path, const struct stat *st, char *msg,
+		       size_t len)
+{
+	int fd, flags;
+
+	if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
+		return out_fail(msg, len,
+				"cannot write '%s': not a regular file, a character "
+				"device or a FIFO",
+				path);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return out_fail(msg, len, "cannot write '%s': %s", path,
+				errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
+		close(fd);
+		return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (isatty(fd)) {
+		close(fd);
+		return out_fail(msg, len, "refusing to write a capture to the terminal '%s'", path);
+	}
+	o->fd = fd;
+	o->direct = true;
+	return 0;
+}
+
+/* The temporary file beside final, named after it, with the mode it will keep. */
+static int open_temp(struct out_file *o, const struct stat *old, char *msg, size_t len)
+{
+	const char *slash = strrchr(o->final, '/');
+	int dirlen = slash ? (int)(slash - o->final) + 1 : 0;
+
+	/* ".NAME.XXXXXX" beside it; a long name is cut so that this one stays valid */
+	snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.200s.XXXXXX", dirlen, o->final, o->final + dirlen);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0)
-		return -errno;
-	fchmod(o->fd, 0644);
+		return out_fail(msg, len, "cannot write '%s': %s", o->name, strerror(errno));
+	if (old) {
+		/* Replacing a profile keeps who may read it. */
+		if (fchown(o->fd, old->st_uid, old->st_gid)) {
+			/* not ours to give away: the mode still applies */
+		}
+		/* the permission bits only: a profile is never set-id */
+		fchmod(o->fd, old->st_mode & 0777);
+	} else {
+		fchmod(o->fd, 0666 & ~current_umask());
+	}
+	return 0;
+}
+
+static int out_open(struct out_file *o, const char *path, bool compress, char *msg, size_t len)
+{
+	struct stat st, lst;
+	int err;
+
+	o->name = path;
+	o->fd = -1;
 	o->gz = NULL;
+	o->tmp[0] = '\0';
+	if (!strcmp(path, "-")) {
+		if (isatty(STDOUT_FILENO))
+			return out_fail(msg, len,
+					"refusing to write a capture to a terminal "
+					"(-o - is for a pipe or a file)");
+		o->fd = STDOUT_FILENO;
+		o->direct = o->is_stdout = true;
+	} else {
+		if (strlen(path) >= sizeof(o->final) - 16)
+			return out_fail(msg, len, "cannot write '%s': %s", path,
+					strerror(ENAMETOOLONG));
+		strcpy(o->final, path);
+		if (!stat(path, &st)) {
+			if (S_ISDIR(st.st_mode))
+				return out_fail(msg, len, "cannot write '%s': %s", path,
+						strerror(EISDIR));
+			if (!S_ISREG(st.st_mode))
+				err = open_direct(o, path, &st, msg, len);
+			else if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
+				char *real = realpath(path, NULL);
+
+				/* the link stays a link: its target is what is replaced */
+				if (!real || strlen(real) >= sizeof(o->final) - 16) {
+					free(real);
+					return out_fail(msg, len, "cannot resolve '%s': %s", path,
+							strerror(real ? ENAMETOOLONG : errno));
+				}
+				strcpy(o->final, real);
+				free(real);
+				err = open_temp(o, &st, msg, len);
+			} else {
+				err = open_temp(o, &st, msg, len);
+			}
+		} else if (errno == ENOENT) {
+			err = open_temp(o, NULL, msg, len);
+		} else {
+			return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
+		}
+		if (err)
+			return err;
+	}
 	if (compress) {
 		int fd2 = dup(o->fd);
 
@@ -129,9 +241,12 @@ static int out_open(struct out_file *o, const char *path, bool compress)
 		if (!o->gz) {
 			if (fd2 >= 0)
 				close(fd2);
-			unlink(o->tmp);
-			close(o->fd);
-			return -ENOMEM;
+			if (!o->direct)
+				unlink(o->tmp);
+			if (!o->is_stdout)
+				close(o->fd);
+			o->fd = -1;
+			return out_fail(msg, len, "cannot compress: %s", strerror(ENOMEM));
 		}
 	}
 	return 0;
@@ -147,7 +262,8 @@ static int out_sink(void *ctx, const void *data, size_t len)
 			int zerr;
 
 			gzerror(o->gz, &zerr);
-			return zerr == Z_ERRNO && errno ? -errno : -EIO;
+			o->err = zerr == Z_ERRNO && errno ? -errno : -EIO;
+			return o->err;
 		}
 		o->bytes += len;
 		return 0;
@@ -158,7 +274,8 @@ static int out_sink(void *ctx, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			o->err = -errno;
+			return o->err;
 		}
 		p += n;
 		len -= n;
@@ -167,14 +284,41 @@ static int out_sink(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
+/* Sync the directory too, so that the rename survives a crash. */
+static void sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
 static int out_commit(struct out_file *o)
 {
+	int err = 0;
+
 	if (o->gz) {
 		int zerr = gzclose(o->gz);
 
 		o->gz = NULL;
 		if (zerr != Z_OK)
 			return errno ? -errno : -EIO;
+	}
+	if (o->direct) {
+		/* a device or a pipe may not sync: that is no failure */
+		if (fsync(o->fd) && errno != EINVAL && errno != EROFS)
+			err = -errno;
+		if (!o->is_stdout && close(o->fd) && !err)
+			err = -errno;
+		o->fd = -1;
+		return err;
 	}
 	if (fsync(o->fd) || close(o->fd)) {
 		o->fd = -1;
@@ -183,6 +327,8 @@ static int out_commit(struct out_file *o)
 	o->fd = -1;
 	if (rename(o->tmp, o->final))
 		return -errno;
+	o->tmp[0] = '\0';
+	sync_dir_of(o->final);
 	return 0;
 }
 
@@ -191,18 +337,27 @@ static void out_discard(struct out_file *o)
 	if (o->gz)
 		gzclose(o->gz);
 	o->gz = NULL;
-	if (o->fd >= 0)
+	if (o->fd >= 0 && !o->is_stdout)
 		close(o->fd);
 	o->fd = -1;
-	unlink(o->tmp);
+	if (!o->direct && o->tmp[0])
+		unlink(o->tmp);
+	o->tmp[0] = '\0';
+}
+
+/* How the summary names the output. */
+static const char *out_name(const struct out_file *o)
+{
+	return o->is_stdout ? "standard output" : o->name;
 }
 
 /* --- the command to profile: forked first, held until sampling runs --- */
 
 struct child {
 	pid_t pid;
-	int go_fd;  /* write one byte: exec */
+	int go_fd;  /* write one byte: exec; -1 once released */
 	int err_fd; /* the exec's errno, or EOF when it succeeded */
+	bool released;
 };
 
 /* Resolve like execvp, so a command that cannot run fails before any BPF is loaded. */
@@ -228,6 +383,7 @@ static int find_command(const char *cmd)
 
 static int child_spawn(char **cmd, struct child *ret)
 {
+	sigset_t all, old;
 	int go[2], err[2];
 	pid_t pid;
 
@@ -238,10 +394,18 @@ static int child_spawn(char **cmd, struct child *ret)
 		close(go[1]);
 		return -errno;
 	}
+	/*
+	 * No signal reaches the child before it has its own dispositions: one
+	 * caught by our handler in the child would be lost, and the child would
+	 * wait for a release that never comes.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	pid = fork();
 	if (pid < 0) {
 		int e = -errno;
 
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(go[0]);
 		close(go[1]);
 		close(err[0]);
@@ -254,11 +418,15 @@ static int child_spawn(char **cmd, struct child *ret)
 
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		/* The command lives as long as its capture, even if record is killed. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(go[1]);
 		close(err[0]);
-		/* EOF without the byte: the parent gave up, so do not run. */
+		/* EOF without the byte: the parent gave up (or died), so do not run. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(cmd[0], cmd);
@@ -267,11 +435,13 @@ static int child_spawn(char **cmd, struct child *ret)
 			_exit(127);
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(go[0]);
 	close(err[1]);
 	ret->pid = pid;
 	ret->go_fd = go[1];
 	ret->err_fd = err[0];
+	ret->released = false;
 	return 0;
 }
 
@@ -290,28 +460,92 @@ static int child_release(struct child *c)
 	while (n < 0 && errno == EINTR);
 	close(c->err_fd);
 	c->err_fd = -1;
+	c->released = n != sizeof(e);
 	return n == sizeof(e) ? -e : 0;
 }
 
-static void child_abort(struct child *c)
+/*
+ * End the child: one still held sees its pipe close and exits (SIGKILL
+ * besides, in case it is anywhere else); a running command gets sig (0:
+ * none, it is waited for). Its wait status in *ret_status.
+ */
+static void child_end(struct child *c, int sig, int *ret_status)
 {
+	int st = 0;
+
 	if (c->go_fd >= 0)
 		close(c->go_fd);
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = c->err_fd = -1;
-	if (c->pid > 0)
-		waitpid(c->pid, NULL, 0);
+	if (c->pid > 0) {
+		if (!c->released)
+			sig = SIGKILL;
+		if (sig)
+			kill(c->pid, sig);
+		while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (ret_status)
+			*ret_status = st;
+	}
 	c->pid = 0;
+}
+
+static void child_abort(struct child *c)
+{
+	child_end(c, SIGKILL, NULL);
+}
+
+/*
+ * The command is the user's: when the capture ends without it (the daemon
+ * went away), it runs on and we wait for it, passing on a signal we get.
+ */
+static void child_wait(struct child *c, int *ret_status)
+{
+	int st = 0, forwarded = 0;
+
+	stop_signal = 0;
+	while (c->pid > 0) {
+		pid_t w = waitpid(c->pid, &st, WNOHANG);
+		struct timespec ts = {.tv_nsec = 20000000};
+
+		if (w == c->pid || (w < 0 && errno != EINTR)) {
+			c->pid = 0;
+			break;
+		}
+		if (stop_signal && !forwarded) {
+			kill(c->pid, stop_signal);
+			forwarded = stop_signal;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (ret_status)
+		*ret_status = st;
+}
+
+/* The exit status of record: CMD's with --exit-status, as time(1) gives it. */
+static int command_exit(const struct record_args *a, int status)
+{
+	if (!a->exit_status)
+		return EXIT_SUCCESS;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_FAILURE;
 }
 
 /* --- record --- */
 
+/* A target counts while it can still run: a zombie has no stack left to sample. */
 static bool any_target_alive(const struct capture_opts *o)
 {
-	for (unsigned i = 0; i < o->nr_pids; i++)
-		if (!kill(o->pids[i], 0) || errno != ESRCH)
+	for (unsigned i = 0; i < o->nr_pids; i++) {
+		int kind = procinfo_kind((pid_t)o->pids[i]);
+
+		if (kind == PROCINFO_USER || (kind < 0 && kind != -ESRCH))
 			return true;
+	}
 	return false;
 }
 
@@ -443,17 +677,73 @@ static void on_child_exit(int sig)
 	stop_requested = 1;
 }
 
+/*
+ * The summary from the counters in the stream itself, read back from the
+ * file: what the file holds, whoever ended the capture. 0, or -ENODATA when
+ * the file has no totals (or cannot be read again: a device, a pipe).
+ */
+static int stream_stats(const char *path, struct capture_stats *ret)
+{
+	struct idset procs = {0}, threads = {0};
+	struct fxt_record rec;
+	struct fxt_reader *r;
+	bool totals = false;
+	int n;
+
+	memset(ret, 0, sizeof(*ret));
+	r = fxt_reader__open(path);
+	if (!r)
+		return -ENODATA;
+	while ((n = fxt_reader_next(r, &rec)) > 0) {
+		if (rec.type == FXT_RT_KOBJ)
+			idset_add(rec.subtype == FXT_OBJ_THREAD ? &threads : &procs, rec.koid);
+		if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_COUNTER || !rec.name)
+			continue;
+		if (!strncmp(rec.name, "cpu", 3)) {
+			ret->nr_cpus++;
+			continue;
+		}
+		if (strcmp(rec.name, "samples"))
+			continue;
+		totals = true;
+		for (unsigned i = 0; i < rec.nr_args; i++)
+			for (unsigned k = 0; k < FXS_CNT_NR; k++)
+				if (rec.args[i].name &&
+				    !strcmp(rec.args[i].name, capture_counter_name(k)))
+					ret->counters.v[k] = rec.args[i].u;
+	}
+	fxt_reader__free(r);
+	ret->processes = procs.len;
+	ret->threads = threads.len;
+	idset_free(&procs);
+	idset_free(&threads);
+	return totals ? 0 : -ENODATA;
+}
+
+struct daemon_ctx {
+	struct child *child;
+	const struct capture_opts *opts;
+	bool follow_pids; /* -p: the capture ends when every target has */
+};
+
 static int daemon_started(void *ctx)
 {
-	struct child *c = ctx;
+	struct daemon_ctx *d = ctx;
 	int err;
 
-	if (c->pid <= 0)
+	if (d->child->pid <= 0)
 		return 0;
-	err = child_release(c);
+	err = child_release(d->child);
 	if (err)
 		say("cannot execute command: %s", strerror(-err));
 	return err;
+}
+
+static bool daemon_done(void *ctx)
+{
+	struct daemon_ctx *d = ctx;
+
+	return d->follow_pids && !any_target_alive(d->opts);
 }
 
 static void daemon_progress(void *ctx, const struct capture_stats *st, uint64_t elapsed_ns)
@@ -474,6 +764,20 @@ static void daemon_notice(void *ctx, const char *text)
 	say("%s", text);
 }
 
+static const char *end_reason_text(uint32_t reason)
+{
+	switch (reason) {
+	case FXS_END_SHUTDOWN:
+		return "it is shutting down";
+	case FXS_END_LIMIT:
+		return "the session reached its max_session_length";
+	case FXS_END_STALLED:
+		return "this client read nothing for its client_read_timeout";
+	default:
+		return "no reason given";
+	}
+}
+
 /*
  * Without the privileges to load BPF (or with --daemon), fxsamplerd captures
  * for us and streams the FXT bytes back; we write the file, never the daemon.
@@ -482,15 +786,18 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 {
 	struct child child = {.pid = 0, .go_fd = -1, .err_fd = -1};
 	bool status_line = !a->quiet && isatty(STDERR_FILENO);
+	struct daemon_ctx ctx = {&child, &a->capture, a->capture.nr_pids > 0};
 	struct client_hooks hooks = {
 		.started = daemon_started,
 		.progress = status_line ? daemon_progress : NULL,
 		.notice = daemon_notice,
-		.ctx = &child,
+		.done = daemon_done,
+		.ctx = &ctx,
 	};
 	struct sigaction sa = {.sa_handler = on_child_exit, .sa_flags = SA_RESTART};
 	struct client_result res = {0};
-	char msg[512] = "";
+	struct capture_stats st;
+	char msg[1024] = "";
 	int err, child_status = 0;
 
 	if (a->compress) {
@@ -516,13 +823,6 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 			    &hooks, &res, msg, sizeof(msg));
 	if (status_line)
 		fputs("\r\033[K", stderr);
-	if (child.pid > 0) {
-		if (waitpid(child.pid, &child_status, WNOHANG) == 0) {
-			kill(child.pid, SIGTERM);
-			waitpid(child.pid, &child_status, 0);
-		}
-		child_abort(&child);
-	}
 	if (err) {
 		if (!a->use_daemon && strstr(msg, "cannot connect"))
 			say("record needs root, or CAP_BPF and CAP_PERFMON, or a running "
@@ -531,22 +831,52 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		else
 			say("%s", msg[0] ? msg : strerror(-err));
 		out_discard(out);
-		return err == -ESRCH || err == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+		if (child.released) {
+			/* the daemon went away mid-capture: the command is the user's, not ours */
+			say("'%s' runs on; waiting for it to exit", a->cmd[0]);
+			child_wait(&child, NULL);
+		} else {
+			child_abort(&child);
+		}
+		return EXIT_FAILURE;
+	}
+	if (child.released && !res.ended_by_daemon) {
+		/* the capture ended first (-d or a signal): the command ends with it */
+		if (waitpid(child.pid, &child_status, WNOHANG) == child.pid)
+			child.pid = 0;
+		else
+			child_end(&child, SIGTERM, &child_status);
 	}
 	out->bytes = res.bytes_written;
 	err = out_commit(out);
 	if (err) {
 		say("cannot complete '%s': %s", a->output, strerror(-err));
 		out_discard(out);
+		if (child.released)
+			child_wait(&child, NULL);
 		return EXIT_FAILURE;
 	}
-	print_summary(&res.stats, a->output, out->bytes);
-	if (res.shutdown)
-		say("fxsamplerd stopped the capture early (it is shutting down); the file is "
-		    "complete");
+	/* the counters the stream ends with; the daemon's when it cannot be read back */
+	if (!out->direct && !stream_stats(out->final, &st))
+		print_summary(&st, out_name(out), out->bytes);
+	else if (!res.ended_by_daemon)
+		print_summary(&res.stats, out_name(out), out->bytes);
+	else
+		/* no totals were asked for, and the stream went where we cannot reread it */
+		say("wrote %s: %llu bytes; the counters are at the end of the stream",
+		    out_name(out), (unsigned long long)out->bytes);
+	if (res.ended_by_daemon)
+		say("fxsamplerd ended the capture early (%s); the file is complete",
+		    end_reason_text(res.end_reason));
 	if (stop_signal)
 		say("stopped by %s", strsignal(stop_signal));
-	return EXIT_SUCCESS;
+	if (child.released && child.pid > 0) {
+		say("'%s' runs on; waiting for it to exit", a->cmd[0]);
+		child_wait(&child, &child_status);
+	}
+	if (a->cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		say("'%s' exited with status %d", a->cmd[0], WEXITSTATUS(child_status));
+	return a->cmd ? command_exit(a, child_status) : EXIT_SUCCESS;
 }
 
 static int cmd_record(int argc, char **argv)
@@ -557,7 +887,7 @@ static int cmd_record(int argc, char **argv)
 	struct capture *cap = NULL;
 	struct capture_stats st;
 	int child_status = 0;
-	char msg[256];
+	char msg[1024];
 	pid_t holder = 0;
 	int r, err;
 
@@ -578,10 +908,23 @@ static int cmd_record(int argc, char **argv)
 	verbose = a.verbose;
 	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
 		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
+		int kind = tgid < 0 ? tgid : procinfo_kind(tgid);
 
-		if (tgid < 0) {
+		/* the state of the host, not the command line: runtime failures */
+		if (kind == -ESRCH) {
 			say("pid %u: no such process", a.capture.pids[i]);
-			return EXIT_USAGE;
+			return EXIT_FAILURE;
+		}
+		if (kind == PROCINFO_ZOMBIE) {
+			say("pid %u has exited (a zombie its parent has not reaped): nothing to "
+			    "sample",
+			    a.capture.pids[i]);
+			return EXIT_FAILURE;
+		}
+		if (kind == PROCINFO_KTHREAD) {
+			say("pid %u is a kernel thread: fxsampler samples user stacks only",
+			    a.capture.pids[i]);
+			return EXIT_FAILURE;
 		}
 		/* A thread id names its process: the filter works on thread groups. */
 		a.capture.pids[i] = tgid;
@@ -590,13 +933,12 @@ static int cmd_record(int argc, char **argv)
 		err = find_command(a.cmd[0]);
 		if (err) {
 			say("cannot execute '%s': %s", a.cmd[0], strerror(-err));
-			return EXIT_USAGE;
+			return EXIT_FAILURE;
 		}
 	}
-	err = out_open(&out, a.output, a.compress);
-	if (err) {
-		say("cannot write '%s': %s", a.output, strerror(-err));
-		return EXIT_USAGE;
+	if (out_open(&out, a.output, a.compress, msg, sizeof(msg))) {
+		say("%s", msg);
+		return EXIT_FAILURE;
 	}
 	if (a.use_daemon || !can_load_bpf())
 		return record_via_daemon(&a, &out);
@@ -625,12 +967,22 @@ static int cmd_record(int argc, char **argv)
 	}
 	err = capture__new(&a.capture, out_sink, &out, &cap, &holder);
 	if (err == -EBUSY) {
-		say("busy: the host's sampler is held by pid %d (%s)", (int)holder,
-		    holder ? "fxsamplerd or another fxsampler record" : "unknown");
+		if (holder > 0)
+			say("busy: the host's sampler is held by pid %d (fxsamplerd or another "
+			    "fxsampler record)",
+			    (int)holder);
+		else
+			say("busy: the host's sampler is held by another process (its pid is not "
+			    "known)");
 		goto fail;
 	}
 	if (err == -ESRCH) {
 		say("a target process exited before sampling began");
+		goto fail;
+	}
+	if (err && out.err) {
+		/* the prologue went to the output at setup: a full disk is the output's */
+		say("cannot write '%s': %s", a.output, strerror(-out.err));
 		goto fail;
 	}
 	if (err) {
@@ -649,7 +1001,7 @@ static int cmd_record(int argc, char **argv)
 			child_abort(&child);
 			capture__free(cap);
 			out_discard(&out);
-			return EXIT_USAGE;
+			return EXIT_FAILURE;
 		}
 	}
 	err = record_loop(cap, &a, &child, !a.quiet && isatty(STDERR_FILENO), &child_status);
@@ -671,22 +1023,17 @@ static int cmd_record(int argc, char **argv)
 		out_discard(&out);
 		goto fail;
 	}
-	if (child.pid > 0) {
+	if (child.pid > 0)
 		/* The capture ended first (-d or a signal): the command ends with it. */
-		kill(child.pid, SIGTERM);
-		waitpid(child.pid, &child_status, 0);
-	}
-	print_summary(&st, a.output, out.bytes);
+		child_end(&child, SIGTERM, &child_status);
+	print_summary(&st, out_name(&out), out.bytes);
 	if (stop_signal)
 		say("stopped by %s", strsignal(stop_signal));
-	if (WIFEXITED(child_status) && WEXITSTATUS(child_status))
+	if (a.cmd && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		say("'%s' exited with status %d", a.cmd[0], WEXITSTATUS(child_status));
-	return EXIT_SUCCESS;
+	return a.cmd ? command_exit(&a, child_status) : EXIT_SUCCESS;
 fail:
-	if (child.pid > 0) {
-		kill(child.pid, SIGKILL);
-		child_abort(&child);
-	}
+	child_abort(&child);
 	capture__free(cap);
 	out_discard(&out);
 	return EXIT_FAILURE;
@@ -908,8 +1255,12 @@ static int cmd_report(int argc, char **argv)
 	errbuf[0] = '\0';
 	err = report_run(argv[optind], &o, stdout);
 	if (err) {
-		say("%s: %s", argv[optind], errbuf[0] ? errbuf : strerror(-err));
-		return err == -ENOENT && !errbuf[0] ? EXIT_USAGE : EXIT_FAILURE;
+		/* report's messages name the file they are about: once is enough */
+		if (errbuf[0])
+			say("%s", errbuf);
+		else
+			say("%s: %s", argv[optind], strerror(-err));
+		return EXIT_FAILURE;
 	}
 	if (fflush(stdout)) {
 		say("cannot write the report: %s", strerror(errno));
@@ -931,7 +1282,7 @@ static int cmd_status(int argc, char **argv)
 	const char *socket = NULL;
 	pid_t holder;
 	char msg[512] = "";
-	int fd, err;
+	int err;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -950,13 +1301,16 @@ static int cmd_status(int argc, char **argv)
 	if (!err)
 		return EXIT_SUCCESS;
 	printf("fxsamplerd: not reachable (%s)\n", msg[0] ? msg : strerror(-err));
-	holder = hostlock_holder(HOSTLOCK_PATH);
-	if (!hostlock_acquire(HOSTLOCK_PATH, &fd, NULL)) {
-		hostlock_release(fd);
+	/* only what the lock says: a holder is named only if the lock names one */
+	err = hostlock_probe(HOSTLOCK_PATH, &holder);
+	if (!err)
 		puts("sampler: free");
-	} else {
+	else if (err == -EBUSY && holder > 0)
 		printf("sampler: busy, held by pid %d\n", (int)holder);
-	}
+	else if (err == -EBUSY)
+		puts("sampler: busy (the holder is not known)");
+	else
+		printf("sampler: unknown (cannot read '%s': %s)\n", HOSTLOCK_PATH, strerror(-err));
 	return EXIT_SUCCESS;
 }
 

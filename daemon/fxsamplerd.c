@@ -54,6 +54,10 @@
  */
 #define CONT_SYNC_MS 5000
 #define MAX_CONNS    1024
+/* How long a connection being closed gets to take its last messages. */
+#define CLOSE_GRACE_MS 5000
+/* How often the timeouts are looked at while connections are open. */
+#define SWEEP_MS 500
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reload_requested;
@@ -123,6 +127,12 @@ struct conn {
 	bool closing; /* send what is queued, read nothing more, then close */
 	bool epollout;
 	bool dead; /* closed at the end of this turn of the loop */
+	/* CLOCK_MONOTONIC ms, for the timeouts */
+	uint64_t msg_ms;      /* the last whole message, or the connect */
+	uint64_t partial_ms;  /* when the message in in[] began (in_len > 0) */
+	uint64_t sent_ms;     /* the last time send() took bytes, or the queue was empty */
+	uint64_t close_by_ms; /* closing: hang up by then even with bytes unsent */
+	bool spoke;	      /* it sent a whole message */
 };
 
 struct session {
@@ -133,6 +143,7 @@ struct session {
 	uid_t holder_uid;
 	struct capture_opts opts;
 	uint64_t next_drain_ms;
+	uint64_t started_ms; /* START, for max_session_length */
 	/* continuous mode */
 	int file_fd;
 	char name[64]; /* rotate_file_name() makes 40 */
@@ -367,9 +378,12 @@ static int conn_flush(struct daemon *d, struct conn *c)
 			return -errno;
 		}
 		q->off += (size_t)n;
+		if (n > 0)
+			c->sent_ms = mono_ms();
 	}
 	if (!outq_pending(q)) {
 		q->off = q->len = 0;
+		c->sent_ms = mono_ms();
 		if (c->closing)
 			return -ECONNABORTED;
 	}
@@ -415,8 +429,46 @@ static int peer_creds(struct conn *c)
 	return 0;
 }
 
+/*
+ * Why c may not connect, or NULL. Root is never refused (but for the hard
+ * cap): one user's idle connections must not lock out the one who can fix
+ * things. The others share max_clients, each user at most max_clients_per_uid.
+ */
+static const char *conn_limit(const struct daemon *d, const struct conn *c)
+{
+	static char why[160];
+	size_t all = 0, mine = 0, i;
+
+	if (d->nr_conns >= MAX_CONNS) {
+		snprintf(why, sizeof(why), "too many connections to fxsamplerd (at most %d)",
+			 MAX_CONNS);
+		return why;
+	}
+	if (c->uid == 0)
+		return NULL;
+	for (i = 0; i < d->nr_conns; i++) {
+		if (d->conns[i]->dead || d->conns[i]->uid == 0)
+			continue;
+		all++;
+		mine += d->conns[i]->uid == c->uid;
+	}
+	if (mine >= d->cfg.max_clients_per_uid) {
+		snprintf(why, sizeof(why),
+			 "too many connections to fxsamplerd from uid %u (at most %u per user)",
+			 (unsigned)c->uid, d->cfg.max_clients_per_uid);
+		return why;
+	}
+	if (all >= d->cfg.max_clients) {
+		snprintf(why, sizeof(why), "too many connections to fxsamplerd (at most %u)",
+			 d->cfg.max_clients);
+		return why;
+	}
+	return NULL;
+}
+
 static void accept_conns(struct daemon *d)
 {
+	const char *limit;
 	struct conn *c;
 	int fd, err;
 
@@ -440,17 +492,17 @@ static void accept_conns(struct daemon *d)
 			conn_free(c);
 			continue;
 		}
-		if (d->nr_conns >= d->cfg.max_clients || d->nr_conns >= MAX_CONNS) {
-			log_warn("refusing pid %d (uid %u): %zu connections already", (int)c->pid,
-				 (unsigned)c->uid, d->nr_conns);
-			reply_error(c, 0, FXS_ERR_INTERNAL, -EMFILE, 0, 0,
-				    "too many connections to fxsamplerd (at most %u)",
-				    d->cfg.max_clients);
+		limit = conn_limit(d, c);
+		if (limit) {
+			log_warn("refusing pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid,
+				 limit);
+			reply_error(c, 0, FXS_ERR_INTERNAL, -EMFILE, 0, 0, "%s", limit);
 			/* a fresh socket's buffer takes one small message */
 			send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 			conn_free(c);
 			continue;
 		}
+		c->msg_ms = c->sent_ms = mono_ms();
 		err = conn_epoll(d, c, EPOLL_CTL_ADD);
 		if (err) {
 			log_err("cannot watch a connection: %s", strerror(-err));
@@ -1012,6 +1064,7 @@ static void handle_request(struct daemon *d, struct conn *c, const struct fxs_ms
 		}
 		s->state = FXS_SESSION_RUNNING;
 		s->next_drain_ms = mono_ms() + DRAIN_MS;
+		s->started_ms = mono_ms();
 		reply_ok(c, m->type);
 		return;
 	case FXS_MSG_STOP:
@@ -1054,7 +1107,12 @@ static void handle_request(struct daemon *d, struct conn *c, const struct fxs_ms
 	case FXS_MSG_STATUS:
 		memset(&r, 0, sizeof(r));
 		r.type = FXS_MSG_STATUS_REPLY;
-		if (s->cap) {
+		if (s->cap && c->uid && c->uid != s->holder_uid) {
+			/* not root and not the holder: whose it is, not what it sees */
+			r.status.session = s->state;
+			r.status.flags = FXS_STATUS_OTHERS | (s->owner ? 0 : FXS_STATUS_CONTINUOUS);
+			r.status.holder_uid = (uint32_t)s->holder_uid;
+		} else if (s->cap) {
 			capture_stats(s->cap, &st);
 			r.status.session = s->state;
 			r.status.flags = (s->owner ? 0 : FXS_STATUS_CONTINUOUS) |
@@ -1099,6 +1157,8 @@ static int conn_read(struct daemon *d, struct conn *c)
 		}
 		if (!n)
 			return -ECONNRESET;
+		if (!c->in_len)
+			c->partial_ms = mono_ms();
 		c->in_len += (size_t)n;
 		off = 0;
 		while (!c->closing) {
@@ -1126,6 +1186,8 @@ static int conn_read(struct daemon *d, struct conn *c)
 			else
 				handle_request(d, c, &m);
 			off += frame;
+			c->msg_ms = c->partial_ms = mono_ms();
+			c->spoke = true;
 		}
 		memmove(c->in, c->in + off, c->in_len - off);
 		c->in_len -= off;
@@ -1276,16 +1338,108 @@ static void drain(struct daemon *d)
 	}
 }
 
+/* Say why, and close once that is sent (or CLOSE_GRACE_MS passed). */
+static void conn_hang_up(struct daemon *d, struct conn *c, const char *why)
+{
+	log_info("closing the connection of pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid,
+		 why);
+	reply_error(c, 0, FXS_ERR_INTERNAL, -ETIMEDOUT, 0, 0, "%s", why);
+	c->closing = true;
+	c->close_by_ms = mono_ms() + CLOSE_GRACE_MS;
+	conn_epoll(d, c, EPOLL_CTL_MOD);
+}
+
+/*
+ * A session's client that reads nothing, or one past max_session_length:
+ * its capture is finished (the stream is complete if it ever reads it) and
+ * the sampler is released for everyone else.
+ */
+static void end_session_early(struct daemon *d, unsigned reason, const char *why)
+{
+	struct session *s = &d->sess;
+	struct conn *c = s->owner;
+	int err;
+
+	log_info("ending the session of pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid, why);
+	err = s->state == FXS_SESSION_STOPPED ? 0 : session_end(s, reason);
+	if (err)
+		reply_error(c, 0, FXS_ERR_INTERNAL, err, 0, 0, "fxsamplerd ended the capture: %s",
+			    why);
+	/* the sampler is everyone's again at once; the stream waits in c's queue */
+	session_clear(s);
+	if (reason == FXS_END_STALLED) {
+		c->closing = true;
+		c->close_by_ms = mono_ms() + CLOSE_GRACE_MS;
+		conn_epoll(d, c, EPOLL_CTL_MOD);
+	}
+}
+
+/* The timeouts: handshakes, idle connections, clients that do not read, long sessions. */
+static void sweep(struct daemon *d)
+{
+	const struct daemon_config *cfg = &d->cfg;
+	struct session *s = &d->sess;
+	uint64_t now = mono_ms();
+	char why[160];
+	size_t i;
+
+	for (i = 0; i < d->nr_conns; i++) {
+		struct conn *c = d->conns[i];
+		bool own = s->cap && s->owner == c;
+
+		if (c->dead)
+			continue;
+		if (c->closing) {
+			if (c->close_by_ms && now >= c->close_by_ms)
+				c->dead = true;
+			continue;
+		}
+		if (own && outq_pending(&c->out) &&
+		    now - c->sent_ms >= cfg->client_read_timeout_s * 1000) {
+			snprintf(why, sizeof(why), "the client read nothing for %llu s",
+				 (unsigned long long)cfg->client_read_timeout_s);
+			end_session_early(d, FXS_END_STALLED, why);
+			continue;
+		}
+		if (own && s->state == FXS_SESSION_RUNNING && cfg->max_session_length_s &&
+		    now - s->started_ms >= cfg->max_session_length_s * 1000) {
+			snprintf(why, sizeof(why),
+				 "the session reached max_session_length (%llu s)",
+				 (unsigned long long)cfg->max_session_length_s);
+			end_session_early(d, FXS_END_LIMIT, why);
+			continue;
+		}
+		if (c->in_len && now - c->partial_ms >= cfg->handshake_timeout_s * 1000) {
+			snprintf(why, sizeof(why), "a message was not completed within %llu s",
+				 (unsigned long long)cfg->handshake_timeout_s);
+			conn_hang_up(d, c, why);
+		} else if (!c->spoke && now - c->msg_ms >= cfg->handshake_timeout_s * 1000) {
+			snprintf(why, sizeof(why), "no request within %llu s of connecting",
+				 (unsigned long long)cfg->handshake_timeout_s);
+			conn_hang_up(d, c, why);
+		} else if ((!own || s->state != FXS_SESSION_RUNNING) && cfg->idle_timeout_s &&
+			   now - c->msg_ms >= cfg->idle_timeout_s * 1000) {
+			/* a session set up or stopped and left there holds the sampler too */
+			snprintf(why, sizeof(why), "idle for %llu s",
+				 (unsigned long long)cfg->idle_timeout_s);
+			conn_hang_up(d, c, why);
+		}
+	}
+}
+
 static int timeout_ms(const struct daemon *d)
 {
 	const struct session *s = &d->sess;
 	uint64_t now = mono_ms();
+	int t = -1;
 
 	if (s->cap && s->state == FXS_SESSION_RUNNING)
-		return s->next_drain_ms > now ? (int)(s->next_drain_ms - now) : 0;
-	if (d->cfg.continuous)
-		return CONT_RETRY_S * 1000;
-	return -1;
+		t = s->next_drain_ms > now ? (int)(s->next_drain_ms - now) : 0;
+	else if (d->cfg.continuous)
+		t = CONT_RETRY_S * 1000;
+	if (d->nr_conns && (t < 0 || t > SWEEP_MS))
+		t = SWEEP_MS;
+	return t;
 }
 
 /*
@@ -1395,6 +1549,7 @@ static int run(struct daemon *d, const sigset_t *waitmask)
 		}
 		reap(d);
 		drain(d);
+		sweep(d);
 		cont_tick(d);
 		flush_all(d);
 	}
@@ -1436,7 +1591,12 @@ static void usage(FILE *f)
 		"  socket = PATH            continuous = yes|no   continuous_frequency = 19\n"
 		"  directory = %s      max_file_size = 64M\n"
 		"  max_file_age = 1h        max_total_size = 1G   buffer_size = 256K\n"
-		"  max_frames = 64          max_clients = 16\n"
+		"  max_frames = 64          max_clients = 16      max_clients_per_uid = 4\n"
+		"  handshake_timeout = 5s   idle_timeout = 60s    client_read_timeout = 30s\n"
+		"  max_session_length = 0 (no limit)\n"
+		"Root's connections are not counted against max_clients: root can always\n"
+		"connect. A session whose client reads nothing for client_read_timeout is\n"
+		"stopped, and its client told why.\n"
 		"Continuous mode samples the whole host into rotating complete .fxt files in\n"
 		"directory, paused while a client holds the sampler; max_total_size must be at\n"
 		"least twice max_file_size. Files a killed daemon left are salvaged at start.\n"

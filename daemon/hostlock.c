@@ -56,6 +56,23 @@ int hostlock_acquire(const char *path, int *ret_fd, pid_t *ret_holder)
 	return 0;
 }
 
+int hostlock_probe(const char *path, pid_t *ret_holder)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	*ret_holder = 0;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* a shared lock is refused only while someone holds the exclusive one */
+	if (flock(fd, LOCK_SH | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (err == -EBUSY)
+			*ret_holder = read_holder(fd);
+	}
+	close(fd);
+	return err;
+}
+
 void hostlock_release(int fd)
 {
 	if (fd < 0)

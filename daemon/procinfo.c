@@ -137,3 +137,40 @@ pid_t procinfo_tgid(pid_t pid)
 	fclose(f);
 	return tgid > 0 ? tgid : -ESRCH;
 }
+
+/* PF_KTHREAD of the task's flags (include/linux/sched.h), stable since 2.6.27 */
+#define PF_KTHREAD_ 0x00200000UL
+
+int procinfo_kind_from_stat(const char *stat)
+{
+	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags ..."; comm may hold ')' */
+	const char *p = strrchr(stat, ')');
+	unsigned long flags;
+	char state;
+
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return -EINVAL;
+	if (state == 'Z' || state == 'X')
+		return PROCINFO_ZOMBIE;
+	if (flags & PF_KTHREAD_)
+		return PROCINFO_KTHREAD;
+	return PROCINFO_USER;
+}
+
+int procinfo_kind(pid_t pid)
+{
+	char path[64], buf[1024];
+	size_t n;
+	FILE *f;
+
+	if (pid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n ? procinfo_kind_from_stat(buf) : -ESRCH;
+}

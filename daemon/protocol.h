@@ -96,7 +96,9 @@ enum fxs_session_state {
 /* fxs_msg_status.flags */
 #define FXS_STATUS_CONTINUOUS 0x1u /* the holder is the daemon's own continuous capture */
 #define FXS_STATUS_YOURS      0x2u /* the session belongs to the asking connection */
-#define FXS_STATUS_FLAGS      (FXS_STATUS_CONTINUOUS | FXS_STATUS_YOURS)
+/* another user's session: only its state and holder_uid are filled in */
+#define FXS_STATUS_OTHERS 0x4u
+#define FXS_STATUS_FLAGS  (FXS_STATUS_CONTINUOUS | FXS_STATUS_YOURS | FXS_STATUS_OTHERS)
 
 struct fxs_msg_status {
 	uint32_t session; /* enum fxs_session_state */
@@ -117,6 +119,8 @@ struct fxs_msg_status {
 enum fxs_end_reason {
 	FXS_END_STOPPED = 0,  /* the client asked */
 	FXS_END_SHUTDOWN = 1, /* the daemon is exiting */
+	FXS_END_LIMIT = 2,    /* the session reached the daemon's max_session_length */
+	FXS_END_STALLED = 3,  /* the client read nothing for client_read_timeout */
 	FXS_END_NR,
 };
 

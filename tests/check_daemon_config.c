@@ -36,6 +36,12 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.buffer_size, 256 << 10);
 	ck_assert_uint_eq(c.max_frames, 64);
 	ck_assert_uint_eq(c.max_clients, 16);
+	ck_assert_uint_eq(c.max_clients_per_uid, 4);
+	ck_assert_uint_lt(c.max_clients_per_uid, c.max_clients);
+	ck_assert_uint_eq(c.handshake_timeout_s, 5);
+	ck_assert_uint_eq(c.idle_timeout_s, 60);
+	ck_assert_uint_eq(c.client_read_timeout_s, 30);
+	ck_assert_uint_eq(c.max_session_length_s, 0);
 }
 END_TEST
 
@@ -56,6 +62,11 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(c.buffer_size, 1 << 20);
 	ck_assert_uint_eq(c.max_frames, 127);
 	ck_assert_uint_eq(c.max_clients, 4);
+	ck_assert_uint_eq(c.max_clients_per_uid, 2);
+	ck_assert_uint_eq(c.handshake_timeout_s, 3);
+	ck_assert_uint_eq(c.idle_timeout_s, 120);
+	ck_assert_uint_eq(c.client_read_timeout_s, 10);
+	ck_assert_uint_eq(c.max_session_length_s, 3600);
 }
 END_TEST
 
@@ -77,6 +88,11 @@ START_TEST(test_example_is_defaults)
 	ck_assert_uint_eq(c.buffer_size, d.buffer_size);
 	ck_assert_uint_eq(c.max_frames, d.max_frames);
 	ck_assert_uint_eq(c.max_clients, d.max_clients);
+	ck_assert_uint_eq(c.max_clients_per_uid, d.max_clients_per_uid);
+	ck_assert_uint_eq(c.handshake_timeout_s, d.handshake_timeout_s);
+	ck_assert_uint_eq(c.idle_timeout_s, d.idle_timeout_s);
+	ck_assert_uint_eq(c.client_read_timeout_s, d.client_read_timeout_s);
+	ck_assert_uint_eq(c.max_session_length_s, d.max_session_length_s);
 }
 END_TEST
 
@@ -115,6 +131,7 @@ START_TEST(test_bad_values)
 		"continuous_frequency = 19K\n",
 		"continuous_frequency = -5\n",
 		"continuous_frequency = 100001\n",
+		"continuous_frequency = 50001\n",
 		"max_file_size = 1K\n",
 		"max_file_size = 12Q\n",
 		"max_file_size = 99999999999999999999G\n",
@@ -125,6 +142,13 @@ START_TEST(test_bad_values)
 		"buffer_size = 2G\n",
 		"max_frames = 256\n",
 		"max_clients = 0\n",
+		"max_clients_per_uid = 0\n",
+		"max_clients_per_uid = 2000\n",
+		"handshake_timeout = 0\n",
+		"client_read_timeout = 0\n",
+		"client_read_timeout = soon\n",
+		"max_session_length = 90d\n",
+		"idle_timeout = -1\n",
 		"socket = relative.sock\n",
 		"socket = /a/very/long/path/that/goes/on/and/on/and/on/and/on/and/on/and/on/and/on/"
 		"and/on/and/on/and/on/and/on/and/on/and/on/and/on.sock\n",

@@ -352,15 +352,16 @@ static const struct cfg_case cfg_cases[] = {
 	/* neither period nor frequency, and both */
 	{{.buffer_size = 4096, .max_frames = 64}, -EINVAL},
 	{{.period_ns = 1000000, .freq_hz = 999, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
-	/* period: 0 means "use freq", below 10 us */
+	/* period: 0 means "use freq", below 20 us */
 	{{.period_ns = 1, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
-	{{.period_ns = 9999, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
-	{{.period_ns = 10000, .buffer_size = 4096, .max_frames = 64}, 0},
+	{{.period_ns = 19999, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
+	{{.period_ns = 20000, .buffer_size = 4096, .max_frames = 64}, 0},
 	{{.period_ns = 3600 * SEC, .buffer_size = 4096, .max_frames = 64}, 0},
-	/* frequency: at most 100 kHz (a 10 us period) */
+	/* frequency: at most 50 kHz (a 20 us period) */
 	{{.freq_hz = 1, .buffer_size = 4096, .max_frames = 64}, 0},
-	{{.freq_hz = 100000, .buffer_size = 4096, .max_frames = 64}, 0},
-	{{.freq_hz = 100001, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
+	{{.freq_hz = 50000, .buffer_size = 4096, .max_frames = 64}, 0},
+	{{.freq_hz = 50001, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
+	{{.freq_hz = 100000, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
 	{{.freq_hz = UINT64_MAX, .buffer_size = 4096, .max_frames = 64}, -EINVAL},
 	/* buffer: a power of two, 4 KiB .. 1 GiB */
 	{{.freq_hz = 999, .buffer_size = 0, .max_frames = 64}, -EINVAL},

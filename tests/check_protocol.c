@@ -164,6 +164,23 @@ START_TEST(test_roundtrip_replies)
 	m.end.reason = FXS_END_SHUTDOWN;
 	roundtrip(&m, &out);
 	ck_assert_uint_eq(out.end.reason, FXS_END_SHUTDOWN);
+	/* the daemon's own ends: a session limit, a client that does not read */
+	m.end.reason = FXS_END_LIMIT;
+	roundtrip(&m, &out);
+	ck_assert_uint_eq(out.end.reason, FXS_END_LIMIT);
+	m.end.reason = FXS_END_STALLED;
+	roundtrip(&m, &out);
+	ck_assert_uint_eq(out.end.reason, FXS_END_STALLED);
+
+	/* another user's session: the state and the holder uid only */
+	memset(&m, 0, sizeof(m));
+	m.type = FXS_MSG_STATUS_REPLY;
+	m.status.session = FXS_SESSION_RUNNING;
+	m.status.flags = FXS_STATUS_OTHERS;
+	m.status.holder_uid = 1000;
+	roundtrip(&m, &out);
+	ck_assert_uint_eq(out.status.flags, FXS_STATUS_OTHERS);
+	ck_assert_uint_eq(out.status.holder_uid, 1000);
 
 	memset(&m, 0, sizeof(m));
 	m.type = FXS_MSG_NOTICE;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -328,6 +329,36 @@ START_TEST(test_hostlock_acquire_release)
 }
 END_TEST
 
+/* status probes without taking the lock, and never names a holder it did not read. */
+START_TEST(test_hostlock_probe)
+{
+	struct lock_report r;
+	pid_t holder = -1, pid;
+	int go;
+
+	ck_assert_int_eq(hostlock_probe(lock_path, &holder), 0);
+	ck_assert_int_eq(holder, 0);
+	pid = child_try(&r, true, &go);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_int_eq(hostlock_probe(lock_path, &holder), -EBUSY);
+	ck_assert_int_eq(holder, r.self);
+	/* probing took nothing: the holder keeps it */
+	ck_assert_int_eq(hostlock_probe(lock_path, &holder), -EBUSY);
+	ck_assert_int_eq(write(go, "x", 1), 1);
+	close(go);
+	child_wait(pid);
+	ck_assert_int_eq(hostlock_probe(lock_path, &holder), 0);
+	ck_assert_int_eq(holder, 0);
+	/* a lock file we may not read: unknown, not busy */
+	chmod(lock_path, 0);
+	if (geteuid()) {
+		ck_assert_int_eq(hostlock_probe(lock_path, &holder), -EACCES);
+		ck_assert_int_eq(holder, 0);
+	}
+	chmod(lock_path, 0644);
+}
+END_TEST
+
 START_TEST(test_hostlock_busy)
 {
 	struct lock_report r;
@@ -428,6 +459,37 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(&w->done);
 	return NULL;
 }
+
+/* Zombies and kernel threads have no user stack to sample: told apart from /proc. */
+START_TEST(test_procinfo_kind)
+{
+	pid_t child;
+	int i, kind = -1;
+
+	ck_assert_int_eq(procinfo_kind_from_stat("42 (a) b) S 1 42 42 0 -1 4194560 0 0"),
+			 PROCINFO_USER);
+	ck_assert_int_eq(procinfo_kind_from_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0"),
+			 PROCINFO_KTHREAD);
+	ck_assert_int_eq(procinfo_kind_from_stat("77 (sh) Z 1 77 77 0 -1 4227084 0 0"),
+			 PROCINFO_ZOMBIE);
+	ck_assert_int_eq(procinfo_kind_from_stat("77 (sh) X 1 77 77 0 -1 4227084"),
+			 PROCINFO_ZOMBIE);
+	ck_assert_int_eq(procinfo_kind_from_stat("77 (sh"), -EINVAL);
+	ck_assert_int_eq(procinfo_kind_from_stat("77 (sh) S 1"), -EINVAL);
+	ck_assert_int_eq(procinfo_kind(getpid()), PROCINFO_USER);
+	ck_assert_int_eq(procinfo_kind(0x3ffffff0), -ESRCH);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child)
+		_exit(0);
+	/* not reaped yet: a zombie */
+	for (i = 0; i < 200 && (kind = procinfo_kind(child)) != PROCINFO_ZOMBIE; i++)
+		usleep(10000);
+	ck_assert_int_eq(kind, PROCINFO_ZOMBIE);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	ck_assert_int_eq(procinfo_kind(child), -ESRCH);
+}
+END_TEST
 
 START_TEST(test_procinfo_tgid)
 {
@@ -563,6 +625,7 @@ static Suite *util_suite(void)
 	tc = tcase_create("hostlock");
 	tcase_add_checked_fixture(tc, lock_setup, lock_teardown);
 	tcase_add_test(tc, test_hostlock_acquire_release);
+	tcase_add_test(tc, test_hostlock_probe);
 	tcase_add_test(tc, test_hostlock_busy);
 	tcase_add_test(tc, test_hostlock_child_holds);
 	tcase_add_test(tc, test_hostlock_errors);
@@ -570,6 +633,7 @@ static Suite *util_suite(void)
 
 	tc = tcase_create("procinfo");
 	tcase_add_test(tc, test_procinfo_tgid);
+	tcase_add_test(tc, test_procinfo_kind);
 	tcase_add_test(tc, test_procinfo_tgid_missing);
 	tcase_add_test(tc, test_procinfo_comm);
 	tcase_add_test(tc, test_procinfo_start);

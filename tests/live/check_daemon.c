@@ -660,26 +660,48 @@ START_TEST(test_malformed_messages)
 }
 END_TEST
 
-/* More connections than allowed are told so and closed; the others carry on. */
+/*
+ * Root is never refused a connection; a user gets max_clients_per_uid (4 by
+ * default), one more is told so and closed, and the others carry on.
+ */
 START_TEST(test_connection_limit)
 {
-	int fds[16], i, extra;
+	int fds[17], i, pfd[2], got[2] = {-1, -1};
 	struct fxs_msg m;
+	pid_t pid;
 
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 17; i++)
 		fds[i] = raw_connect();
-	/* let the daemon accept them all */
 	live_msleep(200);
-	extra = raw_connect();
-	ck_assert_int_eq(raw_recv(extra, &m), 0);
-	ck_assert_uint_eq(m.type, FXS_MSG_ERROR);
-	ck_assert_msg(strstr(m.error.text, "too many connections"), "%s", m.error.text);
-	ck_assert_int_eq(raw_recv(extra, &m), -ECONNRESET);
-	close(extra);
-	raw_request(fds[15], FXS_MSG_STATUS);
-	ck_assert_int_eq(raw_recv(fds[15], &m), 0);
-	ck_assert_uint_eq(m.type, FXS_MSG_STATUS_REPLY);
-	for (i = 0; i < 16; i++)
+	raw_request(fds[16], FXS_MSG_STATUS);
+	ck_assert_int_eq(raw_recv(fds[16], &m), 0);
+	ck_assert_msg(m.type == FXS_MSG_STATUS_REPLY, "root's 17th connection: %s",
+		      m.type == FXS_MSG_ERROR ? m.error.text : protocol_type_name(m.type));
+	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		int ufds[5];
+		char err[256];
+
+		become_user();
+		for (i = 0; i < 5; i++)
+			if (client_connect(sock, &ufds[i], err, sizeof(err)))
+				_exit(3);
+		live_msleep(200);
+		got[0] = raw_recv(ufds[4], &m) == 0 && m.type == FXS_MSG_ERROR &&
+			 strstr(m.error.text, "per user");
+		raw_request(ufds[3], FXS_MSG_STATUS);
+		got[1] = raw_recv(ufds[3], &m) == 0 && m.type == FXS_MSG_STATUS_REPLY;
+		_exit(write(pfd[1], got, sizeof(got)) == sizeof(got) ? 0 : 1);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], got, sizeof(got)), sizeof(got));
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+	ck_assert_msg(got[0] == 1, "the user's 5th connection was not refused per user");
+	ck_assert_msg(got[1] == 1, "the user's 4th connection does not work");
+	for (i = 0; i < 17; i++)
 		close(fds[i]);
 	live_msleep(200);
 	ck_assert_uint_eq(status().session, FXS_SESSION_NONE);

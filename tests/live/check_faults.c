@@ -56,7 +56,7 @@ static void teardown(void)
 	live_remove_dir();
 }
 
-/* The name of the temporary file the writer left in dir, or NULL. */
+/* The temporary file the writer of killed.fxt left in dir, or NULL. */
 static char *find_temp(const char *dir)
 {
 	static char path[600];
@@ -66,7 +66,8 @@ static char *find_temp(const char *dir)
 
 	ck_assert_ptr_nonnull(d);
 	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, ".fxsampler-", 11)) {
+		/* ".NAME.XXXXXX", named after the output */
+		if (!strncmp(de->d_name, ".killed.fxt.", 12)) {
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			found = true;
 		}
