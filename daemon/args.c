@@ -33,6 +33,9 @@ const char args_record_usage[] =
 	"      --daemon           capture through fxsamplerd even when root\n"
 	"      --socket PATH      fxsamplerd's socket (default $FXSAMPLER_SOCKET or\n"
 	"                         /run/fxsampler/control.sock)\n"
+	"      --off-cpu[=MIN]    also where threads wait: each time a target thread is\n"
+	"                         off the CPU for MIN or longer (default 1ms), its state\n"
+	"                         and the stack it blocked in\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a 5.19-6.1 kernel all the same (one\n"
@@ -53,6 +56,7 @@ enum {
 	OPT_SOCKET,
 	OPT_WALKER,
 	OPT_ALLOW_UNSAFE_KERNEL,
+	OPT_OFF_CPU,
 };
 
 static const struct option record_options[] = {
@@ -71,6 +75,7 @@ static const struct option record_options[] = {
 	{"daemon", no_argument, NULL, OPT_DAEMON},
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
+	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -279,6 +284,14 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_ALLOW_UNSAFE_KERNEL:
 			a.allow_unsafe_kernel = true;
+			break;
+		case OPT_OFF_CPU:
+			a.capture.offcpu = true;
+			a.capture.offcpu_min_ns = ARGS_DEFAULT_OFFCPU_MIN;
+			if (optarg && args_parse_duration(optarg, &a.capture.offcpu_min_ns))
+				return fail(err, err_size,
+					    "invalid --off-cpu '%s': a duration such as 1ms or 0",
+					    optarg);
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))

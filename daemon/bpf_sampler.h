@@ -20,6 +20,8 @@ struct bpf_sampler_opts {
 	unsigned nr_pids;
 	bool inherit;	  /* their children too */
 	bool simple_walk; /* walk_simple instead of walk_fast */
+	bool offcpu;	  /* also off-CPU intervals (FXS_SF_OFFCPU records) */
+	uint64_t offcpu_min_ns;
 	bpf_sample_fn on_sample;
 	void *ctx;
 };
@@ -35,6 +37,8 @@ void bpf_sampler__free(struct bpf_sampler *b);
 /* Counters summed over CPUs; per_cpu (may be NULL) gets nr_cpus entries. */
 int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
 			 struct fxs_counters *per_cpu, unsigned nr_cpus);
+/* The off-CPU counters summed over CPUs (all zero without opts.offcpu). */
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret);
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);

@@ -330,6 +330,21 @@ static void print_status(const struct capture *c, uint64_t elapsed_ns)
 		st.bytes / 1048576.0);
 }
 
+/* Only with --off-cpu: a capture without it has no switches counted. */
+static void print_offcpu_summary(const struct fxs_offcpu_counters *oc)
+{
+	const __u64 *o = oc->v;
+
+	if (!o[FXS_OC_SWITCHES])
+		return;
+	say("off-cpu: %llu intervals written (%llu closed at the stop), %llu shorter than the "
+	    "minimum; dropped: %llu ring full, %llu no task storage, %llu after stop",
+	    (unsigned long long)(o[FXS_OC_WRITTEN] + o[FXS_OC_AT_STOP]),
+	    (unsigned long long)o[FXS_OC_AT_STOP], (unsigned long long)o[FXS_OC_SHORT],
+	    (unsigned long long)o[FXS_OC_RING_FULL], (unsigned long long)o[FXS_OC_NO_STORAGE],
+	    (unsigned long long)o[FXS_OC_CLOSED_NOT_RUNNING]);
+}
+
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
 {
 	const __u64 *v = st->counters.v;
@@ -352,6 +367,7 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 		say("warning: %.1f%% of samples were lost; try a larger --buffer-size or a lower "
 		    "-F",
 		    100.0 * lost / taken);
+	print_offcpu_summary(&st->offcpu);
 }
 
 /* Which CPUs were sampled and for how long: CPUs come and go. */
