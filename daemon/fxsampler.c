@@ -750,11 +750,25 @@ static const char report_usage[] =
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
+	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
+	"                     record --off-cpu), instead of samples\n"
+	"      --wall         wall time by stack, in ns: samples times the period plus\n"
+	"                     the off-CPU intervals\n"
 	"  -h, --help         this text\n";
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOP = 256, OPT_FOLDED, OPT_PPROF, OPT_SVG, OPT_PID, OPT_TID, OPT_DEBUG_DIR };
+	enum {
+		OPT_TOP = 256,
+		OPT_FOLDED,
+		OPT_PPROF,
+		OPT_SVG,
+		OPT_PID,
+		OPT_TID,
+		OPT_DEBUG_DIR,
+		OPT_OFF_CPU,
+		OPT_WALL,
+	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
 		{"folded", no_argument, NULL, OPT_FOLDED},
@@ -763,6 +777,8 @@ static int cmd_report(int argc, char **argv)
 		{"pid", required_argument, NULL, OPT_PID},
 		{"tid", required_argument, NULL, OPT_TID},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
+		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+		{"wall", no_argument, NULL, OPT_WALL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -808,6 +824,14 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_DEBUG_DIR:
 			o.debug_dir = optarg;
+			break;
+		case OPT_OFF_CPU:
+		case OPT_WALL:
+			if (o.time_mode) {
+				say("--off-cpu and --wall exclude each other");
+				return EXIT_USAGE;
+			}
+			o.time_mode = opt == OPT_OFF_CPU ? REPORT_OFFCPU : REPORT_WALL;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

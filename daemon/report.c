@@ -20,6 +20,7 @@
 #include "elf_symbols.h"
 #include "fxt.h"
 #include "fxt_reader.h"
+#include "offcpu.h"
 #include "report.h"
 #include "symbolizer.h"
 
@@ -188,6 +189,9 @@ struct report {
 	bool prepared;
 	struct table locs;  /* struct loc, by (pid, pc, is_return) */
 	struct table funcs; /* struct func, by (name, module) */
+
+	unsigned time_mode; /* enum report_time */
+	struct offcpu *off; /* the off-CPU intervals and thread states */
 };
 
 #define T(tab, type) ((type *)(tab).v)
@@ -218,10 +222,14 @@ struct report *report__new(const struct report_opts *opts)
 		r->tid = opts->tid;
 		r->period_ns = opts->period_ns;
 		so.debug_dir = opts->debug_dir;
+		r->time_mode = opts->time_mode;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	r->sym = symbolizer__new(&so);
-	if (!r->sym) {
+	r->off = offcpu__new();
+	if (!r->sym || !r->off) {
+		symbolizer__free(r->sym);
+		offcpu__free(r->off);
 		free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -268,6 +276,7 @@ void report__free(struct report *r)
 		free(r->counters[i].name);
 	free(r->deltas);
 	symbolizer__free(r->sym);
+	offcpu__free(r->off);
 	free(r);
 }
 
@@ -363,7 +372,7 @@ static bool stack_eq(const void *ctx, size_t pos, const void *key)
 	       (!k->nr || !memcmp(s->frames, k->frames, k->nr * sizeof(*k->frames)));
 }
 
-static int add_stack(struct report *r, const struct stack_key *k)
+static int add_stack(struct report *r, const struct stack_key *k, uint64_t weight)
 {
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->tid), k->flags);
 	struct stack *s;
@@ -371,7 +380,7 @@ static int add_stack(struct report *r, const struct stack_key *k)
 
 	h = fnv1a(h, k->frames, k->nr * sizeof(*k->frames));
 	if (hindex_find(&r->stacks.idx, h, stack_eq, &r->stacks, k, &pos)) {
-		T(r->stacks, struct stack)[pos].count++;
+		T(r->stacks, struct stack)[pos].count += weight;
 		return 0;
 	}
 	if (array_reserve(&r->stacks.v, &r->stacks.cap, r->stacks.n, sizeof(struct stack)))
@@ -391,9 +400,32 @@ static int add_stack(struct report *r, const struct stack_key *k)
 	s->tid = k->tid;
 	s->flags = k->flags;
 	s->nr = k->nr;
-	s->count = 1;
+	s->count = weight;
 	r->stacks.n++;
 	return 0;
+}
+
+/*
+ * What a backtrace weighs in the view asked for: a sample, or ns (an off-CPU
+ * interval's length; a sample's period). 1: *ret is it; 0: not in this view;
+ * -ENODATA: --wall without the sampling period.
+ */
+static int sample_weight(struct report *r, const struct fxt_record *rec, uint64_t *ret)
+{
+	bool off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
+
+	*ret = 1;
+	switch (r->time_mode) {
+	case REPORT_OFFCPU:
+		return off && offcpu_last_interval(r->off, ret);
+	case REPORT_WALL:
+		if (off)
+			return offcpu_last_interval(r->off, ret);
+		*ret = r->period_ns ? r->period_ns : offcpu_period_ns(r->off);
+		return *ret ? 1 : -ENODATA;
+	default:
+		return !off;
+	}
 }
 
 static int add_backtrace(struct report *r, const struct fxt_record *rec)
@@ -406,17 +438,21 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		.frames = rec->frames,
 	};
 	struct thread_ent *t;
+	uint64_t weight;
 	int err;
 
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
 		return 0;
+	err = sample_weight(r, rec, &weight);
+	if (err <= 0)
+		return err;
 	t = get_thread(r, rec->pid, rec->tid);
 	if (!t)
 		return -ENOMEM;
-	err = add_stack(r, &k);
+	err = add_stack(r, &k, weight);
 	if (err)
 		return err;
-	t->samples++;
+	t->samples += weight;
 	if (t->have_ts && rec->ts > t->last_ts) {
 		if (array_reserve((void **)&r->deltas, &r->cap_deltas, r->nr_deltas,
 				  sizeof(*r->deltas)))
@@ -431,9 +467,9 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	if (!r->have_ts || rec->ts > r->last_ts)
 		r->last_ts = rec->ts;
 	r->have_ts = true;
-	r->samples++;
+	r->samples += weight;
 	if (k.flags & FXT_BT_FLAG_TRUNCATED)
-		r->truncated++;
+		r->truncated += weight;
 	r->prepared = false;
 	return 0;
 }
@@ -467,8 +503,10 @@ static int add_counters(struct report *r, const struct fxt_record *rec)
 
 int report_add(struct report *r, const struct fxt_record *rec)
 {
-	int err;
+	int err = offcpu_add(r->off, rec);
 
+	if (err)
+		return err;
 	switch (rec->type) {
 	case FXT_RT_KOBJ:
 		if (rec->subtype == FXT_OBJ_PROCESS)
@@ -743,6 +781,11 @@ static void write_header(struct report *r, FILE *out)
 	}
 	fprintf(out, "Samples: %" PRIu64 "  Threads: %zu  Processes: %zu\n", r->samples,
 		r->threads.n, procs);
+	if (r->time_mode)
+		fprintf(out, "Values: ns %s (%" PRIu64 " off-CPU intervals; %.3f s in all)\n",
+			r->time_mode == REPORT_OFFCPU ? "off the CPU"
+						      : "of wall time: samples x period + off-CPU",
+			offcpu_intervals(r->off), r->samples / 1e9);
 	if (r->has_pid || r->has_tid) {
 		fprintf(out, "Filter:");
 		if (r->has_pid)
@@ -1243,8 +1286,11 @@ static int encode_profile(struct report *r, struct pbuf *p)
 
 	str_index(&st, "");
 	/* sample_type = 1 */
-	pb_uint(&sub, 1, str_index(&st, "samples"));
-	pb_uint(&sub, 2, str_index(&st, "count"));
+	pb_uint(&sub, 1,
+		str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu"
+			       : r->time_mode == REPORT_WALL ? "wall"
+							     : "samples"));
+	pb_uint(&sub, 2, str_index(&st, r->time_mode ? "nanoseconds" : "count"));
 	pb_msg(p, 1, &sub);
 
 	/* sample = 2: location ids leaf first, the cut-off marker outermost. */
@@ -1583,6 +1629,7 @@ struct svg {
 	uint64_t total;
 	double scale; /* pixels per sample */
 	unsigned height;
+	const char *unit; /* what a count is: samples, or ns */
 };
 
 static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned *b)
@@ -1626,7 +1673,7 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 	node_color(n, &r, &g, &b);
 	fputs("<g><title>", s->out);
 	xml_text(s->out, n->label);
-	fprintf(s->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+	fprintf(s->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->count, s->unit,
 		pct(n->count, s->total));
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
@@ -1651,7 +1698,7 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 int report_write_svg(struct report *r, FILE *out)
 {
 	struct node root = {};
-	struct svg s = {.out = out};
+	struct svg s = {.out = out, .unit = r->time_mode ? "ns" : "samples"};
 	unsigned depth;
 	int err;
 
@@ -1672,9 +1719,9 @@ int report_write_svg(struct report *r, FILE *out)
 		"pointer-events: none; } g:hover rect { stroke: #000; stroke-width: 1; }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
-		"fxsampler: %" PRIu64 " samples</text>\n",
+		"fxsampler: %" PRIu64 " %s</text>\n",
 		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_FONT, SVG_WIDTH, s.height,
-		SVG_WIDTH / 2, root.count);
+		SVG_WIDTH / 2, root.count, s.unit);
 	if (root.count)
 		svg_node(&s, &root, 0, 0);
 	fputs("</svg>\n", out);
@@ -1726,6 +1773,20 @@ static int write_file(struct report *r, const char *path, write_fn fn,
 	return err;
 }
 
+static const char *state_label(void *ctx, uint64_t tid)
+{
+	return thread_name(ctx, tid);
+}
+
+/* After the top view of a capture with off-CPU intervals: time by thread state. */
+static int write_thread_states(struct report *r, FILE *out)
+{
+	if (!offcpu_intervals(r->off))
+		return 0;
+	return offcpu_write_summary(r->off, out, r->has_pid, r->pid, r->has_tid, r->tid,
+				    state_label, r);
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
 	struct fxt_reader *rd = NULL;
@@ -1756,6 +1817,13 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		fail_msg(opts, "'%s': %s", path, fxt_reader_error(rd));
 		goto out;
 	}
+	if (err == -ENODATA) {
+		fail_msg(opts,
+			 "'%s' has no sampling period (recorded without --off-cpu): --wall "
+			 "needs one",
+			 path);
+		goto out;
+	}
 	if (err) {
 		fail_msg(opts, "cannot read '%s': %s", path, strerror(-err));
 		goto out;
@@ -1765,6 +1833,8 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 			err = report_write_folded(r, out);
 		else
 			err = report_write_top(r, out, opts ? opts->top : 0);
+		if (!err && !(opts && opts->folded))
+			err = write_thread_states(r, out);
 		if (err) {
 			fail_msg(opts, "cannot write the report: %s", strerror(-err));
 			goto out;
