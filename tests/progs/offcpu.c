@@ -217,7 +217,11 @@ int main(int argc, char **argv)
 	}
 	if (exit_blocked) {
 		sleep_ns((uint64_t)(seconds * 1e9));
-		printf("exit %llu\n", (unsigned long long)now_ns());
+		struct timespec ts;
+
+		/* The capture's clock, to find the intervals the exit ends. */
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		printf("exit %llu\n", (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
 		fflush(stdout);
 		_exit(0);
 	}
