@@ -145,7 +145,7 @@ check-systemd: all
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
-	command -v systemd-nspawn >/dev/null && echo yes)
+	command -v systemd-nspawn >/dev/null && command -v offcputime >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
 		$(MAKE) --no-print-directory deps; fi
@@ -183,11 +183,12 @@ install: all
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
-# debootstrap and systemd-nspawn for the service test).
+# debootstrap and systemd-nspawn for the service test, libbpf-tools'
+# offcputime for the bench's off-CPU row).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev
+	      libclang-rt-14-dev libbpf-tools
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
