@@ -1264,6 +1264,9 @@ static uint64_t period_ns(struct report *r)
 {
 	if (r->period_ns)
 		return r->period_ns;
+	/* A capture with off-CPU intervals says it (and its gaps are no period). */
+	if (offcpu_period_ns(r->off))
+		return offcpu_period_ns(r->off);
 	if (!r->nr_deltas)
 		return 0;
 	qsort(r->deltas, r->nr_deltas, sizeof(*r->deltas), u64_order);
