@@ -195,10 +195,13 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 		return 0;
 	}
 
-	/* Where it entered the kernel: the user registers saved at that entry. */
+	/*
+	 * Where it entered the kernel: the user registers saved at that entry
+	 * (libbpf's per-arch accessors: this file names no register itself).
+	 */
 	uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	ip = BPF_CORE_READ(uregs, ip);
-	fp = BPF_CORE_READ(uregs, bp);
+	ip = PT_REGS_IP_CORE(uregs);
+	fp = PT_REGS_FP_CORE(uregs);
 	slot->hdr.flags = FXS_SF_OFFCPU | FXS_SF_HAS_COMM | FXS_SF_PC_IS_RETURN;
 	slot->hdr.nr_frames = 0;
 	if (ip) {
