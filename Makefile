@@ -222,7 +222,8 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
-	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && echo yes)
+	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
+	command -v offcputime >/dev/null && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
 		$(MAKE) --no-print-directory deps; fi
@@ -265,14 +266,15 @@ install: all
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
-# for the browser tier).
+# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
-	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs
+	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
+	      libbpf-tools
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from

@@ -431,3 +431,5 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
 	return 0;
 }
+
+#include "offcpu.bpf.h"

@@ -35,6 +35,9 @@ const char args_record_usage[] =
 	"                         /run/fxsampler/control.sock)\n"
 	"      --exit-status      exit with CMD's status (128+N if killed by signal N)\n"
 	"                         once the capture is written, as time(1) does\n"
+	"      --off-cpu[=MIN]    also where threads wait: each time a target thread is\n"
+	"                         off the CPU for MIN or longer (default 1ms), its state\n"
+	"                         and the stack it blocked in\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
@@ -57,6 +60,7 @@ enum {
 	OPT_WALKER,
 	OPT_ALLOW_UNSAFE_KERNEL,
 	OPT_EXIT_STATUS,
+	OPT_OFF_CPU,
 };
 
 static const struct option record_options[] = {
@@ -75,6 +79,7 @@ static const struct option record_options[] = {
 	{"daemon", no_argument, NULL, OPT_DAEMON},
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
+	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
 	{"help", no_argument, NULL, 'h'},
@@ -287,6 +292,14 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_EXIT_STATUS:
 			a.exit_status = true;
+			break;
+		case OPT_OFF_CPU:
+			a.capture.offcpu = true;
+			a.capture.offcpu_min_ns = ARGS_DEFAULT_OFFCPU_MIN;
+			if (optarg && args_parse_duration(optarg, &a.capture.offcpu_min_ns))
+				return fail(err, err_size,
+					    "invalid --off-cpu '%s': a duration such as 1ms or 0",
+					    optarg);
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))

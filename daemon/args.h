@@ -16,6 +16,8 @@
 #define ARGS_DEFAULT_FREQ   999
 #define ARGS_DEFAULT_BUFFER (2U << 20)
 #define ARGS_DEFAULT_OUTPUT "fxsampler.fxt"
+/* --off-cpu without =MIN: shorter waits are counted, not written. */
+#define ARGS_DEFAULT_OFFCPU_MIN 1000000ULL
 
 /* What args_parse_record() found besides an error. */
 #define ARGS_RUN     0

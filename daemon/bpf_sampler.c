@@ -31,6 +31,7 @@ struct bpf_sampler {
 	uint64_t *last_fired;	 /* per CPU, to tell a dead event from a live one */
 	uint64_t *last_fired_ns; /* when last_fired last moved */
 	uint32_t session;	 /* the cookie of the armed session */
+	struct bpf_link *off_link; /* the sched_switch program while armed */
 	bool armed;		 /* between arm and disarm: CPUs are followed */
 	uint64_t drain_until;	 /* while armed: a drain returns by then (0: no limit) */
 	unsigned drained;	 /* records in this drain */
@@ -119,6 +120,8 @@ static void bpf_release(void *ctx)
 	struct bpf_sampler *b = ctx;
 
 	release_links(b);
+	bpf_link__destroy(b->off_link);
+	b->off_link = NULL;
 	free(b->links);
 	b->links = NULL;
 	free(b->armed_since);
@@ -217,6 +220,10 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_check_creds = b->opts.check_creds;
 	b->skel->rodata->cfg_uid = b->opts.uid;
 	b->skel->rodata->cfg_caps = b->opts.caps;
+	/* Off-CPU costs nothing unless asked for: its programs are not even loaded. */
+	bpf_program__set_autoload(b->skel->progs.fxs_offcpu, b->opts.offcpu);
+	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
+	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
@@ -299,6 +306,13 @@ static int bpf_arm(void *ctx, uint32_t session)
 
 	b->session = session;
 	b->armed = true;
+	if (b->opts.offcpu) {
+		/* The program's gate: the state word's session must be this one. */
+		b->skel->bss->fxs_off_session = session;
+		b->off_link = bpf_program__attach(b->skel->progs.fxs_offcpu);
+		if (!b->off_link)
+			return -errno;
+	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
 		if (!cpu_is_online(cpu))
 			continue;
@@ -359,13 +373,84 @@ int bpf_sampler_follow_cpus(struct bpf_sampler *b)
 	return err ? err : changed;
 }
 
+/*
+ * Close the intervals still open at the stop: the task iterator writes them
+ * (end = now) into its file in the rings' record format, and they go to
+ * on_sample like the rest. Runs after the sched_switch program is detached.
+ */
+static int sweep_offcpu(struct bpf_sampler *b)
+{
+	struct bpf_link *link;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(b->skel->progs.fxs_offcpu_sweep, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		if (cap - len < 65536) {
+			char *p = realloc(buf, cap + 65536);
+
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	while (len - off >=
+	       sizeof(struct fxs_sample) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm)) {
+		const struct fxs_sample *s = (const void *)(buf + off);
+		size_t size = sizeof(*s) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm) +
+			      (size_t)s->nr_frames * sizeof(uint64_t);
+
+		if (size > len - off)
+			break;
+		/* Records are whole words long: each one stays aligned. */
+		err = b->opts.on_sample(b->opts.ctx, s, size);
+		if (err)
+			break;
+		off += size;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	free(buf);
+	return err;
+}
+
 static int bpf_disarm(void *ctx)
 {
 	struct bpf_sampler *b = ctx;
+	int err = 0;
 
 	b->armed = false;
 	release_links(b);
-	return 0;
+	if (b->off_link) {
+		bpf_link__destroy(b->off_link);
+		b->off_link = NULL;
+		err = sweep_offcpu(b);
+	}
+	return err;
 }
 
 static int bpf_drain(void *ctx)
@@ -440,6 +525,27 @@ int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
 	if (exited ? bpf_map_delete_elem(fd, &pid) : bpf_map_update_elem(fd, &pid, &left, BPF_ANY))
 		return errno == ENOENT ? 0 : -errno;
 	return 0;
+}
+
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret)
+{
+	struct fxs_offcpu_counters *all;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!b->skel)
+		return -EBADFD;
+	all = calloc(b->nr_cpus, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.offcpu_counters), &zero, all))
+		err = -errno;
+	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
+		for (int k = 0; k < FXS_OC_NR; k++)
+			ret->v[k] += all[cpu].v[k];
+	free(all);
+	return err;
 }
 
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)

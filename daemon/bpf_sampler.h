@@ -24,6 +24,8 @@ struct bpf_sampler_opts {
 	bool check_creds;
 	uint32_t uid;
 	uint64_t caps;
+	bool offcpu;	  /* also off-CPU intervals (FXS_SF_OFFCPU records) */
+	uint64_t offcpu_min_ns;
 	bpf_sample_fn on_sample;
 	void *ctx;
 };
@@ -45,6 +47,8 @@ int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_t
  * exits: its samples count as filtered_creds, its children are no targets).
  */
 int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
+/* The off-CPU counters summed over CPUs (all zero without opts.offcpu). */
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret);
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);

@@ -29,6 +29,8 @@ struct capture {
 	struct targets *targets; /* a pid session's processes, by pidfd */
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];
+	/* Off-CPU intervals the kernel wrote and we dropped for their credentials. */
+	uint64_t offcpu_creds_dropped;
 	uint64_t last_ts;
 	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
 	uint64_t start_boot_ns, start_real_ns;
@@ -52,6 +54,40 @@ static const char *const counter_names[FXS_CNT_NR] = {
 const char *capture_counter_name(unsigned which)
 {
 	return which < FXS_CNT_NR ? counter_names[which] : "?";
+}
+
+static const char *const offcpu_counter_names[FXS_OC_NR] = {
+	[FXS_OC_SWITCHES] = "switches",
+	[FXS_OC_NOT_RUNNING] = "not_running",
+	[FXS_OC_FILTERED] = "filtered",
+	[FXS_OC_EXITING] = "exiting",
+	[FXS_OC_NO_STORAGE] = "dropped_no_storage",
+	[FXS_OC_STARTED] = "started",
+	[FXS_OC_WRITTEN] = "written",
+	[FXS_OC_SHORT] = "short",
+	[FXS_OC_RING_FULL] = "dropped_ring_full",
+	[FXS_OC_CLOSED_NOT_RUNNING] = "dropped_not_running",
+	[FXS_OC_AT_STOP] = "closed_at_stop",
+	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
+	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
+};
+
+const char *capture_offcpu_counter_name(unsigned which)
+{
+	return which < FXS_OC_NR ? offcpu_counter_names[which] : "?";
+}
+
+/* FXT's thread states are coarser than Linux's: blocked covers S and D. */
+static unsigned fxt_thread_state(unsigned state)
+{
+	switch (state) {
+	case FXS_OFF_RUNNABLE:
+		return FXT_THREAD_RUNNING;
+	case FXS_OFF_STOPPED:
+		return FXT_THREAD_SUSPENDED;
+	default:
+		return FXT_THREAD_BLOCKED;
+	}
 }
 
 /*
@@ -201,6 +237,77 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
 }
 
+/*
+ * An off-CPU interval: the thread leaves its CPU to idle at the start and
+ * comes back from idle at the end (the two context switches Perfetto turns
+ * into thread states), then the stack it blocked in, stamped with the start.
+ */
+/* pid's mappings anew (rate-limited), read only while it is still the client's. */
+static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
+{
+	const char *dir;
+	char buf[64];
+	int err = enter(c, pid, ts, buf, sizeof(buf), &dir);
+
+	if (!err)
+		err = scan_result(modules_refresh_dir(c->modules, c->fxt, ts, pid, dir));
+	else if (err == -ESRCH)
+		err = 0;
+	leave(c);
+	return err;
+}
+
+static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_offcpu *iv = (const void *)(s + 1);
+	const struct fxs_comm *comm = (const void *)(iv + 1);
+	const uint64_t *frames = (const void *)(comm + 1);
+	unsigned bt_flags = FXT_BT_FLAG_OFFCPU, state = iv->state;
+	int known, err;
+
+	if (size < sizeof(*s) + sizeof(*iv) + sizeof(*comm) + (size_t)s->nr_frames * 8)
+		return 0;
+	if (state >= FXS_OFF_NR_STATES)
+		state = FXS_OFF_OTHER;
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		c->offcpu_creds_dropped++;
+		return 0;
+	}
+	/* Every interval carries the names; a thread already written needs them no more. */
+	known = idset_has(&c->tids, s->tid);
+	err = note_thread(c, s, known ? NULL : comm);
+	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+		if (!modules_covers(c->modules, s->pid, frames[i])) {
+			err = refresh_modules(c, s->pid, s->time_ns);
+			break;
+		}
+	}
+	if (err == -EACCES) {
+		c->offcpu_creds_dropped++;
+		return 0;
+	}
+	if (!err)
+		err = fxt_stream_context_switch(c->fxt, s->time_ns, s->cpu, fxt_thread_state(state),
+						s->tid, 0, 0);
+	if (!err)
+		err = fxt_stream_context_switch(c->fxt, iv->end_ns, iv->end_cpu, FXT_THREAD_RUNNING,
+						0, s->tid, 1);
+	if (!err && s->nr_frames) {
+		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT;
+		if (s->flags & FXS_SF_TRUNCATED)
+			bt_flags |= FXT_BT_FLAG_TRUNCATED;
+		if (s->flags & FXS_SF_PC_IS_RETURN)
+			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags, frames,
+					   s->nr_frames);
+	}
+	if (iv->end_ns > c->last_ts)
+		c->last_ts = iv->end_ns;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -209,6 +316,8 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	unsigned bt_flags = 0;
 	int err;
 
+	if (s->flags & FXS_SF_OFFCPU)
+		return on_offcpu(c, s, size);
 	if (s->flags & FXS_SF_HAS_COMM) {
 		if (size < need + sizeof(*comm))
 			return 0;
@@ -236,20 +345,11 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	err = note_thread(c, s, comm);
 	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
-		const char *dir;
-		char buf[64];
 
 		if (modules_covers(c->modules, s->pid, pc))
 			continue;
-		if (modules_refresh_due(c->modules, s->pid)) {
-			err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
-			if (!err)
-				err = scan_result(modules_refresh_dir(c->modules, c->fxt,
-								      s->time_ns, s->pid, dir));
-			else if (err == -ESRCH)
-				err = 0;
-			leave(c);
-		}
+		if (modules_refresh_due(c->modules, s->pid))
+			err = refresh_modules(c, s->pid, s->time_ns);
 		break;
 	}
 	if (err == -EACCES) {
@@ -286,6 +386,23 @@ static int check_opts(const struct capture_opts *o)
 	return sampler_config_check(&cfg);
 }
 
+/*
+ * With off-CPU intervals, report --wall weighs each sample by the sampling
+ * period: say it ahead of the samples, in a counter event "config".
+ */
+static int write_config(struct capture *c)
+{
+	static const char *const names[] = {"period_ns", "offcpu_min_ns"};
+	uint64_t values[2] = {
+		c->opts.period_ns ? c->opts.period_ns : 1000000000ULL / c->opts.freq_hz,
+		c->opts.offcpu_min_ns,
+	};
+
+	if (!c->opts.offcpu)
+		return 0;
+	return fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values, 2);
+}
+
 int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
 		 struct capture **ret, pid_t *ret_holder)
 {
@@ -320,6 +437,8 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.check_creds = c->opts.check_creds;
 	bopts.uid = c->opts.uid;
 	bopts.caps = c->opts.caps;
+	bopts.offcpu = c->opts.offcpu;
+	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
@@ -365,7 +484,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		err = -errno;
 		goto fail;
 	}
-	err = fxt_stream_flush(c->fxt);
+	err = write_config(c);
+	if (!err)
+		err = fxt_stream_flush(c->fxt);
 	if (err)
 		goto fail;
 	*ret = c;
@@ -464,8 +585,37 @@ static void adjust(const struct capture *c, struct fxs_counters *v, unsigned cpu
 	v->v[FXS_CNT_FILTERED_CREDS] += d;
 }
 
+/*
+ * The kernel's off-CPU counters, with the intervals we dropped for their
+ * credentials moved from started and written to filtered_creds: both sums
+ * still hold.
+ */
+static void adjust_offcpu(const struct capture *c, struct fxs_offcpu_counters *off)
+{
+	uint64_t d = c->offcpu_creds_dropped;
+
+	if (d > off->v[FXS_OC_WRITTEN])
+		d = off->v[FXS_OC_WRITTEN];
+	off->v[FXS_OC_WRITTEN] -= d;
+	off->v[FXS_OC_STARTED] -= d;
+	off->v[FXS_OC_FILTERED_CREDS] += d;
+}
+
+/* The off-CPU totals, a counter event "offcpu" beside "samples". */
+static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offcpu_counters *off)
+{
+	int err = bpf_sampler_offcpu_counters(c->bpf, off);
+
+	if (err)
+		return err;
+	adjust_offcpu(c, off);
+	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
+				  (const uint64_t *)off->v, FXS_OC_NR);
+}
+
 static int write_counters(struct capture *c, uint64_t ts)
 {
+	struct fxs_offcpu_counters off = {0};
 	const char *names[FXS_CNT_NR + 1];
 	uint64_t values[FXS_CNT_NR + 1];
 	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
@@ -498,7 +648,10 @@ static int write_counters(struct capture *c, uint64_t ts)
 	if (!err)
 		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
 					 (const uint64_t *)total.v, FXS_CNT_NR);
-	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS]))
+	if (!err && c->opts.offcpu)
+		err = write_offcpu_counters(c, ts, &off);
+	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
+		     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
 		err = fxt_stream_dropped(c->fxt);
 out:
 	free(per_cpu);
@@ -535,6 +688,9 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	ret->processes = c->pids.len;
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
+	if (c->opts.offcpu)
+		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
+			adjust_offcpu(c, &ret->offcpu);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }

@@ -40,6 +40,8 @@ struct capture_opts {
 	uint64_t caps;
 	capture_notice_fn notice; /* may be NULL */
 	void *notice_ctx;
+	bool offcpu;	  /* also off-CPU intervals (record --off-cpu) */
+	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
@@ -47,8 +49,9 @@ struct capture_stats {
 	struct fxs_counters counters; /* summed over CPUs */
 	uint64_t processes;
 	uint64_t threads;
-	uint64_t bytes;	  /* FXT bytes produced so far */
-	unsigned nr_cpus; /* CPUs sampled */
+	uint64_t bytes;			   /* FXT bytes produced so far */
+	unsigned nr_cpus;		   /* CPUs sampled */
+	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
 };
 
 struct capture;
@@ -76,6 +79,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret);
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
 /* The name the .fxt and the summary give a counter (FXS_CNT_*). */
 const char *capture_counter_name(unsigned which);
+/* The name the .fxt and the summary give an off-CPU counter (FXS_OC_*). */
+const char *capture_offcpu_counter_name(unsigned which);
 /* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */
 void capture__free(struct capture *c);
 

@@ -566,6 +566,21 @@ static void print_status(const struct capture *c, uint64_t elapsed_ns)
 		st.bytes / 1048576.0);
 }
 
+/* Only with --off-cpu: a capture without it has no switches counted. */
+static void print_offcpu_summary(const struct fxs_offcpu_counters *oc)
+{
+	const __u64 *o = oc->v;
+
+	if (!o[FXS_OC_SWITCHES])
+		return;
+	say("off-cpu: %llu intervals written (%llu closed at the stop), %llu shorter than the "
+	    "minimum; dropped: %llu ring full, %llu no task storage, %llu after stop",
+	    (unsigned long long)(o[FXS_OC_WRITTEN] + o[FXS_OC_AT_STOP]),
+	    (unsigned long long)o[FXS_OC_AT_STOP], (unsigned long long)o[FXS_OC_SHORT],
+	    (unsigned long long)o[FXS_OC_RING_FULL], (unsigned long long)o[FXS_OC_NO_STORAGE],
+	    (unsigned long long)o[FXS_OC_CLOSED_NOT_RUNNING]);
+}
+
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
 {
 	const __u64 *v = st->counters.v;
@@ -591,6 +606,7 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 		say("warning: %.1f%% of samples were lost; try a larger --buffer-size or a lower "
 		    "-F",
 		    100.0 * lost / taken);
+	print_offcpu_summary(&st->offcpu);
 }
 
 /* Which CPUs were sampled and for how long: CPUs come and go. */
@@ -1114,6 +1130,10 @@ static const char report_usage[] =
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
 	"      --no-debuginfod  never fetch debug files (by default they are fetched\n"
 	"                     from DEBUGINFOD_URLS when it is set)\n"
+	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
+	"                     record --off-cpu), instead of samples\n"
+	"      --wall         wall time by stack, in ns: samples times the period plus\n"
+	"                     the off-CPU intervals\n"
 	"  -h, --help         this text\n";
 
 /* The columns of the terminal on fd: COLUMNS when set, as ls does, else its size, else 80. */
@@ -1146,6 +1166,8 @@ static int cmd_report(int argc, char **argv)
 		OPT_NO_DEBUGINFOD,
 		OPT_WIDE,
 		OPT_SVG_INVERTED,
+		OPT_OFF_CPU,
+		OPT_WALL,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -1161,6 +1183,8 @@ static int cmd_report(int argc, char **argv)
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 		{"wide", no_argument, NULL, OPT_WIDE},
 		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
+		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+		{"wall", no_argument, NULL, OPT_WALL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -1225,6 +1249,14 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_SVG_INVERTED:
 			o.svg_inverted = true;
+			break;
+		case OPT_OFF_CPU:
+		case OPT_WALL:
+			if (o.time_mode) {
+				say("--off-cpu and --wall exclude each other");
+				return EXIT_USAGE;
+			}
+			o.time_mode = opt == OPT_OFF_CPU ? REPORT_OFFCPU : REPORT_WALL;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

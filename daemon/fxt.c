@@ -22,7 +22,9 @@
 #define FXT_STR_BUCKETS		  16384 /* power of two */
 #define FXT_THREAD_BUCKETS	  64	/* power of two */
 #define FXT_STREAM_PROVIDER_ID	  1
-#define FXT_BT_FLAGS_KNOWN	  (FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
+#define FXT_BT_FLAGS_KNOWN                                                                         \
+	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
+	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT)
 
 static size_t pad_words(size_t len)
 {
@@ -1006,5 +1008,48 @@ int fxt_stream_dropped(struct fxt_stream *s)
 	if (!err)
 		err = fxt_put_provider_event(&s->buf, FXT_STREAM_PROVIDER_ID,
 					     FXT_PROVIDER_EVENT_DROPPED);
+	return stream_end(s, err);
+}
+
+int fxt_put_context_switch(struct fxt_buf *b, uint64_t ts, unsigned cpu, unsigned out_state,
+			   uint64_t out_tid, uint64_t in_tid, const struct fxt_arg *args,
+			   unsigned nr_args)
+{
+	size_t words, argw;
+	int err;
+
+	if (cpu > 0xffff || out_state > 0xf || nr_args > 0xf)
+		return -EINVAL;
+	err = args_words(args, nr_args, &argw);
+	if (err)
+		return err;
+	words = 4 + argw;
+	err = record_begin(b, words);
+	if (err)
+		return err;
+	put_word(b, FXT_RT_SCHED | words << 4 | (uint64_t)nr_args << 16 | (uint64_t)cpu << 20 |
+			    (uint64_t)out_state << 36 | (uint64_t)FXT_SCHED_CONTEXT_SWITCH << 60);
+	put_word(b, ts);
+	put_word(b, out_tid);
+	put_word(b, in_tid);
+	put_args(b, args, nr_args);
+	return 0;
+}
+
+int fxt_stream_context_switch(struct fxt_stream *s, uint64_t ts, unsigned cpu, unsigned out_state,
+			      uint64_t out_tid, uint64_t in_tid, int out_idle)
+{
+	struct fxt_arg arg = {.type = FXT_ARG_INT32, .u = (uint64_t)(int64_t)FXT_IDLE_WEIGHT};
+	int err;
+
+	err = stream_begin(s);
+	if (err)
+		return err;
+	if (cpu > 0xffff || out_state > 0xf)
+		return -EINVAL;
+	err = stream_sref(s, out_idle ? "outgoing_weight" : "incoming_weight", &arg.name);
+	if (!err)
+		err = fxt_put_context_switch(&s->buf, ts, cpu, out_state, out_idle ? 0 : out_tid,
+					     out_idle ? in_tid : 0, &arg, 1);
 	return stream_end(s, err);
 }

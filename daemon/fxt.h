@@ -70,6 +70,29 @@ enum fxt_record_type {
 #define FXT_BT_FLAG_TRUNCATED	 0x1 /* the walk hit max_frames: the stack is cut */
 #define FXT_BT_FLAG_PC_IS_RETURN 0x2 /* frame 0 is a return address, not an exact pc */
 #define FXT_BT_FLAGS_SHIFT	 36
+/*
+ * An off-CPU interval's stack, not a sample: the user stack the thread left
+ * the CPU in, stamped with the time it left. Its length is the interval of
+ * the context-switch records beside it (see report and README); bits 3..5
+ * hold the thread's state then (FXT_OFFCPU_*, enum fxs_offcpu_state).
+ */
+#define FXT_BT_FLAG_OFFCPU	  0x4
+#define FXT_BT_OFFCPU_STATE_SHIFT 3
+#define FXT_BT_OFFCPU_STATE_MASK  0x7
+#define FXT_BT_OFFCPU_STATE(flags)                                                                 \
+	(((flags) >> FXT_BT_OFFCPU_STATE_SHIFT) & FXT_BT_OFFCPU_STATE_MASK)
+
+/* Scheduling records (type 8): the subtypes, and the FXT thread states. */
+#define FXT_SCHED_CONTEXT_SWITCH 1
+#define FXT_SCHED_THREAD_WAKEUP	 2
+#define FXT_THREAD_NEW		 0
+#define FXT_THREAD_RUNNING	 1
+#define FXT_THREAD_SUSPENDED	 2
+#define FXT_THREAD_BLOCKED	 3
+#define FXT_THREAD_DYING	 4
+#define FXT_THREAD_DEAD		 5
+/* The weight of the idle thread, which is how a context switch names it. */
+#define FXT_IDLE_WEIGHT INT32_MIN
 
 /* A growable byte buffer. err latches the first allocation failure (-ENOMEM). */
 struct fxt_buf {
@@ -130,6 +153,15 @@ int fxt_put_mmap(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, uint16_
 		 unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr);
 int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, unsigned bt_flags,
 		      const uint64_t *frames, unsigned nr_frames);
+
+/*
+ * A context switch (scheduling record type 8, subtype 1): at ts on cpu,
+ * out_tid leaves in out_state (FXT_THREAD_*) and in_tid comes in. Thread
+ * koids, not refs. args: the conventional incoming_weight/outgoing_weight.
+ */
+int fxt_put_context_switch(struct fxt_buf *b, uint64_t ts, unsigned cpu, unsigned out_state,
+			   uint64_t out_tid, uint64_t in_tid, const struct fxt_arg *args,
+			   unsigned nr_args);
 
 /* Where a stream's bytes go: return 0 or a negative errno (which latches). */
 typedef int (*fxt_sink_fn)(void *ctx, const void *data, size_t len);
@@ -200,5 +232,12 @@ int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
  * readers take the counters for the capture's accounting.
  */
 #define FXT_CLOCK_EVENT "clock"
+/*
+ * A context switch between a thread and the idle thread, the only two a
+ * profiler of some threads knows: with out_idle, in_tid comes in from idle;
+ * otherwise out_tid leaves to idle in out_state.
+ */
+int fxt_stream_context_switch(struct fxt_stream *s, uint64_t ts, unsigned cpu, unsigned out_state,
+			      uint64_t out_tid, uint64_t in_tid, int out_idle);
 
 #endif /* FXS_DAEMON_FXT_H */

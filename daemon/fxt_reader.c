@@ -728,6 +728,37 @@ static int decode_profiler(struct cursor *c, struct fxt_record *rec)
 	}
 }
 
+/* Context switches and wakeups; the legacy context switch is skipped. */
+static int decode_sched(struct cursor *c, struct fxt_record *rec)
+{
+	uint64_t h = rec->header;
+	int err;
+
+	rec->subtype = h >> 60;
+	if (rec->subtype != FXT_SCHED_CONTEXT_SWITCH && rec->subtype != FXT_SCHED_THREAD_WAKEUP)
+		return 0;
+	rec->cpu = (h >> 20) & 0xffff;
+	if (rec->subtype == FXT_SCHED_CONTEXT_SWITCH) {
+		rec->out_state = (h >> 36) & 0xf;
+		err = check_zero(c, h, bits_from(40) & ~(0xfULL << 60), "a context switch record");
+		if (!err)
+			err = cur_word(c, "timestamp", &rec->ts);
+		if (!err)
+			err = cur_word(c, "outgoing thread", &rec->out_tid);
+		if (!err)
+			err = cur_word(c, "incoming thread", &rec->in_tid);
+	} else {
+		err = check_zero(c, h, bits_from(36) & ~(0xfULL << 60), "a wakeup record");
+		if (!err)
+			err = cur_word(c, "timestamp", &rec->ts);
+		if (!err)
+			err = cur_word(c, "waking thread", &rec->in_tid);
+	}
+	if (!err)
+		err = decode_args(c, (h >> 16) & 0xf, rec);
+	return err;
+}
+
 static int decode(struct fxt_reader *r, struct fxt_record *rec)
 {
 	struct cursor c = {
@@ -761,8 +792,10 @@ static int decode(struct fxt_reader *r, struct fxt_record *rec)
 		return decode_kobj(&c, rec);
 	case FXT_RT_PROFILER:
 		return decode_profiler(&c, rec);
+	case FXT_RT_SCHED:
+		return decode_sched(&c, rec);
 	default:
-		/* Blob, userspace object, scheduling, log, unassigned: skipped. */
+		/* Blob, userspace object, log, unassigned: skipped. */
 		return 0;
 	}
 }
@@ -1066,6 +1099,19 @@ static void format_profiler(struct out *o, const struct fxt_record *rec)
 	}
 }
 
+static void format_sched(struct out *o, const struct fxt_record *rec)
+{
+	if (rec->subtype == FXT_SCHED_CONTEXT_SWITCH)
+		out_printf(o, "cswitch ts=%" PRIu64 " cpu=%u out=%" PRIu64 " state=%u in=%" PRIu64,
+			   rec->ts, rec->cpu, rec->out_tid, rec->out_state, rec->in_tid);
+	else if (rec->subtype == FXT_SCHED_THREAD_WAKEUP)
+		out_printf(o, "wakeup ts=%" PRIu64 " cpu=%u tid=%" PRIu64, rec->ts, rec->cpu,
+			   rec->in_tid);
+	else
+		out_printf(o, "sched type=%u words=%u (skipped)", rec->subtype, rec->words);
+	out_args(o, rec);
+}
+
 /*
  * Returns the length of the whole line like snprintf(): a value >= size means
  * buf holds a truncated (but NUL-terminated) line.
@@ -1103,6 +1149,9 @@ int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size)
 		break;
 	case FXT_RT_PROFILER:
 		format_profiler(&o, rec);
+		break;
+	case FXT_RT_SCHED:
+		format_sched(&o, rec);
 		break;
 	case FXT_RT_LARGE:
 		out_printf(&o, "large type=%u words=%u (skipped)",

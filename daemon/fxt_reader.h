@@ -58,6 +58,11 @@ struct fxt_record {
 	unsigned bt_flags; /* FXT_BT_FLAG_* */
 	unsigned nr_frames;
 	const uint64_t *frames;
+
+	/* scheduling: context switch (subtype 1) and wakeup (subtype 2, in_tid wakes) */
+	unsigned cpu;
+	unsigned out_state; /* FXT_THREAD_* */
+	uint64_t out_tid, in_tid;
 };
 
 struct fxt_reader;

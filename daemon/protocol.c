@@ -188,10 +188,12 @@ static int decode_setup(struct rd *r, struct fxs_msg_setup *s)
 	s->max_frames = rd_u32(r);
 	s->flags = rd_u32(r);
 	s->nr_pids = rd_u32(r);
-	if (s->nr_pids > FXS_PROTO_MAX_PIDS || r->left != 4 * (size_t)s->nr_pids)
+	if (s->nr_pids > FXS_PROTO_MAX_PIDS ||
+	    r->left != 4 * (size_t)s->nr_pids + (s->flags & FXS_SETUP_OFFCPU ? 8 : 0))
 		return -EBADMSG;
 	for (i = 0; i < s->nr_pids; i++)
 		s->pids[i] = rd_u32(r);
+	s->offcpu_min_ns = s->flags & FXS_SETUP_OFFCPU ? rd_u64(r) : 0;
 	return setup_valid(s) ? 0 : -EBADMSG;
 }
 
@@ -378,7 +380,8 @@ static long payload_size(const struct fxs_msg *msg, size_t *ret_text_len)
 	case FXS_MSG_SETUP:
 		if (!setup_valid(&msg->setup))
 			return -EINVAL;
-		return SETUP_FIXED + 4 * (long)msg->setup.nr_pids;
+		return SETUP_FIXED + 4 * (long)msg->setup.nr_pids +
+		       (msg->setup.flags & FXS_SETUP_OFFCPU ? 8 : 0);
 	case FXS_MSG_START:
 	case FXS_MSG_STOP:
 	case FXS_MSG_READ:
@@ -442,6 +445,8 @@ int protocol_encode(const struct fxs_msg *msg, void *buf, size_t cap)
 		wr_u32(&w, msg->setup.nr_pids);
 		for (i = 0; i < msg->setup.nr_pids; i++)
 			wr_u32(&w, msg->setup.pids[i]);
+		if (msg->setup.flags & FXS_SETUP_OFFCPU)
+			wr_u64(&w, msg->setup.offcpu_min_ns);
 		break;
 	case FXS_MSG_OK:
 		wr_u16(&w, msg->ok.request);
@@ -505,8 +510,9 @@ int protocol_setup_from_opts(const struct capture_opts *opts, struct fxs_msg_set
 	s.freq_hz = opts->freq_hz;
 	s.buffer_size = opts->buffer_size;
 	s.max_frames = opts->max_frames;
-	s.flags =
-		(opts->nr_pids ? 0 : FXS_SETUP_ALL_HOST) | (opts->inherit ? FXS_SETUP_INHERIT : 0);
+	s.flags = (opts->nr_pids ? 0 : FXS_SETUP_ALL_HOST) |
+		  (opts->inherit ? FXS_SETUP_INHERIT : 0) | (opts->offcpu ? FXS_SETUP_OFFCPU : 0);
+	s.offcpu_min_ns = opts->offcpu ? opts->offcpu_min_ns : 0;
 	s.nr_pids = opts->nr_pids;
 	for (i = 0; i < opts->nr_pids; i++)
 		s.pids[i] = opts->pids[i];
@@ -532,6 +538,8 @@ int protocol_setup_to_opts(const struct fxs_msg_setup *setup, struct capture_opt
 	for (i = 0; i < setup->nr_pids; i++)
 		o.pids[i] = setup->pids[i];
 	o.inherit = setup->flags & FXS_SETUP_INHERIT;
+	o.offcpu = setup->flags & FXS_SETUP_OFFCPU;
+	o.offcpu_min_ns = o.offcpu ? setup->offcpu_min_ns : 0;
 	*ret = o;
 	return 0;
 }

@@ -59,7 +59,9 @@ enum fxs_err_kind {
 /* fxs_msg_setup.flags */
 #define FXS_SETUP_ALL_HOST 0x1u
 #define FXS_SETUP_INHERIT  0x2u
-#define FXS_SETUP_FLAGS	   (FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT)
+/* Off-CPU intervals too: offcpu_min_ns follows the pids on the wire. */
+#define FXS_SETUP_OFFCPU 0x4u
+#define FXS_SETUP_FLAGS	 (FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;
@@ -69,6 +71,7 @@ struct fxs_msg_setup {
 	uint32_t flags; /* FXS_SETUP_*: ALL_HOST is set exactly when nr_pids is 0 */
 	uint32_t nr_pids;
 	uint32_t pids[FXS_PROTO_MAX_PIDS];
+	uint64_t offcpu_min_ns; /* only with FXS_SETUP_OFFCPU */
 };
 
 struct fxs_msg_ok {

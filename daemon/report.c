@@ -24,6 +24,7 @@
 #include "elf_symbols.h"
 #include "fxt.h"
 #include "fxt_reader.h"
+#include "offcpu.h"
 #include "report.h"
 #include "safe_open.h"
 #include "report_svg.h"
@@ -225,6 +226,9 @@ struct report {
 	bool prepared;
 	struct table locs;  /* struct loc, by (pid, pc, is_return) */
 	struct table funcs; /* struct func, by (name, module) */
+
+	unsigned time_mode; /* enum report_time */
+	struct offcpu *off; /* the off-CPU intervals and thread states */
 };
 
 #define T(tab, type) ((type *)(tab).v)
@@ -261,10 +265,14 @@ struct report *report__new(const struct report_opts *opts)
 		r->tid = opts->tid;
 		r->period_ns = opts->period_ns;
 		so.debug_dir = opts->debug_dir;
+		r->time_mode = opts->time_mode;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	r->sym = symbolizer__new(&so);
-	if (!r->sym) {
+	r->off = offcpu__new();
+	if (!r->sym || !r->off) {
+		symbolizer__free(r->sym);
+		offcpu__free(r->off);
 		free(r);
 		errno = ENOMEM;
 		return NULL;
@@ -316,6 +324,7 @@ void report__free(struct report *r)
 	free(r->deltas);
 	free(r->samples_v);
 	symbolizer__free(r->sym);
+	offcpu__free(r->off);
 	free(r);
 }
 
@@ -442,7 +451,7 @@ static bool stack_eq(const void *ctx, size_t pos, const void *key)
 	       (!k->nr || !memcmp(s->frames, k->frames, k->nr * sizeof(*k->frames)));
 }
 
-static int add_stack(struct report *r, const struct stack_key *k, size_t *ret)
+static int add_stack(struct report *r, const struct stack_key *k, uint64_t weight, size_t *ret)
 {
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->tid), k->flags);
 	struct stack *s;
@@ -450,7 +459,7 @@ static int add_stack(struct report *r, const struct stack_key *k, size_t *ret)
 
 	h = fnv1a(h, k->frames, k->nr * sizeof(*k->frames));
 	if (hindex_find(&r->stacks.idx, h, stack_eq, &r->stacks, k, &pos)) {
-		T(r->stacks, struct stack)[pos].count++;
+		T(r->stacks, struct stack)[pos].count += weight;
 		*ret = pos;
 		return 0;
 	}
@@ -471,9 +480,32 @@ static int add_stack(struct report *r, const struct stack_key *k, size_t *ret)
 	s->tid = k->tid;
 	s->flags = k->flags;
 	s->nr = k->nr;
-	s->count = 1;
+	s->count = weight;
 	*ret = r->stacks.n++;
 	return 0;
+}
+
+/*
+ * What a backtrace weighs in the view asked for: a sample, or ns (an off-CPU
+ * interval's length; a sample's period). 1: *ret is it; 0: not in this view;
+ * -ENODATA: --wall without the sampling period.
+ */
+static int sample_weight(struct report *r, const struct fxt_record *rec, uint64_t *ret)
+{
+	bool off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
+
+	*ret = 1;
+	switch (r->time_mode) {
+	case REPORT_OFFCPU:
+		return off && offcpu_last_interval(r->off, ret);
+	case REPORT_WALL:
+		if (off)
+			return offcpu_last_interval(r->off, ret);
+		*ret = r->period_ns ? r->period_ns : offcpu_period_ns(r->off);
+		return *ret ? 1 : -ENODATA;
+	default:
+		return !off;
+	}
 }
 
 static int add_backtrace(struct report *r, const struct fxt_record *rec)
@@ -486,15 +518,19 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		.frames = rec->frames,
 	};
 	struct thread_ent *t;
+	uint64_t weight;
 	size_t stack;
 	int err;
 
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
 		return 0;
+	err = sample_weight(r, rec, &weight);
+	if (err <= 0)
+		return err;
 	t = get_thread(r, rec->pid, rec->tid);
 	if (!t)
 		return -ENOMEM;
-	err = add_stack(r, &k, &stack);
+	err = add_stack(r, &k, weight, &stack);
 	if (err)
 		return err;
 	if (r->keep_samples) {
@@ -503,7 +539,7 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 			return -ENOMEM;
 		r->samples_v[r->nr_samples++] = (struct sample){rec->ts, stack};
 	}
-	t->samples++;
+	t->samples += weight;
 	if (t->have_ts && rec->ts > t->last_ts) {
 		if (array_reserve((void **)&r->deltas, &r->cap_deltas, r->nr_deltas,
 				  sizeof(*r->deltas)))
@@ -518,9 +554,9 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	if (!r->have_ts || rec->ts > r->last_ts)
 		r->last_ts = rec->ts;
 	r->have_ts = true;
-	r->samples++;
+	r->samples += weight;
 	if (k.flags & FXT_BT_FLAG_TRUNCATED)
-		r->truncated++;
+		r->truncated += weight;
 	r->prepared = false;
 	return 0;
 }
@@ -580,8 +616,10 @@ static void add_clock(struct report *r, const struct fxt_record *rec)
 
 int report_add(struct report *r, const struct fxt_record *rec)
 {
-	int err;
+	int err = offcpu_add(r->off, rec);
 
+	if (err)
+		return err;
 	switch (rec->type) {
 	case FXT_RT_KOBJ:
 		if (rec->subtype == FXT_OBJ_PROCESS) {
@@ -909,6 +947,11 @@ static void write_header(struct report *r, FILE *out)
 	}
 	fprintf(out, "Samples: %" PRIu64 "  Threads: %zu  Processes: %zu\n", r->samples,
 		r->threads.n, procs);
+	if (r->time_mode)
+		fprintf(out, "Values: ns %s (%" PRIu64 " off-CPU intervals; %.3f s in all)\n",
+			r->time_mode == REPORT_OFFCPU ? "off the CPU"
+						      : "of wall time: samples x period + off-CPU",
+			offcpu_intervals(r->off), r->samples / 1e9);
 	if (r->has_pid || r->has_tid) {
 		fprintf(out, "Filter:");
 		if (r->has_pid)
@@ -1587,6 +1630,9 @@ static uint64_t period_ns(struct report *r)
 {
 	if (r->period_ns)
 		return r->period_ns;
+	/* A capture with off-CPU intervals says it (and its gaps are no period). */
+	if (offcpu_period_ns(r->off))
+		return offcpu_period_ns(r->off);
 	if (!r->nr_deltas)
 		return 0;
 	qsort(r->deltas, r->nr_deltas, sizeof(*r->deltas), u64_order);
@@ -1785,13 +1831,23 @@ static int encode_profile(struct report *r, struct pbuf *p)
 		goto out;
 	period = period_ns(r);
 	str_index(&st, "");
-	/* sample_type = 1: as Go's CPU profiles, samples/count and cpu/nanoseconds. */
-	pb_uint(&sub, 1, str_index(&st, "samples"));
-	pb_uint(&sub, 2, str_index(&st, "count"));
-	pb_msg(p, 1, &sub);
-	pb_uint(&sub, 1, str_index(&st, "cpu"));
-	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
-	pb_msg(p, 1, &sub);
+	/*
+	 * sample_type = 1: as Go's CPU profiles, samples/count and
+	 * cpu/nanoseconds; off-cpu/nanoseconds or wall/nanoseconds alone in those
+	 * views, whose counts are ns already.
+	 */
+	if (r->time_mode) {
+		pb_uint(&sub, 1, str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
+		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
+		pb_msg(p, 1, &sub);
+	} else {
+		pb_uint(&sub, 1, str_index(&st, "samples"));
+		pb_uint(&sub, 2, str_index(&st, "count"));
+		pb_msg(p, 1, &sub);
+		pb_uint(&sub, 1, str_index(&st, "cpu"));
+		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
+		pb_msg(p, 1, &sub);
+	}
 
 	/* sample = 2: location ids leaf first, the cut-off marker outermost. */
 	key_pid = str_index(&st, "pid");
@@ -1808,7 +1864,8 @@ static int encode_profile(struct report *r, struct pbuf *p)
 			pb_varint(&packed, t.truncated_loc);
 		pb_msg(&m, 1, &packed);
 		pb_varint(&packed, s->count);
-		pb_varint(&packed, s->count * period);
+		if (!r->time_mode)
+			pb_varint(&packed, s->count * period);
 		pb_msg(&m, 2, &packed);
 		if (tn)
 			pb_label(&m, &sub, key_thread, str_index(&st, tn), 0);
@@ -2233,6 +2290,7 @@ struct svg {
 	double scale; /* pixels per sample */
 	unsigned height;
 	bool inverted; /* an icicle: the root on top */
+	const char *unit; /* what a count is: ns; NULL: samples */
 };
 
 static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned *b)
@@ -2268,6 +2326,11 @@ static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned 
 	}
 }
 
+static const char *svg_unit(const struct svg *s, uint64_t count)
+{
+	return s->unit ? s->unit : count == 1 ? "sample" : "samples";
+}
+
 static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uint64_t count,
 		      uint64_t offset, unsigned depth)
 {
@@ -2281,7 +2344,7 @@ static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uin
 	node_color(&tmp, &r, &g, &b);
 	fputs("<g><title>", s->out);
 	xml_text(s->out, label);
-	fprintf(s->out, " (%" PRIu64 " sample%s, %.2f%%)</title>", count, count == 1 ? "" : "s",
+	fprintf(s->out, " (%" PRIu64 " %s, %.2f%%)</title>", count, svg_unit(s, count),
 		pct(count, s->total));
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
@@ -2339,7 +2402,7 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 int report_write_svg(struct report *r, FILE *out)
 {
 	struct node root = {};
-	struct svg s = {.out = out, .inverted = r->svg_inverted};
+	struct svg s = {.out = out, .inverted = r->svg_inverted, .unit = r->time_mode ? "ns" : NULL};
 	unsigned depth;
 	int err;
 
@@ -2366,7 +2429,7 @@ int report_write_svg(struct report *r, FILE *out)
 		"#details, #matched { font-size: 13px; }</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
-		"fxsampler: %" PRIu64 " sample%s%s</text>\n"
+		"fxsampler: %" PRIu64 " %s%s</text>\n"
 		"<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
 		"Search</text>\n"
@@ -2376,7 +2439,7 @@ int report_write_svg(struct report *r, FILE *out)
 		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_WIDTH, SVG_PAD, SVG_CHAR_W,
 		SVG_FRAME_H, root.count, SVG_FONT, SVG_WIDTH, s.height, SVG_WIDTH / 2, root.count,
-		root.count == 1 ? "" : "s", s.inverted ? " (inverted)" : "", SVG_PAD,
+		svg_unit(&s, root.count), s.inverted ? " (inverted)" : "", SVG_PAD,
 		SVG_WIDTH - SVG_PAD, SVG_WIDTH - SVG_PAD - 70, SVG_PAD, s.height - 9,
 		SVG_WIDTH - SVG_PAD, s.height - 9);
 	if (root.count)
@@ -2552,6 +2615,20 @@ static void on_fetch_failure(void *ctx, const char *path, const char *build_id, 
 		path, build_id, strerror(-err));
 }
 
+static const char *state_label(void *ctx, uint64_t tid)
+{
+	return thread_name(ctx, tid);
+}
+
+/* After the top view of a capture with off-CPU intervals: time by thread state. */
+static int write_thread_states(struct report *r, FILE *out)
+{
+	if (!offcpu_intervals(r->off))
+		return 0;
+	return offcpu_write_summary(r->off, out, r->has_pid, r->pid, r->has_tid, r->tid,
+				    state_label, r);
+}
+
 int report_run(const char *path, const struct report_opts *opts, FILE *out)
 {
 	struct out_file outs[] = {
@@ -2602,6 +2679,13 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		fail_msg(opts, "'%s': %s", path, fxt_reader_error(rd));
 		goto out;
 	}
+	if (err == -ENODATA) {
+		fail_msg(opts,
+			 "'%s' has no sampling period (recorded without --off-cpu): --wall "
+			 "needs one",
+			 path);
+		goto out;
+	}
 	if (err) {
 		fail_msg(opts, "cannot read '%s': %s", path, strerror(-err));
 		goto out;
@@ -2611,6 +2695,8 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 			err = report_write_folded(r, out);
 		else
 			err = report_write_top(r, out, opts ? opts->top : 0);
+		if (!err && !(opts && opts->folded))
+			err = write_thread_states(r, out);
 		if (err) {
 			fail_msg(opts, "cannot write the report: %s", strerror(-err));
 			goto out;

@@ -18,6 +18,13 @@ struct fxt_record;
 
 #define REPORT_DEFAULT_TOP 20
 
+/* What a stack's value counts (report_opts.time_mode). */
+enum report_time {
+	REPORT_SAMPLES = 0, /* on-CPU samples */
+	REPORT_OFFCPU = 1,  /* ns off the CPU, from the off-CPU intervals (--off-cpu) */
+	REPORT_WALL = 2,    /* ns: samples times the period, plus the intervals (--wall) */
+};
+
 struct report_opts {
 	unsigned top;	       /* rows of the function table; 0: REPORT_DEFAULT_TOP */
 	bool folded;	       /* report_run: folded stacks to out instead of the top view */
@@ -49,6 +56,7 @@ struct report_opts {
 	size_t errbuf_size;
 	/* report_run: where to say which file it wrote (e.g. stderr); NULL: nowhere. */
 	FILE *info;
+	unsigned time_mode; /* enum report_time */
 };
 
 struct report;
@@ -65,7 +73,10 @@ void report__free(struct report *r);
  */
 int report_add(struct report *r, const struct fxt_record *rec);
 
-/* Backtraces accounted so far (after the pid/tid filters). */
+/*
+ * Backtraces accounted so far (after the pid/tid filters); with a time_mode,
+ * their ns.
+ */
 uint64_t report_samples(const struct report *r);
 
 /*

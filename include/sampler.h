@@ -48,6 +48,7 @@
 #define FXS_SF_STOP_BAD_FP  0x08 /* an fp did not grow or was misaligned */
 #define FXS_SF_HAS_COMM	    0x10 /* struct fxs_comm follows the frames */
 #define FXS_SF_EXEC	    0x20 /* not a sample: pid execed (nr_frames is 0) */
+#define FXS_SF_OFFCPU	    0x80 /* not a sample: an off-CPU interval (struct fxs_offcpu) */
 /*
  * Not a sample: pid left the target set at an exec that changed its
  * credentials (nr_frames is 0, no names); pad holds the FXS_LEFT_* reason.
@@ -111,6 +112,73 @@ enum fxs_counter {
 
 struct fxs_counters {
 	__u64 v[FXS_CNT_NR];
+};
+
+/*
+ * Off-CPU intervals (record --off-cpu), from the sched_switch program.
+ *
+ * What a target thread was doing when it left the CPU. The kernel's
+ * prev_state, simplified: a preempted (or yielding) thread is runnable.
+ */
+enum fxs_offcpu_state {
+	FXS_OFF_RUNNABLE = 0,	     /* preempted: wants the CPU */
+	FXS_OFF_SLEEPING = 1,	     /* TASK_INTERRUPTIBLE: sleep, poll, pipe, futex */
+	FXS_OFF_UNINTERRUPTIBLE = 2, /* TASK_UNINTERRUPTIBLE: disk, page faults, D state */
+	FXS_OFF_STOPPED = 3,	     /* stopped or traced */
+	FXS_OFF_OTHER = 4,	     /* parked, or a state this build does not know */
+	FXS_OFF_NR_STATES = 5,
+};
+
+/*
+ * One interval in a ring: a struct fxs_sample whose flags hold FXS_SF_OFFCPU
+ * (and the walk's stop flags), time_ns the moment the thread left the CPU
+ * and cpu the CPU it left; then this struct, then the thread's names (always:
+ * a thread that only sleeps is never sampled, so nothing else names it), then
+ * nr_frames PCs of the user stack it blocked in, innermost first.
+ */
+struct fxs_offcpu {
+	__u64 end_ns;  /* when it ran again (or the capture stopped) */
+	__u16 end_cpu; /* where it ran again */
+	__u8 state;    /* enum fxs_offcpu_state */
+	__u8 at_stop;  /* 1: still off the CPU when the capture stopped */
+	__u32 pad;
+};
+
+/*
+ * Per-CPU off-CPU counters, one slot each, in the sampler's style. Every run
+ * of the sched_switch program counts one of the outcomes for the thread that
+ * leaves:
+ *   switches = not_running + filtered + exiting + no_storage + started
+ * and every started interval ends in exactly one of
+ *   started = written + short + ring_full + closed_not_running + at_stop
+ *           + unseen_end
+ * (at_stop: closed when the capture stopped, and written; unseen_end: the
+ * program did not see the thread come back, found when it leaves again or
+ * exits; the sum holds once the capture has stopped).
+ */
+enum fxs_offcpu_counter {
+	FXS_OC_SWITCHES,
+	FXS_OC_NOT_RUNNING, /* state not RUNNING, or a stale session */
+	FXS_OC_FILTERED,    /* not a target, a kernel thread or the idle task */
+	FXS_OC_EXITING,	    /* the thread's last switch: it is dead */
+	FXS_OC_NO_STORAGE,  /* no task storage could be had for it */
+	FXS_OC_STARTED,
+	FXS_OC_WRITTEN,
+	FXS_OC_SHORT, /* shorter than --off-cpu=MIN */
+	FXS_OC_RING_FULL,
+	FXS_OC_CLOSED_NOT_RUNNING, /* ran again after the session ended */
+	FXS_OC_AT_STOP,
+	FXS_OC_UNSEEN_END,
+	/*
+	 * A target thread that was not fully the session client's when it left
+	 * the CPU (see filtered_creds); last, so older readers keep their order.
+	 */
+	FXS_OC_FILTERED_CREDS,
+	FXS_OC_NR,
+};
+
+struct fxs_offcpu_counters {
+	__u64 v[FXS_OC_NR];
 };
 
 #endif /* FXS_INCLUDE_SAMPLER_H */

@@ -58,6 +58,9 @@ int main(int argc, char **argv)
 	m.setup.max_frames = 255;
 	m.setup.flags = FXS_SETUP_ALL_HOST;
 	err |= emit(argv[1], "setup-host", &m);
+	m.setup.flags = FXS_SETUP_ALL_HOST | FXS_SETUP_OFFCPU;
+	m.setup.offcpu_min_ns = 1000000;
+	err |= emit(argv[1], "setup-offcpu", &m);
 	for (unsigned t = FXS_MSG_START; t <= FXS_MSG_STATUS; t++) {
 		char name[32];
 

@@ -193,8 +193,9 @@ struct capture_file *load(const char *path)
 	ck_assert_msg(r, "cannot open %s: %s", path, strerror(errno));
 	while ((n = fxt_reader_next(r, &rec)) > 0) {
 		seq++;
+		/* Off-CPU stacks are intervals, not samples: check_offcpu reads them. */
 		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
-		    f->nr_samples < MAX_SAMPLES) {
+		    !(rec.bt_flags & FXT_BT_FLAG_OFFCPU) && f->nr_samples < MAX_SAMPLES) {
 			struct sample *s = &f->samples[f->nr_samples++];
 
 			s->seq = seq;
@@ -396,6 +397,9 @@ unsigned check_accounting(const struct capture_file *f)
 	for (size_t i = 0; i < f->nr_counters; i++) {
 		const struct counter *c = &f->counters[i];
 
+		/* The off-CPU counters have their own sums (check_offcpu). */
+		if (!strcmp(c->name, "offcpu") || !strcmp(c->name, "config"))
+			continue;
 		check_invariant(c);
 		if (strncmp(c->name, "cpu", 3))
 			continue;

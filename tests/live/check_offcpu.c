@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live tests of off-CPU profiling: tests/progs/offcpu's threads wait in known
+ * chains for times they measure themselves, and the report must find those
+ * times (within 10 %) in --off-cpu, and each thread's wall time in --wall.
+ * Then the intervals' records themselves, the counters' sums, -p, -a, the
+ * daemon, a process that exits while its threads are blocked and a capture
+ * that stops while they are.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "live_daemon.h"
+
+static void setup(void)
+{
+	live_make_dir("/tmp/fxs-live-offcpu-XXXXXX");
+}
+
+static void teardown(void)
+{
+	live_remove_dir();
+}
+
+/* --- what the program says it did --- */
+
+struct known {
+	char name[16];
+	int tid;
+	uint64_t wall_ns, blocked_ns;
+};
+
+static struct known known[8];
+static unsigned nr_known;
+
+static void parse_known(const char *out)
+{
+	const char *p = out;
+
+	nr_known = 0;
+	while (*p && nr_known < 8) {
+		struct known *k = &known[nr_known];
+		unsigned long long w, b;
+
+		if (sscanf(p, "%15s %d %llu %llu", k->name, &k->tid, &w, &b) == 4) {
+			k->wall_ns = w;
+			k->blocked_ns = b;
+			nr_known++;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	ck_assert_msg(nr_known == 6, "the program printed %u threads:\n%s", nr_known, out);
+}
+
+static const struct known *find_known(const char *name)
+{
+	for (unsigned i = 0; i < nr_known; i++)
+		if (!strcmp(known[i].name, name))
+			return &known[i];
+	ck_abort_msg("no thread %s", name);
+	return NULL;
+}
+
+/* --- what report says --- */
+
+/*
+ * Sum of the folded lines whose stack holds frame fn (fn NULL: any), for
+ * thread (NULL: any).
+ */
+static uint64_t folded_sum(const char *folded, const char *thread, const char *fn)
+{
+	char line[4096], pat[80];
+	const char *p = folded;
+	uint64_t sum = 0;
+
+	snprintf(pat, sizeof(pat), ";%s;", fn ? fn : "");
+	while (*p) {
+		const char *nl = strchr(p, '\n'), *sp, *semi;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl ? 1 : 0);
+		sp = strrchr(line, ' ');
+		semi = strchr(line, ';');
+		if (!sp || !semi)
+			continue;
+		/* line: process;thread;frames count; the leaf gets a ';' to match. */
+		line[sp - line] = ';';
+		if (thread &&
+		    (strncmp(semi + 1, thread, strlen(thread)) || semi[1 + strlen(thread)] != ';'))
+			continue;
+		if (fn && !strstr(line, pat))
+			continue;
+		sum += strtoull(sp + 1, NULL, 10);
+	}
+	return sum;
+}
+
+static void report(struct run *r, const char *mode, const char *path)
+{
+	RUN(r, "report", mode, "--folded", path);
+	ck_assert_msg(exit_code(r) == 0, "report %s: %s", mode, r->err);
+}
+
+static void assert_near(const char *what, uint64_t got, uint64_t want)
+{
+	double ratio = want ? (double)got / (double)want : 0;
+
+	ck_assert_msg(ratio > 0.9 && ratio < 1.1, "%s: %.1f ms reported, %.1f ms known (%.3f)",
+		      what, got / 1e6, want / 1e6, ratio);
+}
+
+/* --- what the file holds --- */
+
+struct iv {
+	uint64_t tid, start, end;
+	unsigned state;
+	bool have_stack;
+};
+
+struct intervals {
+	struct iv v[4096];
+	size_t n;
+	uint64_t last_ts; /* of any record with a time */
+	uint64_t oc[FXS_OC_NR];
+	bool have_counters;
+	size_t unpaired;
+};
+
+static const char *const oc_names[FXS_OC_NR] = {
+	"switches",
+	"not_running",
+	"filtered",
+	"exiting",
+	"dropped_no_storage",
+	"started",
+	"written",
+	"short",
+	"dropped_ring_full",
+	"dropped_not_running",
+	"closed_at_stop",
+	"dropped_unseen_end",
+};
+
+/*
+ * Read every interval as its three records: the thread leaving to idle, the
+ * thread coming back from idle, its off-CPU stack at the start. Any other
+ * order is a failure.
+ */
+static void read_intervals(const char *path, struct intervals *iv)
+{
+	struct fxt_reader *r = fxt_reader__open(path);
+	struct fxt_record rec;
+	struct iv cur = {0};
+	int step = 0, err;
+
+	memset(iv, 0, sizeof(*iv));
+	ck_assert_ptr_nonnull(r);
+	while ((err = fxt_reader_next(r, &rec)) == 1) {
+		if (rec.ts > iv->last_ts && rec.type != FXT_RT_EVENT)
+			iv->last_ts = rec.ts;
+		if (rec.type == FXT_RT_SCHED && rec.subtype == FXT_SCHED_CONTEXT_SWITCH) {
+			if (step == 0) {
+				ck_assert_msg(rec.out_tid && !rec.in_tid, "switch in without out");
+				cur = (struct iv){.tid = rec.out_tid, .start = rec.ts};
+				ck_assert_int_eq(rec.nr_args, 1);
+				ck_assert_str_eq(rec.args[0].name, "incoming_weight");
+				step = 1;
+			} else {
+				ck_assert_int_eq(step, 1);
+				ck_assert_msg(!rec.out_tid && rec.in_tid == cur.tid,
+					      "interval of %" PRIu64 " ended by %" PRIu64, cur.tid,
+					      rec.in_tid);
+				ck_assert_uint_ge(rec.ts, cur.start);
+				ck_assert_str_eq(rec.args[0].name, "outgoing_weight");
+				cur.end = rec.ts;
+				step = 2;
+			}
+		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
+			   (rec.bt_flags & FXT_BT_FLAG_OFFCPU)) {
+			ck_assert_msg(step == 2, "off-CPU stack without its interval");
+			ck_assert_uint_eq(rec.tid, cur.tid);
+			ck_assert_uint_eq(rec.ts, cur.start);
+			cur.state = FXT_BT_OFFCPU_STATE(rec.bt_flags);
+			ck_assert_uint_lt(cur.state, FXS_OFF_NR_STATES);
+			cur.have_stack = true;
+			if (iv->n < sizeof(iv->v) / sizeof(iv->v[0]))
+				iv->v[iv->n++] = cur;
+			step = 0;
+		} else if (rec.type == FXT_RT_EVENT && rec.subtype == FXT_EVENT_COUNTER &&
+			   !strcmp(rec.name, "offcpu")) {
+			ck_assert_int_eq(rec.nr_args, FXS_OC_NR);
+			for (unsigned i = 0; i < FXS_OC_NR; i++) {
+				ck_assert_str_eq(rec.args[i].name, oc_names[i]);
+				iv->oc[i] = rec.args[i].u;
+			}
+			iv->have_counters = true;
+		} else if (step == 2 && rec.type != FXT_RT_STRING && rec.type != FXT_RT_THREAD) {
+			ck_abort_msg("record type %u inside an interval", rec.type);
+		}
+	}
+	ck_assert_msg(err == 0, "%s: %s", path, fxt_reader_error(r));
+	ck_assert_int_eq(step, 0);
+	fxt_reader__free(r);
+}
+
+/* The two sums of include/sampler.h, and every written interval in the file. */
+static void check_offcpu_accounting(const struct intervals *iv)
+{
+	const uint64_t *o = iv->oc;
+
+	ck_assert_msg(iv->have_counters, "no offcpu counter");
+	ck_assert_uint_eq(o[FXS_OC_SWITCHES], o[FXS_OC_NOT_RUNNING] + o[FXS_OC_FILTERED] +
+						      o[FXS_OC_FILTERED_CREDS] + o[FXS_OC_EXITING] +
+						      o[FXS_OC_NO_STORAGE] + o[FXS_OC_STARTED]);
+	ck_assert_uint_eq(o[FXS_OC_STARTED], o[FXS_OC_WRITTEN] + o[FXS_OC_SHORT] +
+						     o[FXS_OC_RING_FULL] +
+						     o[FXS_OC_CLOSED_NOT_RUNNING] +
+						     o[FXS_OC_AT_STOP] + o[FXS_OC_UNSEEN_END]);
+	ck_assert_uint_eq(iv->n, o[FXS_OC_WRITTEN] + o[FXS_OC_AT_STOP]);
+	ck_assert_uint_eq(o[FXS_OC_RING_FULL], 0);
+	ck_assert_uint_eq(o[FXS_OC_NO_STORAGE], 0);
+}
+
+/* --- the tests --- */
+
+START_TEST(test_known_answers)
+{
+	const char *path = out_path("known.fxt");
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	struct run *r = calloc(1, sizeof(*r)), *rep = calloc(1, sizeof(*rep));
+	static const char *const chains[][2] = {
+		{"sleeper", "a_mid"}, {"piper", "b_mid"}, {"locker", "c_mid"}};
+
+	ck_assert_ptr_nonnull(iv);
+	RUN(r, "record", "-q", "--off-cpu", "-o", path, "--", prog("offcpu"), "2");
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	parse_known(r->out);
+	read_intervals(path, iv);
+	check_offcpu_accounting(iv);
+
+	/* Each chain's blocked time, by stack. */
+	report(rep, "--off-cpu", path);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct known *k = find_known(chains[i][0]);
+		char what[400];
+
+		snprintf(what, sizeof(what), "%s blocked under %s", k->name, chains[i][1]);
+		assert_near(what, folded_sum(rep->out, k->name, chains[i][1]), k->blocked_ns);
+	}
+
+	/* Each thread's on-CPU plus off-CPU time is its life. */
+	report(rep, "--wall", path);
+	for (unsigned i = 0; i < 4; i++) {
+		const char *name = (const char *[]){"sleeper", "piper", "locker", "spinner"}[i];
+		char what[400];
+
+		snprintf(what, sizeof(what), "%s wall time", name);
+		assert_near(what, folded_sum(rep->out, name, NULL), find_known(name)->wall_ns);
+	}
+	/*
+	 * The states: the sleeper sleeps (nanosleep 200 ms at a time), a thread on
+	 * the CPU all along is only ever off it preempted, runnable.
+	 */
+	for (size_t i = 0; i < iv->n; i++) {
+		if (iv->v[i].tid == (uint64_t)find_known("sleeper")->tid &&
+		    iv->v[i].end - iv->v[i].start > 150000000ULL)
+			ck_assert_uint_eq(iv->v[i].state, FXS_OFF_SLEEPING);
+		if (iv->v[i].tid == (uint64_t)find_known("spinner")->tid)
+			ck_assert_uint_eq(iv->v[i].state, FXS_OFF_RUNNABLE);
+	}
+
+	/* The top view's thread states. */
+	RUN(rep, "report", "--off-cpu", path);
+	ck_assert_int_eq(exit_code(rep), 0);
+	ck_assert_ptr_nonnull(strstr(rep->out, "Thread states, ms"));
+	ck_assert_ptr_nonnull(strstr(rep->out, "  sleeper"));
+	free(iv);
+	free(r);
+	free(rep);
+}
+END_TEST
+
+/* The capture stops (-d) while the sleeper and the others are blocked. */
+START_TEST(test_stop_while_blocked)
+{
+	const char *path = out_path("pid.fxt");
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	struct run *r = calloc(1, sizeof(*r));
+	pid_t target = start_prog("offcpu", "30", NULL);
+	char pid[16];
+	size_t at_stop = 0;
+
+	ck_assert_ptr_nonnull(iv);
+	live_msleep(300);
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	RUN(r, "record", "-q", "--off-cpu", "-p", pid, "-d", "1s", "-o", path);
+	stop_prog(target);
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	ck_assert_ptr_nonnull(strstr(r->err, "closed at the stop"));
+	read_intervals(path, iv);
+	check_offcpu_accounting(iv);
+	ck_assert_uint_gt(iv->oc[FXS_OC_AT_STOP], 0);
+	/* Those closed at the stop end at the end of the capture, after every other record. */
+	for (size_t i = 0; i < iv->n; i++) {
+		if (iv->v[i].end + 50000000ULL >= iv->last_ts)
+			at_stop++;
+	}
+	ck_assert_uint_ge(at_stop, iv->oc[FXS_OC_AT_STOP]);
+	/* Only the target's threads. */
+	RUN(r, "report", "--off-cpu", "--folded", path);
+	ck_assert_int_eq(exit_code(r), 0);
+	ck_assert_ptr_nonnull(strstr(r->out, ";a_mid;"));
+	ck_assert_ptr_nonnull(strstr(r->out, ";c_mid;"));
+	free(iv);
+	free(r);
+}
+END_TEST
+
+/* The process exits while its threads are blocked: a valid file, every interval closed. */
+START_TEST(test_exit_while_blocked)
+{
+	const char *path = out_path("exit.fxt");
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned long long exit_ts = 0;
+	int sleeper_last = 0;
+
+	ck_assert_ptr_nonnull(iv);
+	RUN(r, "record", "-q", "--off-cpu", "-o", path, "--", prog("offcpu"), "1", "exit");
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	ck_assert_int_eq(sscanf(r->out, "exit %llu", &exit_ts), 1);
+	read_intervals(path, iv);
+	check_offcpu_accounting(iv);
+	/* The waits cut short by the exit end at it (the clocks: both CLOCK_BOOTTIME). */
+	for (size_t i = 0; i < iv->n; i++)
+		if (iv->v[i].end >= exit_ts && iv->v[i].end < exit_ts + 100000000ULL &&
+		    iv->v[i].start < exit_ts)
+			sleeper_last++;
+	ck_assert_msg(sleeper_last >= 2, "%d intervals end at the exit", sleeper_last);
+	RUN(r, "dump", path);
+	ck_assert_int_eq(exit_code(r), 0);
+	free(iv);
+	free(r);
+}
+END_TEST
+
+/* -a, and a capture without --off-cpu has none of it. */
+START_TEST(test_host_wide_and_off)
+{
+	const char *path = out_path("all.fxt");
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	struct run *r = calloc(1, sizeof(*r));
+	pid_t target = start_prog("offcpu", "30", NULL);
+	char pid[16];
+
+	ck_assert_ptr_nonnull(iv);
+	live_msleep(300);
+	RUN(r, "record", "-q", "--off-cpu", "-a", "-d", "1s", "-o", path);
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	read_intervals(path, iv);
+	check_offcpu_accounting(iv);
+	RUN(r, "report", "--off-cpu", "--folded", path);
+	ck_assert_int_eq(exit_code(r), 0);
+	ck_assert_ptr_nonnull(strstr(r->out, ";a_mid;"));
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	RUN(r, "record", "-q", "-p", pid, "-d", "500ms", "-o", path);
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	read_intervals(path, iv);
+	ck_assert_uint_eq(iv->n, 0);
+	ck_assert(!iv->have_counters);
+	RUN(r, "report", "--wall", path);
+	ck_assert_int_eq(exit_code(r), 1);
+	ck_assert_ptr_nonnull(strstr(r->err, "recorded without --off-cpu"));
+	stop_prog(target);
+	free(iv);
+	free(r);
+}
+END_TEST
+
+/* Through fxsamplerd: the SETUP carries the flag and the minimum. */
+START_TEST(test_daemon)
+{
+	char daemon_bin[PATH_MAX], sock[300], log[300], cfg[300];
+	const char *path = out_path("daemon.fxt");
+	struct intervals *iv = calloc(1, sizeof(*iv));
+	struct run *r = calloc(1, sizeof(*r));
+	char *argv[6], opt_sock[] = "--socket", opt_cfg[] = "--config";
+	pid_t d;
+	FILE *f;
+	int st;
+
+	ck_assert_ptr_nonnull(iv);
+	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
+	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
+	snprintf(sock, sizeof(sock), "%s/s.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
+	snprintf(cfg, sizeof(cfg), "%s/d.conf", tmpdir);
+	f = fopen(cfg, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	argv[0] = daemon_bin;
+	argv[1] = opt_sock;
+	argv[2] = sock;
+	argv[3] = opt_cfg;
+	argv[4] = cfg;
+	argv[5] = NULL;
+	d = live_start_daemon(argv, sock, log);
+	ck_assert_int_gt(d, 0);
+	RUN(r, "record", "-q", "--daemon", "--socket", sock, "--off-cpu=5ms", "-o", path, "--",
+	    prog("offcpu"), "1");
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	read_intervals(path, iv);
+	check_offcpu_accounting(iv);
+	ck_assert_uint_gt(iv->oc[FXS_OC_WRITTEN], 5);
+	for (size_t i = 0; i < iv->n; i++)
+		ck_assert_uint_ge(iv->v[i].end - iv->v[i].start, 5000000);
+	free(iv);
+	free(r);
+}
+END_TEST
+
+static Suite *offcpu_suite(void)
+{
+	Suite *s = suite_create("offcpu-live");
+	TCase *tc = tcase_create("offcpu");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_known_answers);
+	tcase_add_test(tc, test_stop_while_blocked);
+	tcase_add_test(tc, test_exit_while_blocked);
+	tcase_add_test(tc, test_host_wide_and_off);
+	tcase_add_test(tc, test_daemon);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return live_main(offcpu_suite());
+}
