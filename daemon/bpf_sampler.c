@@ -28,14 +28,14 @@ struct bpf_sampler {
 	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
 	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
-	uint64_t *last_fired;	 /* per CPU, to tell a dead event from a live one */
-	uint64_t *last_fired_ns; /* when last_fired last moved */
-	uint32_t session;	 /* the cookie of the armed session */
+	uint64_t *last_fired;	   /* per CPU, to tell a dead event from a live one */
+	uint64_t *last_fired_ns;   /* when last_fired last moved */
+	uint32_t session;	   /* the cookie of the armed session */
 	struct bpf_link *off_link; /* the sched_switch program while armed */
-	bool armed;		 /* between arm and disarm: CPUs are followed */
-	uint64_t drain_until;	 /* while armed: a drain returns by then (0: no limit) */
-	unsigned drained;	 /* records in this drain */
-	bool over_budget;	 /* the drain stopped at drain_until */
+	bool armed;		   /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;	   /* records in this drain */
+	bool over_budget;	   /* the drain stopped at drain_until */
 };
 
 /*

@@ -24,7 +24,7 @@ struct bpf_sampler_opts {
 	bool check_creds;
 	uint32_t uid;
 	uint64_t caps;
-	bool offcpu;	  /* also off-CPU intervals (FXS_SF_OFFCPU records) */
+	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
 	uint64_t offcpu_min_ns;
 	bpf_sample_fn on_sample;
 	void *ctx;

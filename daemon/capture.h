@@ -40,7 +40,7 @@ struct capture_opts {
 	uint64_t caps;
 	capture_notice_fn notice; /* may be NULL */
 	void *notice_ctx;
-	bool offcpu;	  /* also off-CPU intervals (record --off-cpu) */
+	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
 	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
 };
 

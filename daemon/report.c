@@ -1837,7 +1837,8 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	 * views, whose counts are ns already.
 	 */
 	if (r->time_mode) {
-		pb_uint(&sub, 1, str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
+		pb_uint(&sub, 1,
+			str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
 		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 		pb_msg(p, 1, &sub);
 	} else {
@@ -2289,7 +2290,7 @@ struct svg {
 	uint64_t total;
 	double scale; /* pixels per sample */
 	unsigned height;
-	bool inverted; /* an icicle: the root on top */
+	bool inverted;	  /* an icicle: the root on top */
 	const char *unit; /* what a count is: ns; NULL: samples */
 };
 
@@ -2402,7 +2403,8 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 int report_write_svg(struct report *r, FILE *out)
 {
 	struct node root = {};
-	struct svg s = {.out = out, .inverted = r->svg_inverted, .unit = r->time_mode ? "ns" : NULL};
+	struct svg s = {
+		.out = out, .inverted = r->svg_inverted, .unit = r->time_mode ? "ns" : NULL};
 	unsigned depth;
 	int err;
 
