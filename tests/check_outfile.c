@@ -294,7 +294,7 @@ END_TEST
 /* What cannot be written is refused before anything is created. */
 START_TEST(test_refused)
 {
-	char *missing = path_of("no/such/dir/x.fxt"), *sockp = path_of("sock");
+	char *missing = path_of("no/such/dir/x.fxt"), *sockp = path_of("sock"), cwd[PATH_MAX];
 	struct outfile o;
 	int err;
 
@@ -306,10 +306,14 @@ START_TEST(test_refused)
 	ck_assert_int_eq(err, -OUTFILE_ENOTREG);
 	ck_assert_str_eq(outfile_strerror(&o, err),
 			 "not a regular file, a character device or a FIFO");
-	/* "-" is a file name unless asked for */
+	/* "-" is a file name unless asked for (made here, not in the test's cwd) */
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(tmpdir), 0);
 	ck_assert_int_eq(outfile_open(&o, "-", 0), 0);
-	ck_assert(!o.is_stdout);
+	ck_assert(!o.is_stdout && !o.direct);
+	ck_assert_int_eq(strncmp(o.tmp, ".-.", 3), 0);
 	outfile_abort(&o);
+	ck_assert_int_eq(chdir(cwd), 0);
 	ck_assert_uint_eq(nr_entries(), 1);
 }
 END_TEST
