@@ -32,6 +32,7 @@
 #include "hostlock.h"
 #include "idset.h"
 #include "kfeatures.h"
+#include "outfile.h"
 #include "procinfo.h"
 #include "report.h"
 
@@ -93,32 +94,17 @@ static bool can_load_bpf(void)
 
 /*
  * --- output file ---
- * A regular file is written under a temporary name beside it (".NAME.XXXXXX"),
- * synced and renamed when complete; it is created 0666 & ~umask, or with the
- * mode and owner of the file it replaces. A symlink is followed: its target is
- * replaced, the link stays. A character device or a FIFO (/dev/null, a pipe)
- * is written through, never replaced. "-" is stdout, unless a terminal.
+ * outfile.h: a regular file is replaced atomically with its mode and owner
+ * kept, a device or a FIFO is written through. "-" is stdout, unless a
+ * terminal; -z compresses on the way.
  */
 
 struct out_file {
-	char final[PATH_MAX]; /* what the file is renamed to: a symlink's target */
-	char tmp[PATH_MAX];
-	const char *name; /* as the user gave it, for messages */
-	int fd;
+	struct outfile f;
 	gzFile gz;
 	uint64_t bytes;
-	int err;     /* the first write error: setup errors name the output */
-	bool direct; /* a device, a FIFO or stdout: written through, nothing renamed */
-	bool is_stdout;
+	int err; /* the first write error: setup errors name the output */
 };
-
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
-}
 
 __attribute__((format(printf, 3, 4))) static int out_fail(char *msg, size_t len, const char *fmt,
 							  ...)
@@ -131,121 +117,30 @@ __attribute__((format(printf, 3, 4))) static int out_fail(char *msg, size_t len,
 	return -1;
 }
 
-/* A device or a FIFO: written through. A FIFO without a reader fails at once. */
-static int open_direct(struct out_file *o, const char *path, const struct stat *st, char *msg,
-		       size_t len)
-{
-	int fd, flags;
-
-	if (!S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode))
-		return out_fail(msg, len,
-				"cannot write '%s': not a regular file, a character "
-				"device or a FIFO",
-				path);
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return out_fail(msg, len, "cannot write '%s': %s", path,
-				errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)) {
-		close(fd);
-		return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
-	}
-	if (isatty(fd)) {
-		close(fd);
-		return out_fail(msg, len, "refusing to write a capture to the terminal '%s'", path);
-	}
-	o->fd = fd;
-	o->direct = true;
-	return 0;
-}
-
-/* The temporary file beside final, named after it, with the mode it will keep. */
-static int open_temp(struct out_file *o, const struct stat *old, char *msg, size_t len)
-{
-	const char *slash = strrchr(o->final, '/');
-	int dirlen = slash ? (int)(slash - o->final) + 1 : 0;
-
-	/* ".NAME.XXXXXX" beside it; a long name is cut so that this one stays valid */
-	snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.200s.XXXXXX", dirlen, o->final, o->final + dirlen);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (o->fd < 0)
-		return out_fail(msg, len, "cannot write '%s': %s", o->name, strerror(errno));
-	if (old) {
-		/* Replacing a profile keeps who may read it. */
-		if (fchown(o->fd, old->st_uid, old->st_gid)) {
-			/* not ours to give away: the mode still applies */
-		}
-		/* the permission bits only: a profile is never set-id */
-		fchmod(o->fd, old->st_mode & 0777);
-	} else {
-		fchmod(o->fd, 0666 & ~current_umask());
-	}
-	return 0;
-}
-
 static int out_open(struct out_file *o, const char *path, bool compress, char *msg, size_t len)
 {
-	struct stat st, lst;
-	int err;
+	int err, fd2;
 
-	o->name = path;
-	o->fd = -1;
 	o->gz = NULL;
-	o->tmp[0] = '\0';
-	if (!strcmp(path, "-")) {
-		if (isatty(STDOUT_FILENO))
-			return out_fail(msg, len,
-					"refusing to write a capture to a terminal "
-					"(-o - is for a pipe or a file)");
-		o->fd = STDOUT_FILENO;
-		o->direct = o->is_stdout = true;
-	} else {
-		if (strlen(path) >= sizeof(o->final) - 16)
-			return out_fail(msg, len, "cannot write '%s': %s", path,
-					strerror(ENAMETOOLONG));
-		strcpy(o->final, path);
-		if (!stat(path, &st)) {
-			if (S_ISDIR(st.st_mode))
-				return out_fail(msg, len, "cannot write '%s': %s", path,
-						strerror(EISDIR));
-			if (!S_ISREG(st.st_mode))
-				err = open_direct(o, path, &st, msg, len);
-			else if (!lstat(path, &lst) && S_ISLNK(lst.st_mode)) {
-				char *real = realpath(path, NULL);
-
-				/* the link stays a link: its target is what is replaced */
-				if (!real || strlen(real) >= sizeof(o->final) - 16) {
-					free(real);
-					return out_fail(msg, len, "cannot resolve '%s': %s", path,
-							strerror(real ? ENAMETOOLONG : errno));
-				}
-				strcpy(o->final, real);
-				free(real);
-				err = open_temp(o, &st, msg, len);
-			} else {
-				err = open_temp(o, &st, msg, len);
-			}
-		} else if (errno == ENOENT) {
-			err = open_temp(o, NULL, msg, len);
-		} else {
-			return out_fail(msg, len, "cannot write '%s': %s", path, strerror(errno));
-		}
-		if (err)
-			return err;
-	}
+	o->bytes = 0;
+	o->err = 0;
+	err = outfile_open(&o->f, path, OUTFILE_DASH_STDOUT | OUTFILE_NO_TTY);
+	if (err == -OUTFILE_ETTY && o->f.is_stdout)
+		return out_fail(msg, len,
+				"refusing to write a capture to a terminal "
+				"(-o - is for a pipe or a file)");
+	if (err == -OUTFILE_ETTY)
+		return out_fail(msg, len, "refusing to write a capture to the terminal '%s'", path);
+	if (err)
+		return out_fail(msg, len, "cannot write '%s': %s", path,
+				outfile_strerror(&o->f, err));
 	if (compress) {
-		int fd2 = dup(o->fd);
-
+		fd2 = dup(o->f.fd);
 		o->gz = fd2 < 0 ? NULL : gzdopen(fd2, "wb6");
 		if (!o->gz) {
 			if (fd2 >= 0)
 				close(fd2);
-			if (!o->direct)
-				unlink(o->tmp);
-			if (!o->is_stdout)
-				close(o->fd);
-			o->fd = -1;
+			outfile_abort(&o->f);
 			return out_fail(msg, len, "cannot compress: %s", strerror(ENOMEM));
 		}
 	}
@@ -269,7 +164,7 @@ static int out_sink(void *ctx, const void *data, size_t len)
 		return 0;
 	}
 	while (len) {
-		ssize_t n = write(o->fd, p, len);
+		ssize_t n = write(o->f.fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -284,26 +179,8 @@ static int out_sink(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
-/* Sync the directory too, so that the rename survives a crash. */
-static void sync_dir_of(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 static int out_commit(struct out_file *o)
 {
-	int err = 0;
-
 	if (o->gz) {
 		int zerr = gzclose(o->gz);
 
@@ -311,25 +188,7 @@ static int out_commit(struct out_file *o)
 		if (zerr != Z_OK)
 			return errno ? -errno : -EIO;
 	}
-	if (o->direct) {
-		/* a device or a pipe may not sync: that is no failure */
-		if (fsync(o->fd) && errno != EINVAL && errno != EROFS)
-			err = -errno;
-		if (!o->is_stdout && close(o->fd) && !err)
-			err = -errno;
-		o->fd = -1;
-		return err;
-	}
-	if (fsync(o->fd) || close(o->fd)) {
-		o->fd = -1;
-		return -errno;
-	}
-	o->fd = -1;
-	if (rename(o->tmp, o->final))
-		return -errno;
-	o->tmp[0] = '\0';
-	sync_dir_of(o->final);
-	return 0;
+	return outfile_commit(&o->f);
 }
 
 static void out_discard(struct out_file *o)
@@ -337,18 +196,13 @@ static void out_discard(struct out_file *o)
 	if (o->gz)
 		gzclose(o->gz);
 	o->gz = NULL;
-	if (o->fd >= 0 && !o->is_stdout)
-		close(o->fd);
-	o->fd = -1;
-	if (!o->direct && o->tmp[0])
-		unlink(o->tmp);
-	o->tmp[0] = '\0';
+	outfile_abort(&o->f);
 }
 
 /* How the summary names the output. */
 static const char *out_name(const struct out_file *o)
 {
-	return o->is_stdout ? "standard output" : o->name;
+	return o->f.is_stdout ? "standard output" : o->f.name;
 }
 
 /* --- the command to profile: forked first, held until sampling runs --- */
@@ -835,7 +689,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		a->capture.pids[0] = child.pid;
 		a->capture.nr_pids = 1;
 	}
-	err = client_record(a->socket, &a->capture, out->fd, &stop_requested, a->duration_ns,
+	err = client_record(a->socket, &a->capture, out->f.fd, &stop_requested, a->duration_ns,
 			    &hooks, &res, msg, sizeof(msg));
 	if (status_line)
 		fputs("\r\033[K", stderr);
@@ -873,7 +727,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		return EXIT_FAILURE;
 	}
 	/* the counters the stream ends with; the daemon's when it cannot be read back */
-	if (!out->direct && !stream_stats(out->final, &st))
+	if (!out->f.direct && !stream_stats(out->f.final, &st))
 		print_summary(&st, out_name(out), out->bytes);
 	else if (!res.ended_by_daemon)
 		print_summary(&res.stats, out_name(out), out->bytes);
@@ -898,7 +752,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 static int cmd_record(int argc, char **argv)
 {
 	struct child child = {.pid = 0, .go_fd = -1, .err_fd = -1};
-	struct out_file out = {.fd = -1};
+	struct out_file out = {0};
 	struct record_args a;
 	struct capture *cap = NULL;
 	struct capture_stats st;

@@ -25,6 +25,7 @@
 #include "fxt.h"
 #include "fxt_reader.h"
 #include "offcpu.h"
+#include "outfile.h"
 #include "report.h"
 #include "safe_open.h"
 #include "report_svg.h"
@@ -2477,63 +2478,38 @@ static void fail_msg(const struct report_opts *opts, const char *fmt, ...)
 typedef int (*write_fn)(struct report *r, FILE *out);
 
 /*
- * An output file, made before any work so that a bad path fails at once: a
- * temporary file next to it, renamed over it when complete (a failed report
- * leaves the old file), or the file itself when it is a device or a FIFO.
+ * An output file, made before any work so that a bad path fails at once
+ * (outfile.h: a failed report leaves the old file; a device or a FIFO is
+ * written through). f writes to a dup of its fd.
  */
 struct out_file {
 	const char *path;
 	const char *what;
 	write_fn fn;
-	char *tmp; /* NULL: written in place */
+	struct outfile of;
 	FILE *f;
 };
 
 static int out_open(struct out_file *o, const struct report_opts *opts)
 {
-	const char *slash = strrchr(o->path, '/');
-	struct stat st;
-	mode_t mask;
 	int fd, err;
 
-	if (!stat(o->path, &st) && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			fail_msg(opts, "cannot create '%s': %s", o->path, strerror(EISDIR));
-			return -EISDIR;
-		}
-		o->f = fopen(o->path, "we");
-		if (!o->f)
-			goto fail;
-		return 0;
+	err = outfile_open(&o->of, o->path, 0);
+	if (err) {
+		fail_msg(opts, "cannot create '%s': %s", o->path, outfile_strerror(&o->of, err));
+		return err;
 	}
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - o->path + 1) : 0, o->path,
-		     slash ? slash + 1 : o->path) < 0) {
-		o->tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(o->tmp);
-		o->tmp = NULL;
-		goto fail;
-	}
-	/* What fopen() would have made: 0666 less the umask. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(o->f = fdopen(fd, "w"))) {
+	fd = dup(o->of.fd);
+	o->f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!o->f) {
 		err = -errno;
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
+		if (fd >= 0)
+			close(fd);
+		outfile_abort(&o->of);
 		fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
 		return err;
 	}
 	return 0;
-fail:
-	err = -errno;
-	fail_msg(opts, "cannot create '%s': %s", o->path, strerror(-err));
-	return err;
 }
 
 static void on_skipped(void *ctx, const char *path, int err)
@@ -2567,16 +2543,13 @@ static void warn_skipped(struct report *r)
 	free(fl.v);
 }
 
-/* Drop an output that was not written (NULL-safe on a closed one). */
+/* Drop an output that was not written (safe on one never opened or done). */
 static void out_abort(struct out_file *o)
 {
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
+	outfile_abort(&o->of);
 }
 
 static int out_write(struct out_file *o, struct report *r, const struct report_opts *opts)
@@ -2588,19 +2561,17 @@ static int out_write(struct out_file *o, struct report *r, const struct report_o
 	if (!err && fflush(o->f))
 		err = -errno;
 	if (!err)
-		size = o->tmp ? ftell(o->f) : -1;
+		size = o->of.direct ? -1 : ftell(o->f);
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
-	if (!err && o->tmp && rename(o->tmp, o->path))
-		err = -errno;
+	if (!err)
+		err = outfile_commit(&o->of);
 	if (err) {
-		fail_msg(opts, "cannot write '%s': %s", o->path, strerror(-err));
+		fail_msg(opts, "cannot write '%s': %s", o->path, outfile_strerror(&o->of, err));
 		out_abort(o);
 		return err;
 	}
-	free(o->tmp);
-	o->tmp = NULL;
 	if (opts->info) {
 		if (size >= 0)
 			fprintf(opts->info, "fxsampler: wrote %s: %s, %ld bytes\n", o->path,
