@@ -215,6 +215,7 @@ check-systemd: all
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
+	command -v clang-format >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
@@ -230,6 +231,7 @@ deps-if-missing:
 
 test: deps-if-missing
 	$(MAKE) all
+	$(MAKE) format-check
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
@@ -268,7 +270,7 @@ install: all
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
 # for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
-	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev
+	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
@@ -409,7 +411,8 @@ FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:
-	clang-format --dry-run -Werror $(FORMAT_SRCS)
+	@clang-format --dry-run -Werror $(FORMAT_SRCS) && \
+		echo "format-check: $(words $(FORMAT_SRCS)) files clang-formatted"
 
 clean:
 	rm -rf $(OUTPUT) fxsampler fxsamplerd

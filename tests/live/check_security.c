@@ -414,7 +414,8 @@ static void install_spinner(const char *name, mode_t mode, const char *caps, cha
  * `fxsampler record --socket S -o out -- sh -c script` as the test user, its
  * stderr into err_path.
  */
-static pid_t start_record_cmd(const char *out, const char *script, const char *err_path)
+static pid_t start_record_cmd(const char *out, const char *script, const char *err_path,
+			      const char *opt)
 {
 	pid_t pid = fork();
 
@@ -425,7 +426,7 @@ static pid_t start_record_cmd(const char *out, const char *script, const char *e
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(124);
 		become_user();
-		execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, "--",
+		execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, opt, "--",
 		      "/bin/sh", "-c", script, (char *)NULL);
 		_exit(127);
 	}
@@ -484,7 +485,8 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	snprintf(out, sizeof(out), "%s/%s.fxt", dir, name);
 	snprintf(errp, sizeof(errp), "%s/%s.err", tmpdir, name);
 	snprintf(script, sizeof(script), "sleep 0.3; exec %s 1", path);
-	rec = start_record_cmd(out, script, errp);
+	/* Off-CPU too: it waits in secret_root_work as well as spinning there. */
+	rec = start_record_cmd(out, script, errp, "--off-cpu=0");
 	pid = wait_for_exe(path);
 	ck_assert_msg(pid > 0, "%s never ran", path);
 	/* The test means nothing unless the program did get its privileges. */
@@ -525,6 +527,13 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 			}
 	}
 	ck_assert_msg(!leaked, "%zu samples of %s in the user's capture", leaked, path);
+	for (size_t i = 0; i < f->nr_offcpu; i++)
+		for (unsigned k = 0; f->offcpu[i].pid == (uint32_t)pid && k < f->offcpu[i].n; k++)
+			ck_assert_msg(!in_ranges(&r, f->offcpu[i].frames[k], true),
+				      "an off-CPU stack of %s in the user's capture", path);
+	ck_assert_msg(counter_value(counter(f, "offcpu"), "filtered_creds") > 10,
+		      "off-CPU filtered_creds %llu",
+		      (unsigned long long)counter_value(counter(f, "offcpu"), "filtered_creds"));
 	/* The shell before its exec: a few at most. */
 	ck_assert_msg(of_pid < 20, "%zu samples of pid %d", of_pid, (int)pid);
 	for (size_t i = 0; i < MAX_ITEMS; i++)

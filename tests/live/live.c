@@ -188,15 +188,21 @@ struct capture_file *load(const char *path)
 
 	ck_assert_ptr_nonnull(f);
 	f->samples = calloc(MAX_SAMPLES, sizeof(*f->samples));
+	f->offcpu = calloc(MAX_OFFCPU, sizeof(*f->offcpu));
 	ck_assert_ptr_nonnull(f->samples);
+	ck_assert_ptr_nonnull(f->offcpu);
 	r = fxt_reader__open(path);
 	ck_assert_msg(r, "cannot open %s: %s", path, strerror(errno));
 	while ((n = fxt_reader_next(r, &rec)) > 0) {
+		/* Off-CPU stacks are intervals, not samples: kept apart (check_offcpu pairs them).
+		 */
+		bool off = rec.bt_flags & FXT_BT_FLAG_OFFCPU;
+
 		seq++;
-		/* Off-CPU stacks are intervals, not samples: check_offcpu reads them. */
 		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE &&
-		    !(rec.bt_flags & FXT_BT_FLAG_OFFCPU) && f->nr_samples < MAX_SAMPLES) {
-			struct sample *s = &f->samples[f->nr_samples++];
+		    (off ? f->nr_offcpu < MAX_OFFCPU : f->nr_samples < MAX_SAMPLES)) {
+			struct sample *s =
+				off ? &f->offcpu[f->nr_offcpu++] : &f->samples[f->nr_samples++];
 
 			s->seq = seq;
 			s->pid = rec.pid;
@@ -238,6 +244,7 @@ struct capture_file *load(const char *path)
 void unload(struct capture_file *f)
 {
 	free(f->samples);
+	free(f->offcpu);
 	free(f);
 }
 

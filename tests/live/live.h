@@ -18,6 +18,7 @@
 #include "sampler.h"
 
 #define MAX_SAMPLES 200000
+#define MAX_OFFCPU  20000
 #define MAX_ITEMS   8192
 
 extern const char *bin;	  /* FXS_BIN */
@@ -88,6 +89,8 @@ struct counter {
 struct capture_file {
 	struct sample *samples;
 	size_t nr_samples;
+	struct sample *offcpu; /* off-CPU stacks (FXT_BT_FLAG_OFFCPU), apart from samples */
+	size_t nr_offcpu;
 	struct mapping maps[MAX_ITEMS];
 	size_t nr_maps;
 	char modules[MAX_ITEMS][256]; /* by module id */

@@ -3,10 +3,13 @@
  * What a privileged program looks like to the security tests: check_security
  * installs a copy set-user-ID root, and another with file capabilities, and
  * has a user's target exec it. It spins in secret_root_work for argv[1]
- * seconds of CPU time (default 1): none of that may reach the user's capture.
+ * seconds of CPU time (default 1), sleeping 200 us every few ms so that an
+ * off-CPU capture sees it wait there too: none of that may reach the user's
+ * capture.
  */
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -22,9 +25,11 @@ __attribute__((noinline)) void secret_root_work(double seconds)
 {
 	double end = cpu_now() + seconds;
 
-	while (cpu_now() < end)
+	while (cpu_now() < end) {
 		for (int i = 0; i < 100000; i++)
 			sink += i;
+		usleep(200);
+	}
 }
 
 int main(int argc, char **argv)
