@@ -112,7 +112,8 @@ static uint64_t folded_sum(const char *folded, const char *thread, const char *f
 
 static void report(struct run *r, const char *mode, const char *path)
 {
-	RUN(r, "report", mode, "--folded", path);
+	/* Thread frames by name: the program names each thread by its role. */
+	RUN(r, "report", mode, "--folded", "--merge-threads", path);
 	ck_assert_msg(exit_code(r) == 0, "report %s: %s", mode, r->err);
 }
 
@@ -154,6 +155,7 @@ static const char *const oc_names[FXS_OC_NR] = {
 	"dropped_not_running",
 	"closed_at_stop",
 	"dropped_unseen_end",
+	"filtered_creds",
 };
 
 /*

@@ -171,8 +171,8 @@ static void add_counter(struct capture_file *f, const struct fxt_record *rec)
 		return;
 	c = &f->counters[f->nr_counters++];
 	snprintf(c->name, sizeof(c->name), "%s", rec->name);
-	c->nr = rec->nr_args;
-	for (unsigned i = 0; i < rec->nr_args && i <= FXS_CNT_NR; i++) {
+	c->nr = rec->nr_args < FXT_READER_MAX_ARGS ? rec->nr_args : FXT_READER_MAX_ARGS;
+	for (unsigned i = 0; i < c->nr; i++) {
 		snprintf(c->arg_names[i], sizeof(c->arg_names[0]), "%s", rec->args[i].name);
 		c->values[i] = rec->args[i].u;
 	}

@@ -81,8 +81,8 @@ struct named {
 
 struct counter {
 	char name[32];
-	uint64_t values[FXS_CNT_NR + 1];
-	char arg_names[FXS_CNT_NR + 1][32];
+	uint64_t values[FXT_READER_MAX_ARGS];
+	char arg_names[FXT_READER_MAX_ARGS][32];
 	unsigned nr;
 };
 
