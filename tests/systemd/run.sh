@@ -57,16 +57,16 @@ mirror() {
 }
 
 make_rootfs() {
-	[ -f "$ROOTFS/.fxs-rootfs-v2" ] && return 0
+	[ -f "$ROOTFS/.fxs-rootfs-v3" ] && return 0
 	step "debootstrap $SUITE into $ROOTFS (cached for later runs)"
 	rm -rf "$ROOTFS" "$ROOTFS.tmp"
 	mkdir -p "$OUT"
 	local t0=$SECONDS
 	debootstrap --variant=minbase \
-		--include=systemd,systemd-sysv,dbus,procps,libbpf1,libelf1,zlib1g,libsystemd0 \
+		--include=systemd,systemd-sysv,dbus,procps,libbpf1,libelf1,zlib1g,libsystemd0,libdw1,libdebuginfod1 \
 		"$SUITE" "$ROOTFS.tmp" "$(mirror)" >"$OUT/debootstrap.log" 2>&1 ||
 		{ tail -20 "$OUT/debootstrap.log"; echo "check-systemd: debootstrap failed" >&2; exit 1; }
-	touch "$ROOTFS.tmp/.fxs-rootfs-v2"
+	touch "$ROOTFS.tmp/.fxs-rootfs-v3"
 	mv "$ROOTFS.tmp" "$ROOTFS"
 	echo "debootstrap took $((SECONDS - t0)) s"
 }
