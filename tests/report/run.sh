@@ -156,7 +156,7 @@ SRC
 
 	# Off without DEBUGINFOD_URLS: the ELF has no symbol for it.
 	env -u DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH="$d/cache0" \
-		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/off.txt" 2>"$d/off.err" ||
+		"$bin" report "$d/inl.fxt" --top 20 --debug-dir "$d/none" >"$d/off.txt" 2>"$d/off.err" ||
 		fail "report without debuginfod"
 	grep -q 'inl+0x' "$d/off.txt" || fail "without DEBUGINFOD_URLS it resolved: $(cat "$d/off.txt")"
 	grep -q fxs_ "$d/off.txt" && fail "without DEBUGINFOD_URLS it resolved"
@@ -173,7 +173,7 @@ SRC
 		sleep 0.5
 	done
 	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache \
-		"$bin" report "$d/inl.fxt" --top 5 --lines --debug-dir "$d/none" --pprof "$d/inl.pb.gz" \
+		"$bin" report "$d/inl.fxt" --top 20 --lines --debug-dir "$d/none" --pprof "$d/inl.pb.gz" \
 		>"$d/on.txt" 2>"$d/on.err" || fail "report with debuginfod: $(cat "$d/on.err")"
 	grep -Eq '  inl\.c:[67] +fxs_leaf \[inl\]$' "$d/on.txt" ||
 		fail "fxs_leaf and its line not resolved: $(cat "$d/on.txt")"
@@ -187,13 +187,13 @@ SRC
 	wait "$dpid" 2>/dev/null || true
 	dpid=
 	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache \
-		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/cached.txt" 2>&1 ||
+		"$bin" report "$d/inl.fxt" --top 20 --debug-dir "$d/none" >"$d/cached.txt" 2>&1 ||
 		fail "report from the cache"
 	grep -q 'fxs_leaf \[inl\]' "$d/cached.txt" || fail "the cache was not used: $(cat "$d/cached.txt")"
 
 	# No server and no cache: a warning, module+0xOFFSET, success.
 	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache2 DEBUGINFOD_TIMEOUT=5 \
-		"$bin" report "$d/inl.fxt" --top 5 --debug-dir "$d/none" >"$d/soft.txt" 2>"$d/soft.err" ||
+		"$bin" report "$d/inl.fxt" --top 20 --debug-dir "$d/none" >"$d/soft.txt" 2>"$d/soft.err" ||
 		fail "report with debuginfod down failed instead of failing soft"
 	grep -q 'inl+0x' "$d/soft.txt" || fail "no module+0xOFFSET with debuginfod down"
 	grep -q "warning: debuginfod has no debug info for $d/bin/inl (build id $id)" "$d/soft.err" ||
