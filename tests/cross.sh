@@ -50,17 +50,25 @@ for elf in arm64 riscv64; do
 		fail "could not write the $elf capture"
 	$run "$dir/fxsampler" report --folded "$tmp/$elf.fxt" >"$tmp/out" 2>&1 ||
 		fail "report of the $elf capture: $(cat "$tmp/out")"
-	want='target;target;main;fxs_beta;fxs_alpha;fxs_static_leaf 10'
+	want='target;target-4242;main;fxs_beta;fxs_alpha;fxs_static_leaf 10'
 	[ "$(cat "$tmp/out")" = "$want" ] ||
 		fail "report of the $elf capture: want '$want', got '$(cat "$tmp/out")'"
 done
 $run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
 # The static daemon as systemd starts it: socket activation and sd_notify.
-python3 tests/cross/activate.py "$dir" tests/data/config/fxsamplerd.conf "$run" ||
-	fail "fxsamplerd under socket activation"
+# Natively only: fxsamplerd probes the kernel's BPF before it is ready, and
+# qemu-user has no bpf() (the same C code is checked natively, on the host).
+daemon="fxsamplerd socket-activated with sd_notify"
+if [ -z "$run" ]; then
+	python3 tests/cross/activate.py "$dir" tests/data/config/fxsamplerd.conf "$run" ||
+		fail "fxsamplerd under socket activation"
+else
+	echo "SKIP: check-cross $arch: $daemon: qemu-user has no bpf() for the daemon's kernel probe; NOT RUN"
+	daemon="(daemon: SKIP)"
+fi
 # The dynamic one, with the loader and libc of sysroot/ (qemu-user's prefix).
 QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
 	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
 echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures," \
-	"fxsamplerd socket-activated with sd_notify, progs/demo, progs/dlopener"
+	"$daemon, progs/demo, progs/dlopener"
 

@@ -88,11 +88,14 @@ if [ "$expect" = oldkernel ]; then
 	poweroff -f
 fi
 
-# Samples of a thread ($2 = "process;thread;") in folded file $1, and of those
-# on a chain ending in $3 (";main;outer;middle;inner").
-thread_samples() { awk -v p="$2" 'index($0, p) == 1 { n += $NF } END { print n + 0 }' "$1"; }
+# Samples of a thread ($2, its name: the folded files are made with
+# --merge-threads; the process frame before it is the command line) in folded
+# file $1, and of those on a chain ending in $3 (";main;outer;middle;inner").
+thread_samples() {
+	awk -v p="$2" '{ split($0, f, ";") } f[2] == p { n += $NF } END { print n + 0 }' "$1"
+}
 chain_samples() {
-	awk -v p="$2" -v c="$3" 'index($0, p) == 1 { s = $0; sub(/ [0-9]+$/, "", s);
+	awk -v p="$2" -v c="$3" '{ split($0, f, ";") } f[2] == p { s = $0; sub(/ [0-9]+$/, "", s);
 		if (substr(s, length(s) - length(c) + 1) == c) n += $NF } END { print n + 0 }' "$1"
 }
 # At least half of a thread's samples on the chain: "ok", else the numbers.
@@ -116,13 +119,13 @@ else
 	result record FAIL "exit $rc: $(head -3 /tmp/demo.err | tr '\n' ' ')"
 fi
 
-if [ -s /tmp/demo.fxt ] && fxsampler report --folded /tmp/demo.fxt >/tmp/demo.folded 2>/tmp/rep.err; then
-	r=$(chain_check /tmp/demo.folded "demo;demo;" ";main;outer;middle;inner")
+if [ -s /tmp/demo.fxt ] && fxsampler report --folded --merge-threads /tmp/demo.fxt >/tmp/demo.folded 2>/tmp/rep.err; then
+	r=$(chain_check /tmp/demo.folded "demo" ";main;outer;middle;inner")
 	case $r in
 	ok*) result chain PASS "main>outer>middle>inner: ${r#ok }" ;;
 	*) result chain FAIL "main>outer>middle>inner: $r; top: $(sort -k2 -nr /tmp/demo.folded | head -2 | tr '\n' ' ')" ;;
 	esac
-	r=$(chain_check /tmp/demo.folded "demo;demo-worker-1;" ";run;outer;middle;inner")
+	r=$(chain_check /tmp/demo.folded "demo-worker-1" ";run;outer;middle;inner")
 	case $r in
 	ok*) result threads PASS "demo-worker-1 run>outer>middle>inner: ${r#ok }" ;;
 	*) result threads FAIL "demo-worker-1: $r" ;;
@@ -164,10 +167,10 @@ fxsampler record -q -F $F -p $a -d 2s -o /tmp/p.fxt >/tmp/p.err 2>&1
 rc=$?
 kill $a $b 2>/dev/null
 wait $a $b 2>/dev/null
-if [ $rc = 0 ] && fxsampler dump /tmp/p.fxt >/tmp/p.dump && fxsampler report --folded /tmp/p.fxt >/tmp/p.folded; then
+if [ $rc = 0 ] && fxsampler dump /tmp/p.fxt >/tmp/p.dump && fxsampler report --folded --merge-threads /tmp/p.fxt >/tmp/p.folded; then
 	mine=$(grep -c " backtrace .*pid=$a " /tmp/p.dump)
 	other=$(grep " backtrace " /tmp/p.dump | grep -vc "pid=$a ")
-	if [ "$mine" -gt 20 ] && [ "$other" = 0 ] && ! grep -q "^recurse;" /tmp/p.folded; then
+	if [ "$mine" -gt 20 ] && [ "$other" = 0 ] && [ "$(thread_samples /tmp/p.folded recurse)" = 0 ]; then
 		result filter PASS "-p $a: $mine samples, none of pid $b"
 	else
 		result filter FAIL "-p $a: $mine samples of it, $other of others; $(grep 'name="samples"' /tmp/p.dump | cut -d' ' -f8-); $(head -2 /tmp/p.err | tr '\n' ' ')"
@@ -180,7 +183,7 @@ start fork
 # A forked child is followed, with its own chain.
 fxsampler record -q -F $F -o /tmp/fork.fxt -- $P/forker 2 >/tmp/fork.err 2>&1
 rc=$?
-if [ $rc = 0 ] && fxsampler report --folded /tmp/fork.fxt >/tmp/fork.folded; then
+if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/fork.fxt >/tmp/fork.folded; then
 	on=$(awk '/;child_main;child_work;child_leaf [0-9]+$/ { n += $NF } END { print n + 0 }' /tmp/fork.folded)
 	pids=$(fxsampler dump /tmp/fork.fxt | sed -n 's/.* backtrace .*pid=\([0-9]*\) .*/\1/p' | sort -u | wc -l)
 	if [ "$on" -gt 20 ]; then
@@ -220,7 +223,7 @@ else
 	fxsampler record -q -F $F -o /tmp/badfp.fxt -- $P/badfp 0.7 >/tmp/badfp.err 2>&1
 	rc=$?
 	if [ $rc = 0 ] && fxsampler dump /tmp/badfp.fxt >/tmp/badfp.dump &&
-		fxsampler report --folded /tmp/badfp.fxt >/tmp/badfp.folded; then
+		fxsampler report --folded --merge-threads /tmp/badfp.fxt >/tmp/badfp.folded; then
 		r=$(awk '
 		/ backtrace / { n++; for (i = 1; i <= NF; i++) { if ($i ~ /^frames=/) fr = substr($i, 8) + 0; if ($i ~ /^flags=/) fl = $i }
 			if (fr < 1) empty++; if (fl ~ /[13579bdf]$/) cut++ }
