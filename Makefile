@@ -406,7 +406,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static/*.c \
-		daemon/static/systemd/*.h tests/*.c tests/live/*.c \
+		daemon/static/systemd/*.h tests/*.c tests/*.h tests/live/*.c \
 		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -27,6 +27,8 @@
 #include "report.h"
 #include "symbolizer.h"
 
+#include "fixture.h"
+
 static const char src[] =
 	"#include <stdlib.h>\n"
 	"static volatile unsigned long sink;\n"
@@ -56,34 +58,7 @@ static const char src[] =
 #define LINE_OUTER_CALL 16
 #define DECL_OUTER	14
 
-static char tmpdir[PATH_MAX];
 static char debug_dir[PATH_MAX + 16];
-
-static const char *fx(const char *name)
-{
-	static char bufs[8][PATH_MAX + 64];
-	static unsigned next;
-	char *b = bufs[next++ % 8];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	if (st != 0)
-		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
-	return st;
-}
 
 #define ID_STRIP "6123456789abcdef0123456789abcdef01234567"
 #define ID_LINK	 "7123456789abcdef0123456789abcdef01234567"

@@ -28,6 +28,8 @@
 #include "proc_maps.h"
 #include "symbolizer.h"
 
+#include "fixture.h"
+
 /* ---- fixtures ---- */
 
 static const char fixture_src[] =
@@ -58,36 +60,9 @@ static const char lib_src[] =
 #define ID_MIS	 "4123456789abcdef0123456789abcdef01234567"
 #define ID_LIB	 "5123456789abcdef"
 
-static char tmpdir[PATH_MAX];
 static char debug_dir[PATH_MAX + 32];
 static char empty_dir[PATH_MAX + 32];
 static bool gz_symtab_compressed, gz_debug_compressed;
-
-static const char *fx(const char *name)
-{
-	static char bufs[8][PATH_MAX + 64];
-	static unsigned next;
-	char *b = bufs[next++ % 8];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", tmpdir, name);
-	return b;
-}
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	if (st != 0)
-		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
-	return st;
-}
 
 static void write_file(const char *path, const char *text)
 {
