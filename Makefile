@@ -72,15 +72,18 @@ CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 BPF_CFLAGS = -g -O2 -Wall -Werror -mcpu=v3 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	      -Ivmlinux/$(ARCH) -Iinclude -Ibpf $(CLANG_BPF_SYS_INCLUDES)
 
-# Every daemon/*.c but the two mains is a library module, linked into both
-# binaries and every test.
-MAINS     := daemon/fxsampler.c daemon/fxsamplerd.c
-LIB_SRCS  := $(filter-out $(MAINS),$(wildcard daemon/*.c))
+# daemon/ has a folder per concern (README's layout table). Every .c in them
+# but the two mains is a library module, linked into both binaries and every
+# test; daemon/static/ only into the static builds.
+MAINS     := daemon/cli/fxsampler.c daemon/service/fxsamplerd.c
+LIB_SRCS  := $(filter-out $(MAINS),$(sort $(wildcard daemon/*/*.c)))
+LIB_SRCS  := $(filter-out daemon/static/%,$(LIB_SRCS))
 LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-UNIT_SRCS := $(wildcard tests/check_*.c)
-UNIT_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# Unit tests follow daemon/'s folders: tests/unit/CONCERN/check_MODULE.c.
+UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c tests/unit/*/check_*.c))
+UNIT_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS))
 LIVE_SRCS := $(wildcard tests/live/check_*.c)
 LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
@@ -93,7 +96,7 @@ PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-opt
 # every chain sampled in a leaf.
 PROG_CFLAGS += $(if $(filter arm64 riscv64,$(ARCH)),-mno-omit-leaf-frame-pointer)
 
-BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
+BINS := fxsampler fxsamplerd
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
@@ -105,7 +108,7 @@ BINS := fxsampler $(if $(wildcard daemon/fxsamplerd.c),fxsamplerd)
 
 all: $(BINS)
 
-$(OUTPUT) $(OUTPUT)/daemon $(OUTPUT)/tests $(OUTPUT)/tests/live $(OUTPUT)/progs:
+$(OUTPUT) $(OUTPUT)/tests/live $(OUTPUT)/progs:
 	$(Q)mkdir -p $@
 
 # --- BPF: compile, link with bpftool (drops DWARF, keeps BTF), skeleton ---
@@ -120,22 +123,27 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # --- user space ---
-$(OUTPUT)/daemon/%.o: daemon/%.c | $(OUTPUT)/daemon $(SKELS)
+$(OUTPUT)/daemon/%.o: daemon/%.c | $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/libfxs.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-fxsampler fxsamplerd: %: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a
+fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o $(OUTPUT)/libfxs.a
+fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o $(OUTPUT)/libfxs.a
+fxsampler fxsamplerd:
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),-lsystemd) -o $@
 
 # --- tests ---
-$(OUTPUT)/tests/%: tests/%.c $(OUTPUT)/libfxs.a | $(OUTPUT)/tests $(OUTPUT)/tests/live
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) $(CHECK_LIBS) -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(OUTPUT)/libfxs.a $(LIBS) \
+		$(CHECK_LIBS) -o $@
 
 # Live tests share tests/live/live.c: running fxsampler, reading captures.
 $(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests/live/live_daemon.h \
@@ -167,14 +175,14 @@ check: fxsampler $(UNIT_BINS)
 
 # The unit tests again under ASan + UBSan (clang), and under valgrind.
 check-asan: $(SKELS)
-	tests/sanitize.sh asan
+	LIB_SRCS="$(LIB_SRCS)" UNIT_SRCS="$(UNIT_SRCS)" tests/sanitize.sh asan
 check-valgrind: $(UNIT_BINS)
 	tests/sanitize.sh valgrind $(UNIT_BINS)
 
 # libFuzzer targets of the FXT reader, the ELF reader, the maps parser and the
 # daemon's message decoder, FUZZ_SECONDS each (60 by default, as in CI).
 fuzz: $(SKELS)
-	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) tests/fuzz/run.sh
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) LIB_SRCS="$(LIB_SRCS)" tests/fuzz/run.sh
 
 check-live: all $(LIVE_BINS) $(PROG_BINS)
 	@if [ "$$(id -u)" != 0 ]; then \
@@ -209,8 +217,7 @@ check-report: all progs
 	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
 
 check-systemd: all
-	@if [ -x tests/systemd/run.sh ]; then tests/systemd/run.sh; \
-	else echo "SKIP: check-systemd: no systemd test yet; NOT RUN"; fi
+	@tests/systemd/run.sh
 
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
@@ -367,7 +374,9 @@ $(OUTPUT)/libstatic-compat.a: $(STATIC_COMPAT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(CROSS_BINS): $(CROSS_DIR)/%: $(OUTPUT)/daemon/%.o $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
+$(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o
+$(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o
+$(CROSS_BINS): $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
 		$(OUTPUT)/libstatic-compat.a -o $@
@@ -387,7 +396,7 @@ $(OUTPUT)/tests/cross/capture: tests/cross/capture.c $(OUTPUT)/libfxs.a
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
 
-# Rebuild the committed arm64/riscv64 ELF fixtures of tests/check_elf_arches.c.
+# Rebuild the committed arm64/riscv64 ELF fixtures of tests/unit/symbols/check_elf_arches.c.
 elf-fixtures:
 	sh cross/root.sh $(CROSS_ROOT)
 	$(MAKE) --no-print-directory vmlinux ARCH=arm64
@@ -405,8 +414,8 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
-FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*.[ch] daemon/static/*.c \
-		daemon/static/systemd/*.h tests/*.c tests/*.h tests/live/*.c \
+FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*/*.[ch] \
+		daemon/static/systemd/*.h tests/unit/*.[ch] tests/unit/*/*.c tests/live/*.[ch] \
 		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
@@ -417,4 +426,5 @@ format-check:
 clean:
 	rm -rf $(OUTPUT) fxsampler fxsamplerd
 
--include $(wildcard $(OUTPUT)/daemon/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tests/live/*.d)
+-include $(wildcard $(OUTPUT)/daemon/*/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/unit/*/*.d \
+	$(OUTPUT)/tests/live/*.d)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Bench generator for report throughput (issue 5 g): writes a .fxt of N
- * samples through the FXT writer (daemon/fxt.h): one process of 4 threads,
+ * samples through the FXT writer (daemon/fxt/fxt.h): one process of 4 threads,
  * one module mapped, stacks of 8..40 frames drawn from a few hundred call
  * paths, 10 kHz timestamps.
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt.h"
+#include "fxt/fxt.h"
 
 static int sink(void *ctx, const void *data, size_t len)
 {

@@ -6,18 +6,18 @@
 #
 # The unit tests under the sanitizers and under valgrind.
 #
-#   tests/sanitize.sh asan       build every tests/check_*.c and every library
-#                                module (daemon/*.c but the two mains) with clang
+#   tests/sanitize.sh asan       build every unit test and every library module
+#                                (the Makefile's UNIT_SRCS and LIB_SRCS) with clang
 #                                -fsanitize=address,undefined into .output/asan/
 #                                and run them; any report fails the run
 #   tests/sanitize.sh valgrind [BIN..]
 #                                run the normal unit-test binaries (the ones
-#                                given, else .output/tests/check_*, built by
+#                                given, else .output/tests/unit/**/check_*, built by
 #                                `make check`) under valgrind with
 #                                --leak-check=full --error-exitcode=1
 #
 # Run from the top of the tree, after `make` has generated the BPF skeleton
-# (.output/*.skel.h), which daemon/bpf_sampler.c includes. Exits non-zero on
+# (.output/*.skel.h), which daemon/capture/bpf_sampler.c includes. Exits non-zero on
 # the first failing binary and names it.
 set -eu
 
@@ -32,7 +32,7 @@ die()
 	exit 1
 }
 
-[ -f daemon/fxsampler.c ] || die "run from the top of the source tree"
+[ -f daemon/cli/fxsampler.c ] || die "run from the top of the source tree"
 
 asan()
 {
@@ -58,13 +58,12 @@ asan()
 	check_libs=$(pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 	command -v "$CLANG" >/dev/null || die "$CLANG not found"
-	mkdir -p "$out/daemon" "$out/tests"
 	objs=
-	for src in daemon/*.c; do
-		case $src in
-		daemon/fxsampler.c | daemon/fxsamplerd.c) continue ;;
-		esac
-		obj=$out/daemon/$(basename "$src" .c).o
+	# The Makefile passes its lists: the library modules and the unit tests.
+	[ -n "${LIB_SRCS:-}" ] && [ -n "${UNIT_SRCS:-}" ] || die "LIB_SRCS and UNIT_SRCS unset: run 'make check-asan'"
+	for src in $LIB_SRCS; do
+		obj=$out/${src%.c}.o
+		mkdir -p "$(dirname "$obj")"
 		echo "  CC-ASAN  $obj"
 		# shellcheck disable=SC2086
 		$CLANG $cflags -c "$src" -o "$obj" || die "cannot build $src"
@@ -74,11 +73,12 @@ asan()
 	# shellcheck disable=SC2086
 	ar rcs "$out/libfxs.a" $objs
 	bins=
-	for src in tests/check_*.c; do
-		bin=$out/tests/$(basename "$src" .c)
+	for src in $UNIT_SRCS; do
+		bin=$out/${src%.c}
+		mkdir -p "$(dirname "$bin")"
 		echo "  CC-ASAN  $bin"
 		# shellcheck disable=SC2086
-		$CLANG $cflags $check_cflags "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
+		$CLANG $cflags $check_cflags -Itests/unit "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
 			die "cannot build $src"
 		bins="$bins $bin"
 	done
@@ -108,7 +108,7 @@ valgrind_run()
 {
 	command -v valgrind >/dev/null || die "valgrind not found"
 	# The binaries given (the Makefile passes $(UNIT_BINS)), else every one built.
-	[ $# -gt 0 ] || set -- "$OUTPUT"/tests/check_*
+	[ $# -gt 0 ] || set -- $(find "$OUTPUT"/tests/unit -name 'check_*' -type f | sort)
 	[ -x "$1" ] || die "no unit test binary at '$1': run 'make check' first"
 	failed=
 	for bin in "$@"; do

@@ -22,9 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf_symbols.h"
-#include "fxt.h"
-#include "modules.h"
+#include "symbols/elf_symbols.h"
+#include "fxt/fxt.h"
+#include "capture/modules.h"
 
 #define MS	     1000000ULL
 #define T0	     (1000 * 1000 * MS) /* 1000 s of boot time */

@@ -17,7 +17,7 @@ OUTPUT=${OUTPUT:-.output}
 CHROMIUM=${FXS_CHROMIUM:-/usr/bin/chromium}
 NPM_PACKAGES="pprof-format@2.3.2 speedscope@1.25.0 playwright-core@1.65.1"
 
-[ -f daemon/fxsampler.c ] || { echo "run.sh: run from the top of the source tree" >&2; exit 1; }
+[ -f daemon/cli/fxsampler.c ] || { echo "run.sh: run from the top of the source tree" >&2; exit 1; }
 missing=
 command -v node >/dev/null 2>&1 || missing="$missing node"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"

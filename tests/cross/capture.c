@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_symbols.h"
-#include "fxt.h"
+#include "symbols/elf_symbols.h"
+#include "fxt/fxt.h"
 
 #define PID  4242
 #define BASE 0x7f0000000000ULL

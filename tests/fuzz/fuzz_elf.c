@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "elf_symbols.h"
+#include "symbols/elf_symbols.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

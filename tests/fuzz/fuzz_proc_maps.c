@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_maps.h"
+#include "capture/proc_maps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol.h"
+#include "service/protocol.h"
 
 static uint8_t buf[FXS_PROTO_MAX_MSG];
 

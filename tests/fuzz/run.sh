@@ -8,11 +8,11 @@
 # run each for FUZZ_SECONDS (default 60) from its committed seed corpus
 # tests/fuzz/corpus/<target>/. Any crash, leak, sanitizer report or timeout
 # fails the run; libFuzzer leaves the input under .output/fuzz/artifacts/,
-# which then becomes a seed and a test in tests/check_regressions.c.
+# which then becomes a seed and a test in tests/unit/check_regressions.c.
 #
 #   tests/fuzz/run.sh [target...]     (default: all four)
 #
-# Run from the top of the tree after `make` (daemon/bpf_sampler.c includes the
+# Run from the top of the tree after `make` (daemon/capture/bpf_sampler.c includes the
 # generated skeleton). New inputs libFuzzer finds go to .output/fuzz/corpus/,
 # never into the committed seeds.
 set -eu
@@ -29,7 +29,7 @@ die()
 	exit 1
 }
 
-[ -f daemon/fxsampler.c ] || die "run from the top of the source tree"
+[ -f daemon/cli/fxsampler.c ] || die "run from the top of the source tree"
 command -v "$CLANG" >/dev/null || die "$CLANG not found"
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -46,15 +46,15 @@ if pkg-config --exists libdw 2>/dev/null; then
 	fi
 fi
 
-mkdir -p "$out/daemon" "$out/artifacts"
+mkdir -p "$out/artifacts"
 # The library is instrumented for coverage (fuzzer-no-link), not only the
 # target, so that libFuzzer sees the parsers' branches.
 objs=
-for src in daemon/*.c; do
-	case $src in
-	daemon/fxsampler.c | daemon/fxsamplerd.c) continue ;;
-	esac
-	obj=$out/daemon/$(basename "$src" .c).o
+# The Makefile passes its list of library modules.
+[ -n "${LIB_SRCS:-}" ] || die "LIB_SRCS unset: run 'make fuzz'"
+for src in $LIB_SRCS; do
+	obj=$out/${src%.c}.o
+	mkdir -p "$(dirname "$obj")"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find daemon include -name '*.h' -newer "$obj")" ]; then
 		echo "  CC-FUZZ  $obj"
 		# shellcheck disable=SC2086

@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "fxt.h"
-#include "fxt_reader.h"
-#include "protocol.h"
+#include "cli/client.h"
+#include "fxt/fxt.h"
+#include "fxt/fxt_reader.h"
+#include "service/protocol.h"
 #include "live_daemon.h"
-#include "rotate.h"
+#include "service/rotate.h"
 
 #define TEST_USER "fxs-live-user"
 

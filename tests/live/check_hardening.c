@@ -26,11 +26,11 @@
 #include <limits.h>
 #include <sys/socket.h>
 
-#include "client.h"
-#include "hostlock.h"
+#include "cli/client.h"
+#include "capture/hostlock.h"
 #include "live.h"
 #include "live_daemon.h"
-#include "protocol.h"
+#include "service/protocol.h"
 
 #define NOBODY 65534
 

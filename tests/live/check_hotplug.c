@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 #include "sampler.h"
 
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"

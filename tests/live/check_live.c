@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hostlock.h"
+#include "capture/hostlock.h"
 #include "live.h"
 
 /* --- fixtures --- */

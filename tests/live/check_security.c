@@ -45,14 +45,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "authz.h"
-#include "client.h"
-#include "elf_symbols.h"
-#include "fxt_reader.h"
+#include "capture/authz.h"
+#include "cli/client.h"
+#include "symbols/elf_symbols.h"
+#include "fxt/fxt_reader.h"
 #include "live.h"
 #include "live_daemon.h"
-#include "proc_maps.h"
-#include "protocol.h"
+#include "capture/proc_maps.h"
+#include "service/protocol.h"
 
 #define TEST_USER "fxs-sec-user"
 

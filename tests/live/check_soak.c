@@ -25,10 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "fxt_reader.h"
+#include "cli/client.h"
+#include "fxt/fxt_reader.h"
 #include "live_daemon.h"
-#include "protocol.h"
+#include "service/protocol.h"
 
 static char daemon_bin[PATH_MAX];
 static char tmpdir[64];

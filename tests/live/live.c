@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "elf_symbols.h"
+#include "cli/client.h"
+#include "symbols/elf_symbols.h"
 #include "live.h"
 #include "live_daemon.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fxt_reader.h"
+#include "fxt/fxt_reader.h"
 #include "sampler.h"
 
 #define MAX_SAMPLES 200000

@@ -2,7 +2,7 @@
 /*
  * The source of the arm64 and riscv64 ELF fixtures beside it (make
  * elf-fixtures): a PIE with local and global functions, and the same as a
- * shared library stripped to its .dynsym. tests/check_elf_arches.c reads them.
+ * shared library stripped to its .dynsym. tests/unit/symbols/check_elf_arches.c reads them.
  */
 static volatile int counter;
 

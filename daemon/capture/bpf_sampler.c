@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "util/clock.h"
+#include "sampler.skel.h"
+
+#include "capture/bpf_sampler.h"
+#include "capture/cpus.h"
+
+struct bpf_sampler {
+	struct bpf_sampler_opts opts;
+	uint32_t *pids;
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	int nr_cpus;		 /* possible CPUs */
+	int *ring_fds;		 /* one per possible CPU */
+	struct bpf_link **links; /* one per possible CPU while armed */
+	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
+	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
+	uint64_t period_ns;
+	uint64_t *last_fired;	   /* per CPU, to tell a dead event from a live one */
+	uint64_t *last_fired_ns;   /* when last_fired last moved */
+	uint32_t session;	   /* the cookie of the armed session */
+	struct bpf_link *off_link; /* the sched_switch program while armed */
+	bool armed;		   /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;	   /* records in this drain */
+	bool over_budget;	   /* the drain stopped at drain_until */
+};
+
+/*
+ * How long one drain may run while the CPUs keep writing: rings refilled as
+ * fast as they are read would keep us from the loop (its signals, the end of
+ * the command) forever. What is left waits for the next drain, or is dropped
+ * and counted when a ring fills.
+ */
+#define DRAIN_BUDGET_NS	  50000000ULL
+#define DRAIN_CLOCK_EVERY 64
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct bpf_sampler *b = ctx;
+	int err = 0;
+
+	if (size >= sizeof(struct fxs_sample))
+		err = b->opts.on_sample(b->opts.ctx, data, size);
+	if (err)
+		return err;
+	/* libbpf has consumed this record already when we stop here */
+	if (b->drain_until && ++b->drained % DRAIN_CLOCK_EVERY == 0 &&
+	    mono_ns() >= b->drain_until) {
+		b->over_budget = true;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
+{
+	struct bpf_sampler *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->opts = *opts;
+	if (opts->nr_pids) {
+		b->pids = calloc(opts->nr_pids, sizeof(*b->pids));
+		if (!b->pids) {
+			free(b);
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(b->pids, opts->pids, opts->nr_pids * sizeof(*b->pids));
+		b->opts.pids = b->pids;
+	}
+	return b;
+}
+
+/* Sampling on cpu ended at end_ns (now, or when a dead event last fired). */
+static void disarm_cpu_at(struct bpf_sampler *b, int cpu, uint64_t end_ns)
+{
+	if (!b->links[cpu])
+		return;
+	/* The link owns its perf event fd: destroying it closes the event. */
+	bpf_link__destroy(b->links[cpu]);
+	b->links[cpu] = NULL;
+	b->armed_ns[cpu] += end_ns - b->armed_since[cpu];
+}
+
+static void disarm_cpu(struct bpf_sampler *b, int cpu)
+{
+	disarm_cpu_at(b, cpu, mono_ns());
+}
+
+static void release_links(struct bpf_sampler *b)
+{
+	for (int i = 0; b->links && i < b->nr_cpus; i++)
+		disarm_cpu(b, i);
+}
+
+static void bpf_release(void *ctx)
+{
+	struct bpf_sampler *b = ctx;
+
+	release_links(b);
+	bpf_link__destroy(b->off_link);
+	b->off_link = NULL;
+	free(b->links);
+	b->links = NULL;
+	free(b->armed_since);
+	b->armed_since = NULL;
+	ring_buffer__free(b->rb);
+	b->rb = NULL;
+	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
+		if (b->ring_fds[i] >= 0)
+			close(b->ring_fds[i]);
+	free(b->ring_fds);
+	b->ring_fds = NULL;
+	sampler_bpf__destroy(b->skel);
+	b->skel = NULL;
+}
+
+void bpf_sampler__free(struct bpf_sampler *b)
+{
+	if (!b)
+		return;
+	bpf_release(b);
+	free(b->armed_ns);
+	free(b->last_fired);
+	free(b->last_fired_ns);
+	free(b->pids);
+	free(b);
+}
+
+/* Our pid namespace, or 0/0 for the initial one (no translation needed). */
+static int pidns_of_self(__u64 *ret_dev, __u64 *ret_ino)
+{
+	const __u64 init_ino = 0xeffffffcULL; /* PROC_PID_INIT_INO */
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*ret_dev = st.st_ino == init_ino ? 0 : st.st_dev;
+	*ret_ino = st.st_ino == init_ino ? 0 : st.st_ino;
+	return 0;
+}
+
+static int create_rings(struct bpf_sampler *b, uint32_t size)
+{
+	int outer = bpf_map__fd(b->skel->maps.rings);
+
+	for (int i = 0; i < b->nr_cpus; i++)
+		b->ring_fds[i] = -1;
+	for (int i = 0; i < b->nr_cpus; i++) {
+		uint32_t key = i;
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fxs_ring", 0, 0, size, NULL);
+
+		if (fd < 0)
+			return -errno;
+		b->ring_fds[i] = fd;
+		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY))
+			return -errno;
+		if (!b->rb)
+			b->rb = ring_buffer__new(fd, on_ring_record, b, NULL);
+		else if (ring_buffer__add(b->rb, fd, on_ring_record, b))
+			return -errno;
+		if (!b->rb)
+			return -errno;
+	}
+	return 0;
+}
+
+static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
+{
+	struct bpf_sampler *b = ctx;
+	uint8_t one = FXS_TARGET_YES;
+	int err;
+
+	b->nr_cpus = libbpf_num_possible_cpus();
+	if (b->nr_cpus <= 0 || b->nr_cpus > FXS_MAX_CPUS)
+		return b->nr_cpus < 0 ? b->nr_cpus : -ERANGE;
+	b->period_ns = cfg->period_ns ? cfg->period_ns : 1000000000ULL / cfg->freq_hz;
+	b->ring_fds = calloc(b->nr_cpus, sizeof(*b->ring_fds));
+	b->links = calloc(b->nr_cpus, sizeof(*b->links));
+	b->armed_since = calloc(b->nr_cpus, sizeof(*b->armed_since));
+	b->armed_ns = calloc(b->nr_cpus, sizeof(*b->armed_ns));
+	b->last_fired = calloc(b->nr_cpus, sizeof(*b->last_fired));
+	b->last_fired_ns = calloc(b->nr_cpus, sizeof(*b->last_fired_ns));
+	b->skel = sampler_bpf__open();
+	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->last_fired ||
+	    !b->last_fired_ns || !b->skel) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	b->skel->rodata->cfg_max_frames = cfg->max_frames;
+	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
+	b->skel->rodata->cfg_inherit = b->opts.inherit;
+	b->skel->rodata->cfg_simple_walk = b->opts.simple_walk;
+	if (b->opts.check_creds && !b->opts.nr_pids) {
+		err = -EINVAL;
+		goto fail;
+	}
+	b->skel->rodata->cfg_check_creds = b->opts.check_creds;
+	b->skel->rodata->cfg_uid = b->opts.uid;
+	b->skel->rodata->cfg_caps = b->opts.caps;
+	/* Off-CPU costs nothing unless asked for: its programs are not even loaded. */
+	bpf_program__set_autoload(b->skel->progs.fxs_offcpu, b->opts.offcpu);
+	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
+	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
+	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
+	if (err)
+		goto fail;
+	/* Half full: wake the reader early rather than lose samples. */
+	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
+	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);
+	err = sampler_bpf__load(b->skel);
+	if (err)
+		goto fail;
+	for (unsigned i = 0; i < b->opts.nr_pids; i++) {
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.targets), &b->opts.pids[i], &one,
+					BPF_ANY)) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	err = create_rings(b, cfg->buffer_size);
+	if (err)
+		goto fail;
+	if (b->opts.nr_pids && b->opts.inherit) {
+		b->skel->links.fxs_fork = bpf_program__attach(b->skel->progs.fxs_fork);
+		if (!b->skel->links.fxs_fork) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	b->skel->links.fxs_exec = bpf_program__attach(b->skel->progs.fxs_exec);
+	if (!b->skel->links.fxs_exec) {
+		err = -errno;
+		goto fail;
+	}
+	/* __u64 and uint64_t are the same 64 bits under different names. */
+	*ret_state = (uint64_t *)&b->skel->bss->fxs_state;
+	return 0;
+fail:
+	bpf_release(b);
+	return err;
+}
+
+static int open_cpu_clock(int cpu, uint64_t period_ns)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = period_ns,
+		.disabled = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int arm_cpu(struct bpf_sampler *b, int cpu)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = b->session);
+	int fd, err;
+
+	fd = open_cpu_clock(cpu, b->period_ns);
+	if (fd < 0)
+		return -errno;
+	b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd, &opts);
+	if (!b->links[cpu]) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	b->armed_since[cpu] = b->last_fired_ns[cpu] = mono_ns();
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		disarm_cpu(b, cpu);
+		return err;
+	}
+	return 0;
+}
+
+static int bpf_arm(void *ctx, uint32_t session)
+{
+	struct bpf_sampler *b = ctx;
+	int armed = 0, err;
+
+	b->session = session;
+	b->armed = true;
+	if (b->opts.offcpu) {
+		/* The program's gate: the state word's session must be this one. */
+		b->skel->bss->fxs_off_session = session;
+		b->off_link = bpf_program__attach(b->skel->progs.fxs_offcpu);
+		if (!b->off_link)
+			return -errno;
+	}
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
+		if (!cpu_is_online(cpu))
+			continue;
+		err = arm_cpu(b, cpu);
+		/* It went offline between the check and the open: picked up when it returns. */
+		if (err == -ENODEV)
+			continue;
+		if (err)
+			return err;
+		armed++;
+	}
+	return armed ? 0 : -ENODEV;
+}
+
+/*
+ * An event whose CPU went offline and came back between two looks is off for
+ * good: it fires no more, while a live per-CPU clock fires even on an idle CPU.
+ */
+static bool event_dead(struct bpf_sampler *b, int cpu, const struct fxs_counters *c, uint64_t now)
+{
+	if (c->v[FXS_CNT_FIRED] != b->last_fired[cpu]) {
+		b->last_fired[cpu] = c->v[FXS_CNT_FIRED];
+		b->last_fired_ns[cpu] = now;
+		return false;
+	}
+	return now - b->last_fired_ns[cpu] > 4 * b->period_ns + 200000000ULL;
+}
+
+int bpf_sampler_follow_cpus(struct bpf_sampler *b)
+{
+	bool online[FXS_MAX_CPUS];
+	struct fxs_counters total, *per_cpu;
+	uint64_t now = mono_ns();
+	int changed = 0, err = 0;
+
+	if (!b->armed || cpus_online(online, FXS_MAX_CPUS))
+		return 0;
+	per_cpu = calloc(b->nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_sampler_counters(b, &total, per_cpu, b->nr_cpus);
+	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++) {
+		bool dead = b->links[cpu] && event_dead(b, cpu, &per_cpu[cpu], now);
+
+		if (b->links[cpu] && (!online[cpu] || dead)) {
+			disarm_cpu_at(b, cpu, dead ? b->last_fired_ns[cpu] : now);
+			changed++;
+		}
+		if (online[cpu] && !b->links[cpu]) {
+			err = arm_cpu(b, cpu);
+			if (err == -ENODEV)
+				err = 0;
+			else if (!err)
+				changed++;
+		}
+	}
+	free(per_cpu);
+	return err ? err : changed;
+}
+
+/*
+ * Close the intervals still open at the stop: the task iterator writes them
+ * (end = now) into its file in the rings' record format, and they go to
+ * on_sample like the rest. Runs after the sched_switch program is detached.
+ */
+static int sweep_offcpu(struct bpf_sampler *b)
+{
+	struct bpf_link *link;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, off = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	link = bpf_program__attach_iter(b->skel->progs.fxs_offcpu_sweep, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		if (cap - len < 65536) {
+			char *p = realloc(buf, cap + 65536);
+
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = p;
+			cap += 65536;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	while (len - off >=
+	       sizeof(struct fxs_sample) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm)) {
+		const struct fxs_sample *s = (const void *)(buf + off);
+		size_t size = sizeof(*s) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm) +
+			      (size_t)s->nr_frames * sizeof(uint64_t);
+
+		if (size > len - off)
+			break;
+		/* Records are whole words long: each one stays aligned. */
+		err = b->opts.on_sample(b->opts.ctx, s, size);
+		if (err)
+			break;
+		off += size;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	free(buf);
+	return err;
+}
+
+static int bpf_disarm(void *ctx)
+{
+	struct bpf_sampler *b = ctx;
+	int err = 0;
+
+	b->armed = false;
+	release_links(b);
+	if (b->off_link) {
+		bpf_link__destroy(b->off_link);
+		b->off_link = NULL;
+		err = sweep_offcpu(b);
+	}
+	return err;
+}
+
+static int bpf_drain(void *ctx)
+{
+	struct bpf_sampler *b = ctx;
+	int n;
+
+	if (!b->rb)
+		return 0;
+	/* after disarm nothing refills the rings: the last drain takes everything */
+	b->drain_until = b->armed ? mono_ns() + DRAIN_BUDGET_NS : 0;
+	b->drained = 0;
+	b->over_budget = false;
+	n = ring_buffer__consume(b->rb);
+	b->drain_until = 0;
+	return b->over_budget ? (int)b->drained : n;
+}
+
+static void bpf_sleep(void *ctx, uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+const struct sampler_ops bpf_sampler_ops = {
+	.alloc = bpf_alloc,
+	.arm = bpf_arm,
+	.disarm = bpf_disarm,
+	.drain = bpf_drain,
+	.release = bpf_release,
+	.sleep_ns = bpf_sleep,
+};
+
+int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
+			 struct fxs_counters *per_cpu, unsigned nr_cpus)
+{
+	struct fxs_counters *all;
+	uint32_t zero = 0;
+	int err = 0;
+
+	if (!b->skel)
+		return -EBADFD;
+	all = calloc(b->nr_cpus, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counters), &zero, all)) {
+		err = -errno;
+		goto out;
+	}
+	memset(ret_total, 0, sizeof(*ret_total));
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
+		for (int k = 0; k < FXS_CNT_NR; k++)
+			ret_total->v[k] += all[cpu].v[k];
+		if (per_cpu && (unsigned)cpu < nr_cpus)
+			per_cpu[cpu] = all[cpu];
+	}
+out:
+	free(all);
+	return err;
+}
+
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
+{
+	uint8_t left = FXS_TARGET_LEFT;
+	int fd;
+
+	if (!b->skel)
+		return -EBADFD;
+	fd = bpf_map__fd(b->skel->maps.targets);
+	if (exited ? bpf_map_delete_elem(fd, &pid) : bpf_map_update_elem(fd, &pid, &left, BPF_ANY))
+		return errno == ENOENT ? 0 : -errno;
+	return 0;
+}
+
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret)
+{
+	struct fxs_offcpu_counters *all;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!b->skel)
+		return -EBADFD;
+	all = calloc(b->nr_cpus, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.offcpu_counters), &zero, all))
+		err = -errno;
+	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
+		for (int k = 0; k < FXS_OC_NR; k++)
+			ret->v[k] += all[cpu].v[k];
+	free(all);
+	return err;
+}
+
+int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
+{
+	int n;
+
+	if (!b->rb)
+		return -EBADFD;
+	/* Rings wake us only past their fill mark; otherwise this is the drain timer. */
+	b->drain_until =
+		b->armed ? mono_ns() + (uint64_t)timeout_ms * 1000000ULL + DRAIN_BUDGET_NS : 0;
+	b->over_budget = false;
+	n = ring_buffer__poll(b->rb, timeout_ms);
+	b->drain_until = 0;
+	if (b->over_budget)
+		return 0;
+	return n < 0 ? n : 0;
+}
+
+unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b)
+{
+	return b->nr_cpus > 0 ? b->nr_cpus : 0;
+}
+
+uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu)
+{
+	uint64_t ns;
+
+	if (!b->armed_ns || cpu >= (unsigned)b->nr_cpus)
+		return 0;
+	ns = b->armed_ns[cpu];
+	if (b->links && b->links[cpu])
+		ns += mono_ns() - b->armed_since[cpu];
+	return ns;
+}
+
+unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b)
+{
+	unsigned n = 0;
+
+	for (int i = 0; b->links && i < b->nr_cpus; i++)
+		n += b->links[i] != NULL;
+	return n;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The real resources behind struct sampler_ops: the BPF skeleton, one ring
+ * buffer and one perf event per CPU. Logs nothing but libbpf's debug output.
+ */
+#ifndef FXS_DAEMON_BPF_SAMPLER_H
+#define FXS_DAEMON_BPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture/lifecycle.h"
+#include "sampler.h"
+
+/* Called for each record drained from a ring; return non-zero to stop draining. */
+typedef int (*bpf_sample_fn)(void *ctx, const struct fxs_sample *sample, size_t size);
+
+struct bpf_sampler_opts {
+	const uint32_t *pids; /* thread groups to sample; none: the whole host */
+	unsigned nr_pids;
+	bool inherit;	  /* their children too */
+	bool simple_walk; /* walk_simple instead of walk_fast */
+	/* Only tasks fully uid's, with no capability beyond caps (needs pids). */
+	bool check_creds;
+	uint32_t uid;
+	uint64_t caps;
+	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
+	uint64_t offcpu_min_ns;
+	bpf_sample_fn on_sample;
+	void *ctx;
+};
+
+struct bpf_sampler;
+
+extern const struct sampler_ops bpf_sampler_ops;
+
+/* NULL with errno set. Nothing is loaded until sampler_setup() runs alloc. */
+struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts);
+void bpf_sampler__free(struct bpf_sampler *b);
+
+/* Counters summed over CPUs; per_cpu (may be NULL) gets nr_cpus entries. */
+int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
+			 struct fxs_counters *per_cpu, unsigned nr_cpus);
+/*
+ * Take pid out of the target set: it exited (forgotten, its pid may be
+ * reused), or it is no longer the client's (kept as FXS_TARGET_LEFT until it
+ * exits: its samples count as filtered_creds, its children are no targets).
+ */
+int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
+/* The off-CPU counters summed over CPUs (all zero without opts.offcpu). */
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret);
+/* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
+int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
+unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
+/*
+ * While armed: arm CPUs that came online, disarm those that went offline.
+ * Returns how many changed, or -errno. Call it from the drain loop.
+ */
+int bpf_sampler_follow_cpus(struct bpf_sampler *b);
+/* How long cpu has been sampled in this sampler's life, in ns. */
+uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
+/* CPUs with an armed event. */
+unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b);
+
+#endif /* FXS_DAEMON_BPF_SAMPLER_H */

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "capture/authz.h"
+#include "capture/bpf_sampler.h"
+#include "capture/capture.h"
+#include "capture/hostlock.h"
+#include "util/idset.h"
+#include "capture/lifecycle.h"
+#include "capture/modules.h"
+#include "capture/procinfo.h"
+#include "capture/targets.h"
+
+struct capture {
+	struct capture_opts opts;
+	struct sampler sampler;
+	struct bpf_sampler *bpf;
+	struct fxt_stream *fxt;
+	int lock_fd;
+	struct idset pids; /* processes written */
+	struct idset tids; /* threads written */
+	struct modules *modules;
+	struct targets *targets; /* a pid session's processes, by pidfd */
+	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
+	uint64_t creds_dropped[FXS_MAX_CPUS];
+	/* Off-CPU intervals the kernel wrote and we dropped for their credentials. */
+	uint64_t offcpu_creds_dropped;
+	uint64_t last_ts;
+	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
+	uint64_t start_boot_ns, start_real_ns;
+	int err; /* first error of the sample callback */
+};
+
+static const char *const counter_names[FXS_CNT_NR] = {
+	[FXS_CNT_FIRED] = "fired",
+	[FXS_CNT_WRITTEN] = "written",
+	[FXS_CNT_FILTERED] = "filtered",
+	[FXS_CNT_DROP_NOT_RUNNING] = "dropped_not_running",
+	[FXS_CNT_DROP_RING_FULL] = "dropped_ring_full",
+	[FXS_CNT_DROP_NO_REGS] = "dropped_no_regs",
+	[FXS_CNT_DROP_KTHREAD] = "skipped_kernel_thread",
+	[FXS_CNT_STOP_TRUNCATED] = "stop_truncated",
+	[FXS_CNT_STOP_FAULT] = "stop_fault",
+	[FXS_CNT_STOP_BAD_FP] = "stop_bad_fp",
+	[FXS_CNT_FILTERED_CREDS] = "filtered_creds",
+};
+
+const char *capture_counter_name(unsigned which)
+{
+	return which < FXS_CNT_NR ? counter_names[which] : "?";
+}
+
+static const char *const offcpu_counter_names[FXS_OC_NR] = {
+	[FXS_OC_SWITCHES] = "switches",
+	[FXS_OC_NOT_RUNNING] = "not_running",
+	[FXS_OC_FILTERED] = "filtered",
+	[FXS_OC_EXITING] = "exiting",
+	[FXS_OC_NO_STORAGE] = "dropped_no_storage",
+	[FXS_OC_STARTED] = "started",
+	[FXS_OC_WRITTEN] = "written",
+	[FXS_OC_SHORT] = "short",
+	[FXS_OC_RING_FULL] = "dropped_ring_full",
+	[FXS_OC_CLOSED_NOT_RUNNING] = "dropped_not_running",
+	[FXS_OC_AT_STOP] = "closed_at_stop",
+	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
+	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
+};
+
+const char *capture_offcpu_counter_name(unsigned which)
+{
+	return which < FXS_OC_NR ? offcpu_counter_names[which] : "?";
+}
+
+/* FXT's thread states are coarser than Linux's: blocked covers S and D. */
+static unsigned fxt_thread_state(unsigned state)
+{
+	switch (state) {
+	case FXS_OFF_RUNNABLE:
+		return FXT_THREAD_RUNNING;
+	case FXS_OFF_STOPPED:
+		return FXT_THREAD_SUSPENDED;
+	default:
+		return FXT_THREAD_BLOCKED;
+	}
+}
+
+/*
+ * Reading a process's mappings failed only if something is wrong with us: a
+ * process gone before we looked (or one we may not read) is still named, and
+ * its frames stay unresolved.
+ */
+static int scan_result(int err)
+{
+	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
+}
+
+/* pid is no longer the client's: out of the kernel's targets, its data forgotten, told once. */
+static void target_left(struct capture *c, uint32_t pid, int why)
+{
+	char text[160];
+
+	bpf_sampler_untarget(c->bpf, pid, false);
+	modules_forget(c->modules, pid);
+	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
+		 (unsigned)pid, authz_left_text(why));
+	if (c->opts.notice)
+		c->opts.notice(c->opts.notice_ctx, pid, text);
+}
+
+/*
+ * Before reading pid's /proc files. 0: read them under *ret_dir, which is
+ * NULL for "/proc/PID" (a host-wide session, or no pidfd could be had in a
+ * root session); -ESRCH: it is gone, read nothing; -EACCES: it is no longer
+ * the client's (said here the first time): read nothing, drop its sample.
+ * leave() after the reads.
+ */
+static int enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_t len,
+		 const char **ret_dir)
+{
+	int why = 0, err;
+
+	*ret_dir = NULL;
+	if (!c->targets)
+		return 0;
+	err = targets_enter(c->targets, (pid_t)pid, ts, dir, len, &why);
+	if (err == -EACCES && why)
+		target_left(c, pid, why);
+	if (!err)
+		*ret_dir = dir;
+	else if (!c->opts.check_creds && err != -ESRCH)
+		err = 0;
+	return err == -EACCES || err == -ESRCH || !err ? err : -ESRCH;
+}
+
+static void leave(struct capture *c)
+{
+	if (c->targets)
+		targets_leave(c->targets);
+}
+
+/* A sample the kernel wrote and we do not: it counts as filtered for its credentials. */
+static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
+{
+	if (s->cpu < FXS_MAX_CPUS)
+		c->creds_dropped[s->cpu]++;
+}
+
+/*
+ * A process is written at first sight with its mappings, before it can exit
+ * (its first sample wakes us). After an exec, its name and mappings anew.
+ */
+static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
+			bool renamed, bool execed)
+{
+	int added = idset_add(&c->pids, pid), err = 0;
+	char cmdline[FXT_CMDLINE_MAX + 1] = "";
+	const char *dir = NULL;
+	char buf[64], path[64];
+	bool scan;
+
+	if (added < 0)
+		return added;
+	if (!added && !renamed && !execed)
+		return 0;
+	scan = added || execed;
+	if (scan) {
+		err = enter(c, pid, ts, buf, sizeof(buf), &dir);
+		if (err == -EACCES)
+			return err;
+		scan = !err;
+	}
+	/*
+	 * What the reader shows on the process frame, read only when its /proc
+	 * may be read (a rename keeps the command line); a process gone has none.
+	 */
+	if (scan) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
+		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
+	}
+	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
+	if (!err && scan) {
+		if (execed)
+			modules_forget(c->modules, pid);
+		err = scan_result(modules_scan_dir(c->modules, c->fxt, ts, pid, dir));
+	}
+	leave(c);
+	return err;
+}
+
+static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
+{
+	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
+	const char *dir;
+	int added, err;
+
+	added = idset_add(&c->tids, s->tid);
+	if (added < 0)
+		return added;
+	if (!added && !comm)
+		return 0;
+	/*
+	 * A name is about to be written: a new name is what an exec gives
+	 * away, so the process must still be the client's (the records of
+	 * several CPUs' rings do not come in the order they were made).
+	 */
+	err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
+	if (err == -EACCES)
+		return err;
+	if (comm) {
+		/* The kernel's comm may fill all 16 bytes without a NUL. */
+		memcpy(thread, comm->thread, FXS_COMM_LEN);
+		thread[FXS_COMM_LEN] = '\0';
+		memcpy(process, comm->process, FXS_COMM_LEN);
+		process[FXS_COMM_LEN] = '\0';
+	} else {
+		/* Its named sample was not ours to see: ask /proc while it lives. */
+		thread[0] = process[0] = '\0';
+		if (!err && dir) {
+			procinfo_comm_at(dir, s->tid, thread, sizeof(thread));
+			procinfo_comm_at(dir, s->pid, process, sizeof(process));
+		} else if (!err) {
+			procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
+			procinfo_comm(s->pid, s->pid, process, sizeof(process));
+		}
+	}
+	leave(c);
+	err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
+			   s->flags & FXS_SF_EXEC);
+	if (err)
+		return err;
+	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
+}
+
+/*
+ * An off-CPU interval: the thread leaves its CPU to idle at the start and
+ * comes back from idle at the end (the two context switches Perfetto turns
+ * into thread states), then the stack it blocked in, stamped with the start.
+ */
+/* pid's mappings anew (rate-limited), read only while it is still the client's. */
+static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
+{
+	const char *dir;
+	char buf[64];
+	int err = enter(c, pid, ts, buf, sizeof(buf), &dir);
+
+	if (!err)
+		err = scan_result(modules_refresh_dir(c->modules, c->fxt, ts, pid, dir));
+	else if (err == -ESRCH)
+		err = 0;
+	leave(c);
+	return err;
+}
+
+static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_offcpu *iv = (const void *)(s + 1);
+	const struct fxs_comm *comm = (const void *)(iv + 1);
+	const uint64_t *frames = (const void *)(comm + 1);
+	unsigned bt_flags = FXT_BT_FLAG_OFFCPU, state = iv->state;
+	int known, err;
+
+	if (size < sizeof(*s) + sizeof(*iv) + sizeof(*comm) + (size_t)s->nr_frames * 8)
+		return 0;
+	if (state >= FXS_OFF_NR_STATES)
+		state = FXS_OFF_OTHER;
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		c->offcpu_creds_dropped++;
+		return 0;
+	}
+	/* Every interval carries the names; a thread already written needs them no more. */
+	known = idset_has(&c->tids, s->tid);
+	err = note_thread(c, s, known ? NULL : comm);
+	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+		if (!modules_covers(c->modules, s->pid, frames[i])) {
+			err = refresh_modules(c, s->pid, s->time_ns);
+			break;
+		}
+	}
+	if (err == -EACCES) {
+		c->offcpu_creds_dropped++;
+		return 0;
+	}
+	if (!err)
+		err = fxt_stream_context_switch(c->fxt, s->time_ns, s->cpu, fxt_thread_state(state),
+						s->tid, 0, 0);
+	if (!err)
+		err = fxt_stream_context_switch(c->fxt, iv->end_ns, iv->end_cpu, FXT_THREAD_RUNNING,
+						0, s->tid, 1);
+	if (!err && s->nr_frames) {
+		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT;
+		if (s->flags & FXS_SF_TRUNCATED)
+			bt_flags |= FXT_BT_FLAG_TRUNCATED;
+		if (s->flags & FXS_SF_PC_IS_RETURN)
+			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags, frames,
+					   s->nr_frames);
+	}
+	if (iv->end_ns > c->last_ts)
+		c->last_ts = iv->end_ns;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
+static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
+{
+	struct capture *c = ctx;
+	const struct fxs_comm *comm = NULL;
+	size_t need = sizeof(*s) + (size_t)s->nr_frames * sizeof(uint64_t);
+	unsigned bt_flags = 0;
+	int err;
+
+	if (s->flags & FXS_SF_OFFCPU)
+		return on_offcpu(c, s, size);
+	if (s->flags & FXS_SF_HAS_COMM) {
+		if (size < need + sizeof(*comm))
+			return 0;
+		comm = (const void *)((const char *)s + need);
+	}
+	if (size < need)
+		return 0;
+	if (s->flags & FXS_SF_LEFT) {
+		/* the kernel took it out at an exec that changed its credentials */
+		if (c->targets && targets_deny(c->targets, s->pid))
+			target_left(c, s->pid, (int)s->pad);
+		return 0;
+	}
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		if (!(s->flags & FXS_SF_EXEC) && s->nr_frames)
+			drop_for_creds(c, s);
+		return 0;
+	}
+	if (s->flags & FXS_SF_EXEC) {
+		err = comm ? note_thread(c, s, comm) : 0;
+		return err == -EACCES ? 0 : err;
+	}
+	if (s->nr_frames == 0)
+		return 0;
+	err = note_thread(c, s, comm);
+	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+		uint64_t pc = ((const uint64_t *)(s + 1))[i];
+
+		if (modules_covers(c->modules, s->pid, pc))
+			continue;
+		if (modules_refresh_due(c->modules, s->pid))
+			err = refresh_modules(c, s->pid, s->time_ns);
+		break;
+	}
+	if (err == -EACCES) {
+		drop_for_creds(c, s);
+		return 0;
+	}
+	if (!err) {
+		if (s->flags & FXS_SF_TRUNCATED)
+			bt_flags |= FXT_BT_FLAG_TRUNCATED;
+		if (s->flags & FXS_SF_PC_IS_RETURN)
+			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
+					   (const uint64_t *)(s + 1), s->nr_frames);
+	}
+	if (s->time_ns > c->last_ts)
+		c->last_ts = s->time_ns;
+	if (err && !c->err)
+		c->err = err;
+	/* A failing sink stops the drain: the caller sees the error. */
+	return err;
+}
+
+static int check_opts(const struct capture_opts *o)
+{
+	struct sampler_config cfg = {
+		.period_ns = o->period_ns,
+		.freq_hz = o->freq_hz,
+		.buffer_size = o->buffer_size,
+		.max_frames = o->max_frames,
+	};
+
+	if (o->nr_pids > CAPTURE_MAX_PIDS || (o->check_creds && !o->nr_pids))
+		return -EINVAL;
+	return sampler_config_check(&cfg);
+}
+
+/*
+ * With off-CPU intervals, report --wall weighs each sample by the sampling
+ * period: say it ahead of the samples, in a counter event "config".
+ */
+static int write_config(struct capture *c)
+{
+	static const char *const names[] = {"period_ns", "offcpu_min_ns"};
+	uint64_t values[2] = {
+		c->opts.period_ns ? c->opts.period_ns : 1000000000ULL / c->opts.freq_hz,
+		c->opts.offcpu_min_ns,
+	};
+
+	if (!c->opts.offcpu)
+		return 0;
+	return fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values, 2);
+}
+
+int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
+		 struct capture **ret, pid_t *ret_holder)
+{
+	struct sampler_config cfg = {
+		.period_ns = opts->period_ns,
+		.freq_hz = opts->freq_hz,
+		.buffer_size = opts->buffer_size,
+		.max_frames = opts->max_frames,
+	};
+	struct bpf_sampler_opts bopts = {0};
+	struct capture *c;
+	int err;
+
+	err = check_opts(opts);
+	if (err)
+		return err;
+	for (unsigned i = 0; i < opts->nr_pids; i++)
+		if (kill(opts->pids[i], 0) && errno == ESRCH)
+			return -ESRCH;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->opts = *opts;
+	c->lock_fd = -1;
+	err = hostlock_acquire(HOSTLOCK_PATH, &c->lock_fd, ret_holder);
+	if (err)
+		goto fail;
+	bopts.pids = c->opts.pids;
+	bopts.nr_pids = c->opts.nr_pids;
+	bopts.inherit = c->opts.inherit;
+	bopts.simple_walk = c->opts.simple_walk;
+	bopts.check_creds = c->opts.check_creds;
+	bopts.uid = c->opts.uid;
+	bopts.caps = c->opts.caps;
+	bopts.offcpu = c->opts.offcpu;
+	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
+	bopts.on_sample = on_sample;
+	bopts.ctx = c;
+	c->modules = modules__new(NULL);
+	if (!c->modules) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (opts->nr_pids) {
+		c->targets = targets__new(opts->check_creds, opts->uid, opts->caps);
+		if (!c->targets) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	/*
+	 * Hold every target by a pidfd before the kernel filters on its pid:
+	 * from here on its exit is seen, and the check below is of the
+	 * process that pidfd holds.
+	 */
+	for (unsigned i = 0; i < opts->nr_pids; i++) {
+		char dir[64];
+		int why;
+
+		err = targets_enter(c->targets, (pid_t)opts->pids[i], 0, dir, sizeof(dir), &why);
+		targets_leave(c->targets);
+		if (err == -EACCES || err == -ESRCH)
+			goto fail;
+		/* a root session does without a pidfd it cannot have */
+		if (err && opts->check_creds)
+			goto fail;
+	}
+	c->bpf = bpf_sampler__new(&bopts);
+	if (!c->bpf) {
+		err = -errno;
+		goto fail;
+	}
+	sampler_init(&c->sampler, &bpf_sampler_ops, c->bpf);
+	err = sampler_setup(&c->sampler, &cfg);
+	if (err)
+		goto fail;
+	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
+	if (!c->fxt) {
+		err = -errno;
+		goto fail;
+	}
+	err = write_config(c);
+	if (!err)
+		err = fxt_stream_flush(c->fxt);
+	if (err)
+		goto fail;
+	*ret = c;
+	return 0;
+fail:
+	capture__free(c);
+	return err;
+}
+
+int capture_start(struct capture *c)
+{
+	c->start_boot_ns = clock_ns(CLOCK_BOOTTIME);
+	c->start_real_ns = clock_ns(CLOCK_REALTIME);
+	return sampler_start(&c->sampler);
+}
+
+/*
+ * When the capture ran, for readers that want wall-clock time (pprof's
+ * time_nanos) and its length: the start by both clocks, the stop by the
+ * samples' clock.
+ */
+static int write_clock(struct capture *c)
+{
+	static const char *const names[] = {"start_boottime_ns", "start_realtime_ns",
+					    "stop_boottime_ns"};
+	uint64_t values[3] = {c->start_boot_ns, c->start_real_ns, clock_ns(CLOCK_BOOTTIME)};
+
+	if (!c->start_boot_ns)
+		return 0;
+	return fxt_stream_instant(c->fxt, values[2], 0, 0, "fxsampler", FXT_CLOCK_EVENT, names,
+				  values, 3);
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int err = bpf_sampler_wait(c->bpf, timeout_ms);
+
+	if (err < 0 && err != -EINTR)
+		return err;
+	/* CPUs come and go: Fuchsia's sampler_percpu_init and _shutdown. */
+	if (sampler_state(&c->sampler) == FXS_ST_RUNNING) {
+		err = bpf_sampler_follow_cpus(c->bpf);
+		if (err < 0)
+			return err;
+	}
+	err = sampler_read(&c->sampler);
+	if (c->targets) {
+		pid_t gone[64];
+		size_t n;
+
+		/* An exited target's pid may be reused: it is a target no more. */
+		do {
+			n = targets_reap(c->targets, gone, 64);
+			for (size_t i = 0; i < n; i++)
+				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
+		} while (n == 64);
+	}
+	if (c->err)
+		return c->err;
+	if (err < 0)
+		return err;
+	return fxt_stream_flush(c->fxt);
+}
+
+int capture_stop(struct capture *c)
+{
+	int err = sampler_stop(&c->sampler);
+
+	return c->err ? c->err : err;
+}
+
+/* The kernel's counters, with the samples we dropped for their credentials moved over. */
+static void adjust(const struct capture *c, struct fxs_counters *v, unsigned cpu)
+{
+	uint64_t d = 0;
+
+	if (cpu == FXS_MAX_CPUS) {
+		for (unsigned i = 0; i < FXS_MAX_CPUS; i++)
+			d += c->creds_dropped[i];
+	} else if (cpu < FXS_MAX_CPUS) {
+		d = c->creds_dropped[cpu];
+	}
+	/* each was counted written first */
+	if (d > v->v[FXS_CNT_WRITTEN])
+		d = v->v[FXS_CNT_WRITTEN];
+	v->v[FXS_CNT_WRITTEN] -= d;
+	v->v[FXS_CNT_FILTERED_CREDS] += d;
+}
+
+/*
+ * The kernel's off-CPU counters, with the intervals we dropped for their
+ * credentials moved from started and written to filtered_creds: both sums
+ * still hold.
+ */
+static void adjust_offcpu(const struct capture *c, struct fxs_offcpu_counters *off)
+{
+	uint64_t d = c->offcpu_creds_dropped;
+
+	if (d > off->v[FXS_OC_WRITTEN])
+		d = off->v[FXS_OC_WRITTEN];
+	off->v[FXS_OC_WRITTEN] -= d;
+	off->v[FXS_OC_STARTED] -= d;
+	off->v[FXS_OC_FILTERED_CREDS] += d;
+}
+
+/* The off-CPU totals, a counter event "offcpu" beside "samples". */
+static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offcpu_counters *off)
+{
+	int err = bpf_sampler_offcpu_counters(c->bpf, off);
+
+	if (err)
+		return err;
+	adjust_offcpu(c, off);
+	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
+				  (const uint64_t *)off->v, FXS_OC_NR);
+}
+
+static int write_counters(struct capture *c, uint64_t ts)
+{
+	struct fxs_offcpu_counters off = {0};
+	const char *names[FXS_CNT_NR + 1];
+	uint64_t values[FXS_CNT_NR + 1];
+	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
+	struct fxs_counters total, *per_cpu;
+	int err;
+
+	for (int k = 0; k < FXS_CNT_NR; k++)
+		names[k] = counter_names[k];
+	names[FXS_CNT_NR] = "sampled_ns";
+	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	err = bpf_sampler_counters(c->bpf, &total, per_cpu, nr_cpus);
+	if (err)
+		goto out;
+	adjust(c, &total, FXS_MAX_CPUS);
+	/* One counter per CPU (id = cpu + 1), then the totals (id 0). */
+	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
+		char name[32];
+
+		values[FXS_CNT_NR] = bpf_sampler_cpu_ns(c->bpf, cpu);
+		if (!values[FXS_CNT_NR])
+			continue;
+		adjust(c, &per_cpu[cpu], cpu);
+		memcpy(values, per_cpu[cpu].v, sizeof(per_cpu[cpu].v));
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
+					 values, FXS_CNT_NR + 1);
+	}
+	if (!err)
+		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
+					 (const uint64_t *)total.v, FXS_CNT_NR);
+	if (!err && c->opts.offcpu)
+		err = write_offcpu_counters(c, ts, &off);
+	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
+		     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
+		err = fxt_stream_dropped(c->fxt);
+out:
+	free(per_cpu);
+	return err;
+}
+
+int capture_finish(struct capture *c)
+{
+	int err;
+
+	if (sampler_state(&c->sampler) == FXS_ST_RUNNING) {
+		err = capture_stop(c);
+		if (err)
+			return err;
+	}
+	err = write_counters(c, c->last_ts);
+	if (!err)
+		err = write_clock(c);
+	if (err)
+		return err;
+	return fxt_stream_flush(c->fxt);
+}
+
+uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu)
+{
+	return bpf_sampler_cpu_ns(c->bpf, cpu);
+}
+
+void capture_stats(const struct capture *c, struct capture_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	bpf_sampler_counters(c->bpf, &ret->counters, NULL, 0);
+	adjust(c, &ret->counters, FXS_MAX_CPUS);
+	ret->processes = c->pids.len;
+	ret->threads = c->tids.len;
+	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
+	if (c->opts.offcpu)
+		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
+			adjust_offcpu(c, &ret->offcpu);
+	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
+		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
+}
+
+void capture__free(struct capture *c)
+{
+	if (!c)
+		return;
+	sampler_destroy(&c->sampler);
+	bpf_sampler__free(c->bpf);
+	fxt_stream__free(c->fxt);
+	idset_free(&c->pids);
+	idset_free(&c->tids);
+	modules__free(c->modules);
+	targets__free(c->targets);
+	hostlock_release(c->lock_fd);
+	free(c);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One capture session: the host's sampler (BPF program, perf events, rings)
+ * plus the FXT stream its samples are turned into. Used by `fxsampler record`
+ * and by fxsamplerd alike; the bytes go to a sink the caller chooses, so the
+ * daemon can stream them to its client.
+ */
+#ifndef FXS_DAEMON_CAPTURE_H
+#define FXS_DAEMON_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fxt/fxt.h"
+#include "sampler.h"
+
+#define CAPTURE_MAX_PIDS 64
+
+/* A message for the capture's user, e.g. that a target left its reach. */
+typedef void (*capture_notice_fn)(void *ctx, uint32_t pid, const char *text);
+
+struct capture_opts {
+	uint64_t period_ns; /* sampling period; 0 when freq_hz is set */
+	uint64_t freq_hz;
+	uint32_t buffer_size; /* bytes per CPU ring: a power of two, >= one page */
+	uint32_t max_frames;  /* 1..FXS_MAX_FRAMES */
+	uint32_t pids[CAPTURE_MAX_PIDS];
+	unsigned nr_pids; /* 0: the whole host */
+	bool inherit;	  /* also sample the targets' children */
+	bool simple_walk; /* the one-read-per-frame walker (for comparison), not the bulk one */
+	/*
+	 * A session for a non-root client (needs pids): only what is fully
+	 * uid's at each moment is sampled and read (real, effective and saved
+	 * uid; no capability beyond caps, the client's permitted set). A
+	 * target that leaves is dropped, counted, and told through notice.
+	 */
+	bool check_creds;
+	uint32_t uid;
+	uint64_t caps;
+	capture_notice_fn notice; /* may be NULL */
+	void *notice_ctx;
+	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
+	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
+};
+
+/* Totals of one capture, for the summary and `fxsampler status`. */
+struct capture_stats {
+	struct fxs_counters counters; /* summed over CPUs */
+	uint64_t processes;
+	uint64_t threads;
+	uint64_t bytes;			   /* FXT bytes produced so far */
+	unsigned nr_cpus;		   /* CPUs sampled */
+	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
+};
+
+struct capture;
+
+/*
+ * Set up: takes the host's sampler lock, loads the BPF program, creates the
+ * rings and the FXT stream (whose prologue goes to the sink at once). Errors:
+ * -EBUSY when another process holds the sampler (*ret_holder is its pid),
+ * -EINVAL for bad options, -EPERM without CAP_BPF/CAP_PERFMON, -ESRCH when a
+ * target pid does not exist, -EACCES when a target is not the client's
+ * (check_creds), other -errno. Each target pid is held by a pidfd from here on. Logs nothing but
+ * debug output.
+ */
+int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
+		 struct capture **ret, pid_t *ret_holder);
+int capture_start(struct capture *c);
+/* Drain the rings into the stream; waits up to timeout_ms for data. */
+int capture_poll(struct capture *c, int timeout_ms);
+/* Stop sampling, wait for writes in flight, drain what is left. */
+int capture_stop(struct capture *c);
+/* After stop: write the counters (and the "records dropped" event), flush. */
+int capture_finish(struct capture *c);
+void capture_stats(const struct capture *c, struct capture_stats *ret);
+/* How long cpu was sampled, in ns (0: never). */
+uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
+/* The name the .fxt and the summary give a counter (FXS_CNT_*). */
+const char *capture_counter_name(unsigned which);
+/* The name the .fxt and the summary give an off-CPU counter (FXS_OC_*). */
+const char *capture_offcpu_counter_name(unsigned which);
+/* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */
+void capture__free(struct capture *c);
+
+#endif /* FXS_DAEMON_CAPTURE_H */

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/containers.h"
+#include "symbols/elf_symbols.h"
+#include "capture/modules.h"
+#include "capture/proc_maps.h"
+
+/* A file (or the vdso) as every process maps it. */
+struct module_file {
+	char *key; /* "dev:inode:path" */
+	uint16_t id;
+	bool usable; /* an ELF we could read */
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	size_t build_id_len;
+	struct elf_symbols *elf; /* for offset -> vaddr */
+};
+
+struct range {
+	uint64_t start, end;
+};
+
+struct proc_ranges {
+	pid_t pid;
+	struct range *r; /* sorted by start */
+	size_t n, cap;
+	uint16_t *modules; /* module ids already written for this process */
+	size_t nr_modules, cap_modules;
+	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
+	uint64_t rescan_ns;    /* the least time between two rescans */
+	bool scanned;
+};
+
+struct modules {
+	char proc_root[64];
+	struct module_file *files;
+	size_t nr_files, cap_files;
+	struct proc_ranges *procs; /* sorted by pid */
+	size_t nr_procs, cap_procs;
+};
+
+struct modules *modules__new(const char *proc_root)
+{
+	struct modules *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	snprintf(m->proc_root, sizeof(m->proc_root), "%s", proc_root ? proc_root : "/proc");
+	return m;
+}
+
+static void proc_ranges_clear(struct proc_ranges *p)
+{
+	free(p->r);
+	free(p->modules);
+	p->r = NULL;
+	p->modules = NULL;
+	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
+	p->scanned = false;
+	p->rescan_ns = 0;
+}
+
+void modules__free(struct modules *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nr_files; i++) {
+		free(m->files[i].key);
+		elf_symbols__free(m->files[i].elf);
+	}
+	for (size_t i = 0; i < m->nr_procs; i++)
+		proc_ranges_clear(&m->procs[i]);
+	free(m->files);
+	free(m->procs);
+	free(m);
+}
+
+static struct proc_ranges *find_proc(const struct modules *m, pid_t pid, size_t *ret_pos)
+{
+	size_t lo = 0, hi = m->nr_procs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->procs[mid].pid == pid)
+			return &m->procs[mid];
+		if (m->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (ret_pos)
+		*ret_pos = lo;
+	return NULL;
+}
+
+static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p;
+	size_t pos;
+
+	p = find_proc(m, pid, &pos);
+	if (p)
+		return p;
+	if (array_reserve((void **)&m->procs, &m->cap_procs, m->nr_procs, sizeof(*m->procs)))
+		return NULL;
+	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
+	m->nr_procs++;
+	m->procs[pos] = (struct proc_ranges){.pid = pid};
+	return &m->procs[pos];
+}
+
+static const struct range *find_range(const struct proc_ranges *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < p->r[mid].start)
+			hi = mid;
+		else if (addr >= p->r[mid].end)
+			lo = mid + 1;
+		else
+			return &p->r[mid];
+	}
+	return NULL;
+}
+
+bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return p && find_range(p, pc);
+}
+
+void modules_forget(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	if (p)
+		proc_ranges_clear(p);
+}
+
+static int add_range(struct proc_ranges *p, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
+		return -ENOMEM;
+	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
+		p->r[i] = p->r[i - 1];
+	p->r[i] = (struct range){start, end};
+	p->n++;
+	return 0;
+}
+
+/* Read the vdso out of the process: it has no file to open later. */
+static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map)
+{
+	size_t len = map->end - map->start;
+	struct elf_symbols *es = NULL;
+	char path[128];
+	void *buf;
+	int fd;
+
+	if (len > (1 << 20))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/mem", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(len);
+	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len)
+		es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
+	free(buf);
+	close(fd);
+	return es;
+}
+
+/*
+ * The path a maps line names belongs to the target's owner, who may have put
+ * another file there since (a file only root may read, a FIFO whose open()
+ * would block us forever), and in another mount namespace it names another
+ * file anyway. Open it without side effects (O_PATH), and read it only if it
+ * is still the mapped inode, through the fd, so that it cannot change again.
+ */
+static struct elf_symbols *open_mapped_path(const struct proc_map *map,
+					    const struct elf_symbols_opts *opts)
+{
+	struct elf_symbols *es = NULL;
+	char fd_path[64];
+	struct stat st;
+	int fd;
+
+	if (map->deleted || map->path[0] != '/')
+		return NULL;
+	fd = open(map->path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == map->inode &&
+	    major(st.st_dev) == map->dev_major && minor(st.st_dev) == map->dev_minor) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+		es = elf_symbols__open(fd_path, opts);
+	}
+	close(fd);
+	return es;
+}
+
+static struct elf_symbols *open_file(const char *dir, const struct proc_map *map)
+{
+	const struct elf_symbols_opts opts = {.no_debug_file = true};
+	struct elf_symbols *es;
+	char path[160];
+
+	/*
+	 * map_files reaches the very file mapped, even deleted or in another
+	 * mount namespace; it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
+	 * which the service lacks.
+	 */
+	snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir, (unsigned long long)map->start,
+		 (unsigned long long)map->end);
+	es = elf_symbols__open(path, &opts);
+	if (!es)
+		es = open_mapped_path(map, &opts);
+	return es;
+}
+
+static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map)
+{
+	struct module_file *f;
+	char key[4200];
+	bool vdso = !strcmp(map->path, "[vdso]");
+	const uint8_t *id;
+
+	snprintf(key, sizeof(key), "%u:%u:%llu:%s", map->dev_major, map->dev_minor,
+		 (unsigned long long)map->inode, map->path);
+	for (size_t i = 0; i < m->nr_files; i++)
+		if (!strcmp(m->files[i].key, key))
+			return &m->files[i];
+	if (m->nr_files > UINT16_MAX)
+		return NULL;
+	if (array_reserve((void **)&m->files, &m->cap_files, m->nr_files, sizeof(*m->files)))
+		return NULL;
+	f = &m->files[m->nr_files];
+	*f = (struct module_file){.id = (uint16_t)m->nr_files};
+	f->key = strdup(key);
+	if (!f->key)
+		return NULL;
+	m->nr_files++;
+	f->elf = vdso ? open_vdso(dir, map) : open_file(dir, map);
+	f->usable = f->elf != NULL;
+	id = f->elf ? elf_symbols__build_id(f->elf, &f->build_id_len) : NULL;
+	if (id)
+		memcpy(f->build_id, id, f->build_id_len);
+	else
+		f->build_id_len = 0;
+	return f;
+}
+
+static bool module_written(const struct proc_ranges *p, uint16_t id)
+{
+	for (size_t i = 0; i < p->nr_modules; i++)
+		if (p->modules[i] == id)
+			return true;
+	return false;
+}
+
+static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+			 const char *dir, struct proc_ranges *p, const struct proc_map *map)
+{
+	struct module_file *f = get_file(m, dir, map);
+	unsigned flags = proc_map_elf_flags(map);
+	uint64_t vaddr = map->offset;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	if (!module_written(p, f->id)) {
+		err = fxt_stream_module(s, ts, pid, f->id, map->path, f->build_id, f->build_id_len);
+		if (err)
+			return err;
+		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
+				  sizeof(*p->modules)))
+			return -ENOMEM;
+		p->modules[p->nr_modules++] = f->id;
+	}
+	/* Without the ELF, the file offset is the best guess of the module address. */
+	if (f->elf)
+		elf_symbols__offset_to_vaddr(f->elf, map->offset, flags, &vaddr);
+	err = fxt_stream_mmap(s, ts, pid, f->id, flags, map->start, map->end - map->start, vaddr);
+	if (err)
+		return err;
+	return add_range(p, map->start, map->end);
+}
+
+int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		     const char *pid_dir)
+{
+	struct proc_map *maps = NULL;
+	struct proc_ranges *p;
+	char path[96], dir[80];
+	size_t n = 0;
+	int err, written = 0;
+
+	if (pid_dir)
+		snprintf(dir, sizeof(dir), "%s", pid_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/%d", m->proc_root, (int)pid);
+	snprintf(path, sizeof(path), "%s/maps", dir);
+	err = proc_maps_read(path, &maps, &n);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	p = get_proc(m, pid);
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p->scanned = true;
+	p->last_scan_ns = mono_ns();
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_map *map = &maps[i];
+
+		if (map->perms[2] != 'x' || !map->path)
+			continue;
+		if (map->path[0] == '[' && strcmp(map->path, "[vdso]"))
+			continue;
+		if (find_range(p, map->start))
+			continue;
+		err = write_mapping(m, s, ts, pid, dir, p, map);
+		if (err)
+			goto out;
+		written++;
+	}
+	err = written;
+out:
+	proc_maps_free(maps, n);
+	return err;
+}
+
+int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+{
+	return modules_scan_dir(m, s, ts, pid, NULL);
+}
+
+bool modules_refresh_due(const struct modules *m, pid_t pid)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return !(p && p->scanned && mono_ns() - p->last_scan_ns < p->rescan_ns);
+}
+
+int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+			const char *pid_dir)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	int written;
+
+	/*
+	 * Code in no file (a JIT) or a garbage return address is outside every
+	 * mapping for good: each rescan that finds nothing new doubles the wait
+	 * before the next, up to MODULES_RESCAN_MAX_NS; one that finds a new
+	 * mapping (a dlopen) resets it.
+	 */
+	if (!modules_refresh_due(m, pid))
+		return 0;
+	written = modules_scan_dir(m, s, ts, pid, pid_dir);
+	p = find_proc(m, pid, NULL);
+	if (p && written >= 0) {
+		if (written || !p->rescan_ns)
+			p->rescan_ns = MODULES_RESCAN_NS;
+		else if (p->rescan_ns < MODULES_RESCAN_MAX_NS)
+			p->rescan_ns *= 2;
+	}
+	return written;
+}
+
+int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
+{
+	return modules_refresh_dir(m, s, ts, pid, NULL);
+}

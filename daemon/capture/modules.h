@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What each sampled process has mapped, written as FXT profiler module and
+ * mmap records at first sight, so its samples can be symbolized after it is
+ * gone. Files are read once per capture (build id, load segments) and shared
+ * by every process that maps them.
+ */
+#ifndef FXS_DAEMON_MODULES_H
+#define FXS_DAEMON_MODULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fxt/fxt.h"
+
+struct modules;
+
+/* NULL with errno set. proc_root is "/proc" but for tests. */
+struct modules *modules__new(const char *proc_root);
+void modules__free(struct modules *m);
+
+/*
+ * Write module and mmap records for the executable mappings of pid that were
+ * not written yet (all of them the first time; the new ones after a dlopen or
+ * an exec). Returns the number of mappings written, or -errno; -ESRCH when
+ * the process is gone.
+ */
+int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
+/*
+ * The same, reading pid's files under pid_dir (a /proc/PID directory held by
+ * an fd, "/proc/self/fd/N", that cannot turn into another process), or under
+ * <proc_root>/<pid> when NULL.
+ */
+int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		     const char *pid_dir);
+#define MODULES_RESCAN_NS     50000000ULL
+#define MODULES_RESCAN_MAX_NS 10000000000ULL
+
+/*
+ * A pc of pid fell outside its known mappings (a dlopen, libraries mapped
+ * after an exec, or code in no file): scan again, unless pid was scanned less
+ * than MODULES_RESCAN_NS ago (by the monotonic clock), a wait that doubles
+ * with each rescan that finds nothing new, up to MODULES_RESCAN_MAX_NS.
+ */
+int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
+int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+			const char *pid_dir);
+/* Whether modules_refresh() would scan now (so that /proc is not entered in vain). */
+bool modules_refresh_due(const struct modules *m, pid_t pid);
+/* Whether pc lies in an executable mapping already written for pid. */
+bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
+/* Forget pid's mappings (it execed: the next scan writes them anew). */
+void modules_forget(struct modules *m, pid_t pid);
+
+#endif /* FXS_DAEMON_MODULES_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/containers.h"
+#include "fxt/fxt.h"
+#include "fxt/fxt_reader.h"
+#include "report/offcpu.h"
+#include "sampler.h"
+
+struct thread_slot {
+	struct offcpu_thread t;
+	bool used;
+	/* The interval being written: its start (the switch out), then its end. */
+	bool have_out, have_in;
+	uint64_t out_ts, in_ts;
+};
+
+struct offcpu {
+	struct thread_slot *slots; /* open addressing by tid, cap a power of two */
+	size_t cap, n;
+	uint64_t ticks_per_second;
+	uint64_t period_ns;
+	uint64_t intervals, unpaired;
+	bool last_paired;
+	uint64_t last_ns;
+};
+
+struct offcpu *offcpu__new(void)
+{
+	struct offcpu *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->ticks_per_second = 1000000000ULL;
+	return o;
+}
+
+void offcpu__free(struct offcpu *o)
+{
+	if (!o)
+		return;
+	free(o->slots);
+	free(o);
+}
+
+static size_t slot_of(uint64_t tid, size_t cap)
+{
+	return fnv1a(FNV_INIT, &tid, sizeof(tid)) & (cap - 1);
+}
+
+static int grow(struct offcpu *o)
+{
+	size_t cap = o->cap ? o->cap * 2 : 64, i, j;
+	struct thread_slot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < o->cap; i++) {
+		if (!o->slots[i].used)
+			continue;
+		for (j = slot_of(o->slots[i].t.tid, cap); s[j].used; j = (j + 1) & (cap - 1))
+			;
+		s[j] = o->slots[i];
+	}
+	free(o->slots);
+	o->slots = s;
+	o->cap = cap;
+	return 0;
+}
+
+/* The thread's slot, made on first sight; NULL only without memory. */
+static struct thread_slot *get(struct offcpu *o, uint64_t tid)
+{
+	size_t i;
+
+	if (o->n * 2 >= o->cap && grow(o))
+		return NULL;
+	for (i = slot_of(tid, o->cap); o->slots[i].used; i = (i + 1) & (o->cap - 1))
+		if (o->slots[i].t.tid == tid)
+			return &o->slots[i];
+	o->slots[i].used = true;
+	o->slots[i].t.tid = tid;
+	o->n++;
+	return &o->slots[i];
+}
+
+static uint64_t to_ns(const struct offcpu *o, uint64_t ticks)
+{
+	if (o->ticks_per_second == 1000000000ULL)
+		return ticks;
+	return (uint64_t)((unsigned __int128)ticks * 1000000000ULL / o->ticks_per_second);
+}
+
+static int add_switch(struct offcpu *o, const struct fxt_record *rec)
+{
+	struct thread_slot *s;
+
+	if (rec->subtype != FXT_SCHED_CONTEXT_SWITCH)
+		return 0;
+	/* A thread leaving to idle opens an interval; one coming from idle ends it. */
+	if (rec->out_tid && !rec->in_tid) {
+		s = get(o, rec->out_tid);
+		if (!s)
+			return -ENOMEM;
+		s->have_out = true;
+		s->have_in = false;
+		s->out_ts = rec->ts;
+	} else if (rec->in_tid && !rec->out_tid) {
+		s = get(o, rec->in_tid);
+		if (!s)
+			return -ENOMEM;
+		if (s->have_out && rec->ts >= s->out_ts) {
+			s->have_in = true;
+			s->in_ts = rec->ts;
+		}
+	}
+	return 0;
+}
+
+static int add_backtrace(struct offcpu *o, const struct fxt_record *rec)
+{
+	struct thread_slot *s = get(o, rec->tid);
+	unsigned state;
+
+	if (!s)
+		return -ENOMEM;
+	s->t.pid = rec->pid;
+	if (!(rec->bt_flags & FXT_BT_FLAG_OFFCPU)) {
+		s->t.samples++;
+		return 0;
+	}
+	o->last_paired = s->have_out && s->have_in && s->out_ts == rec->ts;
+	if (!o->last_paired) {
+		o->unpaired++;
+		return 0;
+	}
+	state = FXT_BT_OFFCPU_STATE(rec->bt_flags);
+	if (state >= FXS_OFF_NR_STATES)
+		state = FXS_OFF_OTHER;
+	o->last_ns = to_ns(o, s->in_ts - s->out_ts);
+	s->t.state_ns[state] += o->last_ns;
+	s->t.intervals++;
+	s->have_out = s->have_in = false;
+	o->intervals++;
+	return 0;
+}
+
+int offcpu_add(struct offcpu *o, const struct fxt_record *rec)
+{
+	unsigned i;
+
+	switch (rec->type) {
+	case FXT_RT_INIT:
+		if (rec->ticks_per_second)
+			o->ticks_per_second = rec->ticks_per_second;
+		return 0;
+	case FXT_RT_SCHED:
+		return add_switch(o, rec);
+	case FXT_RT_PROFILER:
+		return rec->subtype == FXT_PROF_BACKTRACE ? add_backtrace(o, rec) : 0;
+	case FXT_RT_EVENT:
+		if (rec->subtype != FXT_EVENT_COUNTER || !rec->category || !rec->name ||
+		    strcmp(rec->category, "fxsampler") || strcmp(rec->name, "config"))
+			return 0;
+		for (i = 0; i < rec->nr_args; i++)
+			if (rec->args[i].name && !strcmp(rec->args[i].name, "period_ns"))
+				o->period_ns = rec->args[i].u;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+bool offcpu_last_interval(const struct offcpu *o, uint64_t *ret_ns)
+{
+	*ret_ns = o->last_paired ? o->last_ns : 0;
+	return o->last_paired;
+}
+
+uint64_t offcpu_period_ns(const struct offcpu *o)
+{
+	return o->period_ns;
+}
+
+uint64_t offcpu_intervals(const struct offcpu *o)
+{
+	return o->intervals;
+}
+
+uint64_t offcpu_unpaired(const struct offcpu *o)
+{
+	return o->unpaired;
+}
+
+static int thread_order(const void *pa, const void *pb)
+{
+	const struct offcpu_thread *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+long offcpu_threads(const struct offcpu *o, struct offcpu_thread **ret)
+{
+	struct offcpu_thread *t = malloc((o->n ? o->n : 1) * sizeof(*t));
+	size_t i, n = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < o->cap; i++)
+		if (o->slots[i].used)
+			t[n++] = o->slots[i].t;
+	qsort(t, n, sizeof(*t), thread_order);
+	*ret = t;
+	return (long)n;
+}
+
+int offcpu_write_summary(const struct offcpu *o, FILE *out, bool has_pid, uint64_t pid,
+			 bool has_tid, uint64_t tid, offcpu_name_fn name, void *ctx)
+{
+	struct offcpu_thread *t;
+	long n = offcpu_threads(o, &t);
+
+	if (n < 0)
+		return (int)n;
+	fprintf(out,
+		"\nThread states, ms (running: samples x %.3f ms; the rest: off-CPU "
+		"intervals)\n",
+		o->period_ns / 1e6);
+	fprintf(out, "%8s %8s %10s %10s %10s %10s %8s %10s  %s\n", "PID", "TID", "Running",
+		"Runnable", "Sleeping", "Uninterr", "Other", "Total", "Thread");
+	for (long i = 0; i < n; i++) {
+		const struct offcpu_thread *x = &t[i];
+		double run = (double)x->samples * o->period_ns / 1e6, sum = run;
+		const char *label = name ? name(ctx, x->tid) : NULL;
+
+		if ((has_pid && x->pid != pid) || (has_tid && x->tid != tid))
+			continue;
+		for (int k = 0; k < FXS_OFF_NR_STATES; k++)
+			sum += x->state_ns[k] / 1e6;
+		fprintf(out,
+			"%8" PRIu64 " %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f %8.1f %10.1f  %s\n",
+			x->pid, x->tid, run, x->state_ns[FXS_OFF_RUNNABLE] / 1e6,
+			x->state_ns[FXS_OFF_SLEEPING] / 1e6,
+			x->state_ns[FXS_OFF_UNINTERRUPTIBLE] / 1e6,
+			(x->state_ns[FXS_OFF_STOPPED] + x->state_ns[FXS_OFF_OTHER]) / 1e6, sum,
+			label ? label : "");
+	}
+	free(t);
+	return ferror(out) ? -EIO : 0;
+}

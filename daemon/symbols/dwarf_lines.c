@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * DWARF source lines and inline chains through libdw.
+ *
+ * The file is mapped (ELF_C_READ_MMAP) and its descriptor closed at once, so
+ * an open dwarf_lines holds no file descriptor. Compilation units are found
+ * through a table of their address ranges built on the first lookup, not
+ * through .debug_aranges, which some producers (Go, clang) leave out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/containers.h"
+#include "symbols/dwarf_lines.h"
+#include "symbols/elf_symbols.h"
+
+#ifdef HAVE_LIBDW
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
+#include <zlib.h>
+
+#ifdef HAVE_LIBDEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+/* An address range and the DIE (a compilation unit or a function) it belongs to. */
+struct die_range {
+	uint64_t start, end;
+	uint64_t max_end; /* max end over this and every earlier range, once sorted */
+	Dwarf_Die die;
+	struct cu_funcs *funcs; /* compilation units: their functions */
+};
+
+/* The out-of-line functions of one compilation unit, indexed on first use. */
+struct cu_funcs {
+	struct die_range *v;
+	size_t n, cap;
+	bool built;
+};
+
+struct dwarf_lines {
+	Elf *elf;
+	Dwarf *dbg;
+	char *path;
+	struct die_range *ranges; /* of the compilation units */
+	size_t nr_ranges, cap_ranges;
+	struct cu_funcs **cus;
+	size_t nr_cus, cap_cus;
+	bool indexed;
+};
+
+struct dwarf_debuginfod {
+#ifdef HAVE_LIBDEBUGINFOD
+	debuginfod_client *client;
+#endif
+	int unused;
+};
+
+/* A mapped ELF and its descriptor-free DWARF, or -ENODATA when it has none. */
+static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
+			 Dwarf **ret_dbg)
+{
+	const void *id;
+	Dwarf *dbg;
+	Elf *elf;
+	ssize_t len;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return -ENODATA;
+	}
+	if (want_len) {
+		len = dwelf_elf_gnu_build_id(elf, &id);
+		if (len != (ssize_t)want_len || memcmp(id, want_id, want_len)) {
+			elf_end(elf);
+			return -ESTALE;
+		}
+	}
+	dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dbg) {
+		elf_end(elf);
+		return -ENODATA;
+	}
+	/* Everything is mapped: libelf needs the descriptor no more. */
+	elf_cntl(elf, ELF_C_FDDONE);
+	*ret_elf = elf;
+	*ret_dbg = dbg;
+	return 0;
+}
+
+/*
+ * Open a regular file only: O_NONBLOCK so that a FIFO named as a module does
+ * not hang the report, and no reading of a device that never ends.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENODATA;
+	}
+	return fd;
+}
+
+static int open_dwarf_path(const char *path, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
+			   Dwarf **ret_dbg)
+{
+	int fd, err;
+
+	fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	err = open_dwarf_fd(fd, want_id, want_len, ret_elf, ret_dbg);
+	close(fd);
+	return err;
+}
+
+/* CRC-32 of a file, as .gnu_debuglink records it. */
+static int file_crc(const char *path, uint32_t *ret)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, NULL, 0);
+	ssize_t n;
+	int fd;
+
+	fd = open_regular(path);
+	if (fd < 0)
+		return fd;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	*ret = (uint32_t)crc;
+	return 0;
+}
+
+static int try_debug_file(struct dwarf_lines *dl, const char *cand, const uint8_t *id,
+			  size_t id_len, const uint32_t *crc)
+{
+	uint32_t got;
+
+	/* Without a build id, only the CRC says a debuglink file is the right one. */
+	if (!id_len && (!crc || file_crc(cand, &got) || got != *crc))
+		return -ESTALE;
+	if (open_dwarf_path(cand, id, id_len, &dl->elf, &dl->dbg))
+		return -ENODATA;
+	dl->path = strdup(cand);
+	return dl->path ? 0 : -ENOMEM;
+}
+
+/* The separate debug file, as gdb looks for it: build id, then .gnu_debuglink. */
+static int find_debug_file(struct dwarf_lines *dl, Elf *elf, const char *path, const uint8_t *id,
+			   size_t id_len, const char *debug_dir)
+{
+	char cand[4096], dir[4096];
+	const char *link, *slash;
+	GElf_Word crc;
+	int n;
+
+	if (id_len && !elf_build_id_debug_path(debug_dir, id, id_len, cand, sizeof(cand)) &&
+	    !try_debug_file(dl, cand, id, id_len, NULL))
+		return 0;
+	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+	if (!link || !path || strchr(link, '/'))
+		return -ENODATA;
+	slash = strrchr(path, '/');
+	n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path)
+		  : snprintf(dir, sizeof(dir), ".");
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENODATA;
+	n = snprintf(cand, sizeof(cand), "%s/%s", dir, link);
+	if (n > 0 && (size_t)n < sizeof(cand) && strcmp(cand, path) &&
+	    !try_debug_file(dl, cand, id, id_len, &crc))
+		return 0;
+	n = snprintf(cand, sizeof(cand), "%s/.debug/%s", dir, link);
+	if (n > 0 && (size_t)n < sizeof(cand) && !try_debug_file(dl, cand, id, id_len, &crc))
+		return 0;
+	n = snprintf(cand, sizeof(cand), "%s%s%s/%s", debug_dir, dir[0] == '/' ? "" : "/", dir,
+		     link);
+	if (n > 0 && (size_t)n < sizeof(cand) && !try_debug_file(dl, cand, id, id_len, &crc))
+		return 0;
+	return -ENODATA;
+}
+
+static int fetch_debug_file(struct dwarf_lines *dl, struct dwarf_debuginfod *d, const uint8_t *id,
+			    size_t id_len)
+{
+#ifdef HAVE_LIBDEBUGINFOD
+	char *got = NULL;
+	int fd, err;
+
+	if (!d || !id_len)
+		return -ENODATA;
+	fd = debuginfod_find_debuginfo(d->client, id, (int)id_len, &got);
+	if (fd < 0) {
+		free(got);
+		return fd;
+	}
+	err = open_dwarf_fd(fd, id, id_len, &dl->elf, &dl->dbg);
+	close(fd);
+	if (err) {
+		free(got);
+		return err == -ESTALE ? -ESTALE : -ENODATA;
+	}
+	dl->path = got ? got : strdup("debuginfod");
+	return dl->path ? 0 : -ENOMEM;
+#else
+	return -ENODATA;
+#endif
+}
+
+struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
+				      size_t build_id_len, const struct dwarf_lines_opts *opts,
+				      int *ret_fetch_err)
+{
+	const char *debug_dir = opts && opts->debug_dir ? opts->debug_dir : ELF_DEBUG_DIR;
+	struct dwarf_lines *dl;
+	uint8_t own_id[ELF_BUILD_ID_MAX];
+	const uint8_t *id = build_id;
+	size_t id_len = build_id_len;
+	Elf *elf = NULL;
+	int fd = -1, err;
+
+	if (ret_fetch_err)
+		*ret_fetch_err = 0;
+	elf_version(EV_CURRENT);
+	dl = calloc(1, sizeof(*dl));
+	if (!dl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (path) {
+		fd = open_regular(path);
+		if (fd >= 0)
+			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_kind(elf) != ELF_K_ELF) {
+			elf_end(elf);
+			elf = NULL;
+		}
+	}
+	if (elf && !id_len) {
+		const void *p;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+
+		if (n > 0 && (size_t)n <= sizeof(own_id)) {
+			memcpy(own_id, p, (size_t)n);
+			id = own_id;
+			id_len = (size_t)n;
+		}
+	}
+	err = -ENODATA;
+	/* The file's own DWARF, when it is the recorded build. */
+	if (elf && !open_dwarf_fd(fd, id, id_len, &dl->elf, &dl->dbg)) {
+		dl->path = strdup(path);
+		err = dl->path ? 0 : -ENOMEM;
+	}
+	if (err == -ENODATA)
+		err = find_debug_file(dl, elf, path, id, id_len, debug_dir);
+	if (err == -ENODATA && opts && opts->debuginfod) {
+		err = fetch_debug_file(dl, opts->debuginfod, id, id_len);
+		if (err && err != -ENOMEM && ret_fetch_err)
+			*ret_fetch_err = err;
+		if (err && err != -ENOMEM)
+			err = -ENODATA;
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		dwarf_lines__free(dl);
+		errno = -err;
+		return NULL;
+	}
+	return dl;
+}
+
+void dwarf_lines__free(struct dwarf_lines *dl)
+{
+	if (!dl)
+		return;
+	if (dl->dbg)
+		dwarf_end(dl->dbg);
+	elf_end(dl->elf);
+	while (dl->nr_cus--) {
+		free(dl->cus[dl->nr_cus]->v);
+		free(dl->cus[dl->nr_cus]);
+	}
+	free(dl->cus);
+	free(dl->ranges);
+	free(dl->path);
+	free(dl);
+}
+
+const char *dwarf_lines__path(const struct dwarf_lines *dl)
+{
+	return dl->path;
+}
+
+static int range_order(const void *pa, const void *pb)
+{
+	const struct die_range *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int add_range(struct die_range **v, size_t *n, size_t *cap, uint64_t start, uint64_t end,
+		     const Dwarf_Die *die, struct cu_funcs *funcs)
+{
+	struct die_range *r;
+
+	if (array_reserve((void **)v, cap, *n, sizeof(**v)))
+		return -ENOMEM;
+	r = &(*v)[(*n)++];
+	r->start = start;
+	r->end = end;
+	r->die = *die;
+	r->funcs = funcs;
+	return 0;
+}
+
+/* Every range of die, appended. */
+static int add_die_ranges(struct die_range **v, size_t *n, size_t *cap, Dwarf_Die *die,
+			  struct cu_funcs *funcs)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	int err;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		err = add_range(v, n, cap, start, end, die, funcs);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void sort_ranges(struct die_range *v, size_t n)
+{
+	uint64_t max_end = 0;
+	size_t i;
+
+	if (n)
+		qsort(v, n, sizeof(*v), range_order);
+	for (i = 0; i < n; i++) {
+		if (v[i].end > max_end)
+			max_end = v[i].end;
+		v[i].max_end = max_end;
+	}
+}
+
+/* Every compilation unit's address ranges, sorted by start. */
+static int build_index(struct dwarf_lines *dl)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	int err;
+
+	dl->indexed = true;
+	while (!dwarf_get_units(dl->dbg, cu, &cu, &version, &unit_type, &cudie, &subdie)) {
+		struct cu_funcs *funcs;
+
+		if (unit_type == DW_UT_skeleton || unit_type == DW_UT_split_compile)
+			continue;
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit &&
+		    dwarf_tag(&cudie) != DW_TAG_partial_unit)
+			continue;
+		if (array_reserve((void **)&dl->cus, &dl->cap_cus, dl->nr_cus, sizeof(*dl->cus)))
+			return -ENOMEM;
+		funcs = calloc(1, sizeof(*funcs));
+		if (!funcs)
+			return -ENOMEM;
+		dl->cus[dl->nr_cus++] = funcs;
+		err = add_die_ranges(&dl->ranges, &dl->nr_ranges, &dl->cap_ranges, &cudie, funcs);
+		if (err)
+			return err;
+	}
+	sort_ranges(dl->ranges, dl->nr_ranges);
+	return 0;
+}
+
+/*
+ * The functions of a compilation unit, at its top level or inside the
+ * namespaces, modules and classes that hold them (C++, Rust).
+ */
+static int index_funcs(struct cu_funcs *f, Dwarf_Die *parent)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (dwarf_child(parent, &child))
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			err = add_die_ranges(&f->v, &f->n, &f->cap, &child, NULL);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+			err = index_funcs(f, &child);
+			break;
+		default:
+			break;
+		}
+	} while (!err && !dwarf_siblingof(&child, &child));
+	return err;
+}
+
+/* The range of v[0..n) (sorted) holding addr, or NULL. */
+static struct die_range *find_range(struct die_range *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = hi; i-- > 0;) {
+		if (v[i].max_end <= addr)
+			break;
+		if (addr < v[i].end)
+			return &v[i];
+	}
+	return NULL;
+}
+
+#define MAX_SCOPES 64
+
+/*
+ * The DIEs holding addr from fn down, outermost first: the function, then
+ * the lexical blocks and inlined subroutines nested in it.
+ */
+static int scope_path(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *path)
+{
+	Dwarf_Die child;
+	int n = 1;
+
+	path[0] = *fn;
+	while (n < MAX_SCOPES && !dwarf_child(&path[n - 1], &child)) {
+		bool found = false;
+
+		do {
+			if (dwarf_haspc(&child, addr) == 1) {
+				path[n++] = child;
+				found = true;
+				break;
+			}
+		} while (!dwarf_siblingof(&child, &child));
+		if (!found)
+			break;
+	}
+	return n;
+}
+
+static const char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return name;
+}
+
+static void fill_frame(struct dwarf_frame *f, Dwarf_Die *die, const char *file, unsigned line)
+{
+	int decl_line = 0;
+
+	f->function = die_function_name(die);
+	f->file = file;
+	f->line = line;
+	f->decl_file = dwarf_decl_file(die);
+	f->decl_line = dwarf_decl_line(die, &decl_line) ? 0 : (unsigned)decl_line;
+}
+
+int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwarf_frame *frames,
+			unsigned max)
+{
+	Dwarf_Die scopes[MAX_SCOPES], *cu;
+	struct die_range *cr, *fr;
+	Dwarf_Files *files = NULL;
+	const char *file = NULL;
+	Dwarf_Line *dline;
+	unsigned line = 0, n = 0;
+	size_t nfiles = 0;
+	int nscopes, i, err;
+
+	if (!dl->indexed) {
+		err = build_index(dl);
+		if (err)
+			return err;
+	}
+	cr = find_range(dl->ranges, dl->nr_ranges, file_vaddr);
+	if (!cr || !max)
+		return 0;
+	cu = &cr->die;
+	if (!cr->funcs->built) {
+		cr->funcs->built = true;
+		err = index_funcs(cr->funcs, cu);
+		if (err)
+			return err;
+		sort_ranges(cr->funcs->v, cr->funcs->n);
+	}
+	fr = find_range(cr->funcs->v, cr->funcs->n, file_vaddr);
+	if (!fr)
+		return 0;
+	dline = dwarf_getsrc_die(cu, file_vaddr);
+	if (dline) {
+		int l = 0;
+
+		file = dwarf_linesrc(dline, NULL, NULL);
+		if (!dwarf_lineno(dline, &l) && l > 0)
+			line = (unsigned)l;
+	}
+	/*
+	 * The DIEs that physically contain the pc are the inline chain, as
+	 * eu-addr2line -i walks it (dwarf_getscopes() would continue from an
+	 * inlined instance into its abstract definition instead, and walk the
+	 * whole unit to do so).
+	 */
+	nscopes = scope_path(&fr->die, file_vaddr, scopes);
+	for (i = nscopes - 1; i >= 0 && n < max; i--) {
+		Dwarf_Die *scope = &scopes[i];
+		int tag = dwarf_tag(scope);
+		Dwarf_Attribute attr;
+		Dwarf_Word v;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_entry_point)
+			continue;
+		fill_frame(&frames[n++], scope, file, line);
+		if (tag != DW_TAG_inlined_subroutine)
+			break;
+		/* The caller executes at the inlined call's site. */
+		file = NULL;
+		line = 0;
+		if (!dwarf_formudata(dwarf_attr(scope, DW_AT_call_file, &attr), &v) &&
+		    (files || !dwarf_getsrcfiles(cu, &files, &nfiles)) && v < nfiles)
+			file = dwarf_filesrc(files, v, NULL, NULL);
+		if (!dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &v))
+			line = (unsigned)v;
+	}
+	return (int)n;
+}
+
+struct dwarf_debuginfod *dwarf_debuginfod__new(void)
+{
+#ifdef HAVE_LIBDEBUGINFOD
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct dwarf_debuginfod *d;
+
+	if (!urls || !urls[strspn(urls, " \t")])
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->client = debuginfod_begin();
+	if (!d->client) {
+		free(d);
+		return NULL;
+	}
+	return d;
+#else
+	return NULL;
+#endif
+}
+
+void dwarf_debuginfod__free(struct dwarf_debuginfod *d)
+{
+	if (!d)
+		return;
+#ifdef HAVE_LIBDEBUGINFOD
+	debuginfod_end(d->client);
+#endif
+	free(d);
+}
+
+#else /* !HAVE_LIBDW */
+
+struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
+				      size_t build_id_len, const struct dwarf_lines_opts *opts,
+				      int *ret_fetch_err)
+{
+	if (ret_fetch_err)
+		*ret_fetch_err = 0;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void dwarf_lines__free(struct dwarf_lines *dl)
+{
+}
+
+const char *dwarf_lines__path(const struct dwarf_lines *dl)
+{
+	return NULL;
+}
+
+int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwarf_frame *frames,
+			unsigned max)
+{
+	return 0;
+}
+
+struct dwarf_debuginfod *dwarf_debuginfod__new(void)
+{
+	return NULL;
+}
+
+void dwarf_debuginfod__free(struct dwarf_debuginfod *d)
+{
+}
+
+#endif /* HAVE_LIBDW */

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbolization of a profile's frames from its module and mmap records.
+ *
+ * Records may come in any order: the Fuchsia writer emits module and mmap
+ * records after the samples, so nothing is resolved until asked, and a
+ * mapping finds its module by id at that point.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "util/containers.h"
+#include "symbols/elf_symbols.h"
+#include "fxt/fxt_reader.h"
+#include "capture/proc_maps.h"
+#include "symbols/symbolizer.h"
+
+#define NR_BUCKETS 1024
+
+/* One ELF file as opened for a (path, build id) pair; es NULL when unusable. */
+struct elf_entry {
+	struct elf_entry *next;
+	char *path;
+	size_t build_id_len;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	struct elf_symbols *es;
+	int err;
+	struct dwarf_lines *dl; /* NULL: no debug info */
+	bool dl_tried;
+	int fetch_err; /* a debuginfod fetch that failed, else 0 */
+};
+
+struct module {
+	uint16_t id;
+	char *path;
+	size_t build_id_len;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
+};
+
+struct mapping {
+	struct symbolizer_mapping pub;
+	uint64_t seq; /* arrival order: a later mapping shadows an older one */
+	uint64_t end;
+	uint64_t max_end; /* max end over this and every earlier mapping, once sorted */
+	struct module *module;
+	bool offset_done;
+};
+
+struct process {
+	uint64_t pid;
+	struct module **modules;
+	size_t nr_modules;
+	size_t cap_modules;
+	struct mapping **maps;
+	size_t nr_maps;
+	size_t cap_maps;
+	bool sorted;
+};
+
+struct str_entry {
+	struct str_entry *next;
+	char s[];
+};
+
+/* Inline chains handed out, freed with the symbolizer. */
+struct inline_chunk {
+	struct inline_chunk *next;
+	struct dwarf_frame frames[];
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	char *debug_dir;
+	struct process **procs; /* sorted by pid */
+	size_t nr_procs;
+	size_t cap_procs;
+	struct elf_entry *elfs[NR_BUCKETS];
+	struct str_entry *strs[NR_BUCKETS];
+	unsigned next_mapping_id;
+	uint64_t seq;
+	struct dwarf_debuginfod *debuginfod;
+	struct inline_chunk *chunks;
+};
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (opts) {
+		s->opts = *opts;
+		if (opts->debug_dir) {
+			s->debug_dir = strdup(opts->debug_dir);
+			if (!s->debug_dir) {
+				free(s);
+				errno = ENOMEM;
+				return NULL;
+			}
+		}
+	}
+	s->opts.debug_dir = s->debug_dir;
+	if (s->opts.debuginfod)
+		s->debuginfod = dwarf_debuginfod__new();
+	return s;
+}
+
+static void process_free(struct process *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_modules; i++) {
+		free(p->modules[i]->path);
+		free(p->modules[i]);
+	}
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i]);
+	free(p->modules);
+	free(p->maps);
+	free(p);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_procs; i++)
+		process_free(s->procs[i]);
+	free(s->procs);
+	for (i = 0; i < NR_BUCKETS; i++) {
+		struct elf_entry *e, *en;
+		struct str_entry *t, *tn;
+
+		for (e = s->elfs[i]; e; e = en) {
+			en = e->next;
+			elf_symbols__free(e->es);
+			dwarf_lines__free(e->dl);
+			free(e->path);
+			free(e);
+		}
+		for (t = s->strs[i]; t; t = tn) {
+			tn = t->next;
+			free(t);
+		}
+	}
+	while (s->chunks) {
+		struct inline_chunk *c = s->chunks;
+
+		s->chunks = c->next;
+		free(c);
+	}
+	dwarf_debuginfod__free(s->debuginfod);
+	free(s->debug_dir);
+	free(s);
+}
+
+/* Index of pid in s->procs, or where it would be inserted. */
+static size_t proc_index(const struct symbolizer *s, uint64_t pid)
+{
+	size_t lo = 0, hi = s->nr_procs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->procs[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct process *find_process(const struct symbolizer *s, uint64_t pid)
+{
+	size_t i = proc_index(s, pid);
+
+	return i < s->nr_procs && s->procs[i]->pid == pid ? s->procs[i] : NULL;
+}
+
+static struct process *get_process(struct symbolizer *s, uint64_t pid)
+{
+	size_t i = proc_index(s, pid);
+	struct process *p;
+
+	if (i < s->nr_procs && s->procs[i]->pid == pid)
+		return s->procs[i];
+	if (array_reserve((void **)&s->procs, &s->cap_procs, s->nr_procs, sizeof(*s->procs)))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	memmove(&s->procs[i + 1], &s->procs[i], (s->nr_procs - i) * sizeof(*s->procs));
+	s->procs[i] = p;
+	s->nr_procs++;
+	return p;
+}
+
+static struct module *find_module(const struct process *p, uint16_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_modules; i++)
+		if (p->modules[i]->id == id)
+			return p->modules[i];
+	return NULL;
+}
+
+int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id, const char *path,
+			  const uint8_t *build_id, size_t build_id_len)
+{
+	struct process *p;
+	struct module *m;
+	char *copy;
+	size_t i;
+
+	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
+		return -EINVAL;
+	p = get_process(s, pid);
+	if (!p)
+		return -ENOMEM;
+	copy = strdup(path ? path : "");
+	if (!copy)
+		return -ENOMEM;
+	m = find_module(p, module_id);
+	if (!m) {
+		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
+				  sizeof(*p->modules))) {
+			free(copy);
+			return -ENOMEM;
+		}
+		m = calloc(1, sizeof(*m));
+		if (!m) {
+			free(copy);
+			return -ENOMEM;
+		}
+		m->id = module_id;
+		p->modules[p->nr_modules++] = m;
+	}
+	free(m->path);
+	m->path = copy;
+	m->build_id_len = build_id_len;
+	if (build_id_len)
+		memcpy(m->build_id, build_id, build_id_len);
+	m->elf = NULL;
+	/* Mappings of a replaced module must look it up (and its ELF) again. */
+	for (i = 0; i < p->nr_maps; i++) {
+		if (p->maps[i]->pub.module_id == module_id) {
+			p->maps[i]->module = NULL;
+			p->maps[i]->offset_done = false;
+		}
+	}
+	return 0;
+}
+
+int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
+			uint64_t start, uint64_t size, uint64_t vaddr)
+{
+	struct process *p;
+	struct mapping *m;
+	size_t i;
+
+	if (!size)
+		return 0;
+	p = get_process(s, pid);
+	if (!p)
+		return -ENOMEM;
+	/* A process re-recorded (continuous mode) repeats its mappings. */
+	for (i = 0; i < p->nr_maps; i++) {
+		const struct symbolizer_mapping *o = &p->maps[i]->pub;
+
+		if (o->start == start && o->size == size && o->vaddr == vaddr &&
+		    o->module_id == module_id && o->flags == flags)
+			return 0;
+	}
+	if (array_reserve((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps)))
+		return -ENOMEM;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->pub.id = ++s->next_mapping_id;
+	m->pub.pid = pid;
+	m->pub.start = start;
+	m->pub.size = size;
+	m->pub.vaddr = vaddr;
+	m->pub.flags = flags;
+	m->pub.module_id = module_id;
+	m->end = start + size < start ? UINT64_MAX : start + size;
+	m->seq = ++s->seq;
+	p->maps[p->nr_maps++] = m;
+	p->sorted = false;
+	return 0;
+}
+
+int symbolizer_add_record(struct symbolizer *s, const struct fxt_record *rec)
+{
+	if (rec->type != FXT_RT_PROFILER)
+		return 0;
+	switch (rec->subtype) {
+	case FXT_PROF_MODULE:
+		return symbolizer_add_module(s, rec->pid, rec->module_id, rec->name, rec->build_id,
+					     rec->build_id_len);
+	case FXT_PROF_MMAP:
+		return symbolizer_add_mmap(s, rec->pid, rec->module_id, rec->mmap_flags, rec->start,
+					   rec->size, rec->vaddr);
+	default:
+		return 0;
+	}
+}
+
+static int mapping_cmp(const void *pa, const void *pb)
+{
+	const struct mapping *a = *(struct mapping *const *)pa;
+	const struct mapping *b = *(struct mapping *const *)pb;
+
+	if (a->pub.start != b->pub.start)
+		return a->pub.start < b->pub.start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void sort_maps(struct process *p)
+{
+	uint64_t max_end = 0;
+	size_t i;
+
+	if (p->nr_maps)
+		qsort(p->maps, p->nr_maps, sizeof(*p->maps), mapping_cmp);
+	for (i = 0; i < p->nr_maps; i++) {
+		if (p->maps[i]->end > max_end)
+			max_end = p->maps[i]->end;
+		p->maps[i]->max_end = max_end;
+	}
+	p->sorted = true;
+}
+
+/* The newest mapping of p covering pc. */
+static struct mapping *find_mapping(struct process *p, uint64_t pc)
+{
+	struct mapping *best = NULL;
+	size_t lo = 0, hi = p->nr_maps, i;
+
+	if (!p->sorted)
+		sort_maps(p);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid]->pub.start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = hi; i-- > 0;) {
+		struct mapping *m = p->maps[i];
+
+		if (m->max_end <= pc)
+			break;
+		if (pc < m->end && (!best || m->seq > best->seq))
+			best = m;
+	}
+	return best;
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	size_t len = strlen(str);
+	uint64_t h = fnv1a(FNV_INIT, str, len) % NR_BUCKETS;
+	struct str_entry *e;
+
+	for (e = s->strs[h]; e; e = e->next)
+		if (!strcmp(e->s, str))
+			return e->s;
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	memcpy(e->s, str, len + 1);
+	e->next = s->strs[h];
+	s->strs[h] = e;
+	return e->s;
+}
+
+/* This process's own vDSO, as an image: the same kernel maps the same one. */
+static struct elf_symbols *open_self_vdso(const struct elf_symbols_opts *opts, int *ret_err)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct proc_map *maps = NULL;
+	const struct proc_map *m;
+	struct elf_symbols *es = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!base) {
+		*ret_err = -ENOENT;
+		return NULL;
+	}
+	err = proc_maps_read("/proc/self/maps", &maps, &n);
+	if (err) {
+		*ret_err = err;
+		return NULL;
+	}
+	m = proc_maps_find(maps, n, base);
+	if (!m || m->perms[0] != 'r') {
+		*ret_err = -ENOENT;
+	} else {
+		es = elf_symbols__open_mem((const void *)base, m->end - base, "[vdso]", opts);
+		*ret_err = es ? 0 : -errno;
+	}
+	proc_maps_free(maps, n);
+	return es;
+}
+
+static bool build_id_matches(const struct elf_symbols *es, const uint8_t *id, size_t len)
+{
+	const uint8_t *got;
+	size_t got_len = 0;
+
+	/* Without a recorded build id there is nothing to check against. */
+	if (!len)
+		return true;
+	got = elf_symbols__build_id(es, &got_len);
+	return got && got_len == len && !memcmp(got, id, len);
+}
+
+/* Open the ELF for a module: its path, else a debug file named by its build id. */
+static void open_entry(const struct symbolizer *s, struct elf_entry *e)
+{
+	struct elf_symbols_opts eo = {.debug_dir = s->opts.debug_dir};
+	char path[4096];
+	int err;
+
+	if (!strcmp(e->path, "[vdso]")) {
+		if (s->opts.no_self_vdso) {
+			e->err = -ENOENT;
+			return;
+		}
+		e->es = open_self_vdso(&eo, &err);
+	} else {
+		e->es = elf_symbols__open(e->path, &eo);
+		err = e->es ? 0 : -errno;
+	}
+	if (e->es && !build_id_matches(e->es, e->build_id, e->build_id_len)) {
+		elf_symbols__free(e->es);
+		e->es = NULL;
+		err = -ESTALE;
+	}
+	/*
+	 * The binary is gone or was rebuilt: a debug file of the recorded build
+	 * (it has the .symtab) still symbolizes it.
+	 */
+	if (!e->es && e->build_id_len &&
+	    !elf_build_id_debug_path(s->opts.debug_dir, e->build_id, e->build_id_len, path,
+				     sizeof(path))) {
+		e->es = elf_symbols__open(path, &eo);
+		if (e->es && (!build_id_matches(e->es, e->build_id, e->build_id_len) ||
+			      !elf_symbols__count(e->es))) {
+			elf_symbols__free(e->es);
+			e->es = NULL;
+		}
+	}
+	e->err = e->es ? 0 : err ? err : -ENOENT;
+}
+
+static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
+{
+	uint64_t h = fnv1a(FNV_INIT, m->path, strlen(m->path));
+	struct elf_entry *e;
+
+	h = fnv1a(h, m->build_id, m->build_id_len) % NR_BUCKETS;
+	for (e = s->elfs[h]; e; e = e->next)
+		if (e->build_id_len == m->build_id_len &&
+		    !memcmp(e->build_id, m->build_id, m->build_id_len) && !strcmp(e->path, m->path))
+			return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->path = strdup(m->path);
+	if (!e->path) {
+		free(e);
+		return NULL;
+	}
+	e->build_id_len = m->build_id_len;
+	memcpy(e->build_id, m->build_id, m->build_id_len);
+	open_entry(s, e);
+	e->next = s->elfs[h];
+	s->elfs[h] = e;
+	return e;
+}
+
+/* The file offset a mapping starts at, from the segment whose p_vaddr it records. */
+static void mapping_file_offset(struct mapping *m)
+{
+	const struct elf_segment *segs;
+	size_t i, n;
+
+	m->offset_done = true;
+	m->pub.file_offset = 0;
+	m->pub.go_build_id = NULL;
+	if (!m->module || !m->module->elf || !m->module->elf->es)
+		return;
+	m->pub.go_build_id = elf_symbols__go_build_id(m->module->elf->es);
+	n = elf_symbols__segments(m->module->elf->es, &segs);
+	for (i = 0; i < n; i++) {
+		if (m->pub.vaddr >= segs[i].vaddr && m->pub.vaddr < segs[i].vaddr + segs[i].memsz) {
+			m->pub.file_offset = segs[i].offset + (m->pub.vaddr - segs[i].vaddr);
+			return;
+		}
+	}
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/*
+ * Source lines and inlined functions at vaddr from the module's DWARF. A pc
+ * the ELF symbols do not cover gets the DWARF subprogram's name (a stripped
+ * binary whose debug file came from debuginfod).
+ */
+static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
+		      struct sym_frame *f, const char **name)
+{
+	struct dwarf_frame frames[DWARF_MAX_FRAMES];
+	struct inline_chunk *c;
+	const struct dwarf_frame *outer;
+	int n;
+
+	if (!e->dl_tried) {
+		struct dwarf_lines_opts o = {.debug_dir = s->opts.debug_dir,
+					     .debuginfod = s->debuginfod};
+
+		e->dl_tried = true;
+		if (strcmp(e->path, "[vdso]")) {
+			e->dl = dwarf_lines__open(e->path, e->build_id, e->build_id_len, &o,
+						  &e->fetch_err);
+			if (!e->dl && errno == ENOMEM)
+				return -ENOMEM;
+		}
+	}
+	if (!e->dl)
+		return 0;
+	n = dwarf_lines__lookup(e->dl, vaddr, frames, DWARF_MAX_FRAMES);
+	if (n <= 0)
+		return n;
+	outer = &frames[n - 1];
+	f->file = outer->file;
+	f->line = outer->line;
+	f->decl_file = outer->decl_file;
+	f->decl_line = outer->decl_line;
+	if (!*name)
+		*name = outer->function;
+	if (n == 1)
+		return 0;
+	c = malloc(sizeof(*c) + (size_t)(n - 1) * sizeof(c->frames[0]));
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->frames, frames, (size_t)(n - 1) * sizeof(c->frames[0]));
+	for (int i = 0; i < n - 1; i++)
+		if (!c->frames[i].function)
+			c->frames[i].function = SYMBOLIZER_UNKNOWN;
+	c->next = s->chunks;
+	s->chunks = c;
+	f->inlined = c->frames;
+	f->nr_inlined = (unsigned)(n - 1);
+	return 0;
+}
+
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+		       struct sym_frame *ret)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
+	struct process *p;
+	struct mapping *m;
+	const char *name;
+	char buf[512];
+	int err;
+
+	p = find_process(s, pid);
+	m = p ? find_mapping(p, lookup) : NULL;
+	if (!m) {
+		*ret = f;
+		return 0;
+	}
+	if (!m->module) {
+		m->module = find_module(p, m->pub.module_id);
+		if (m->module) {
+			m->pub.path = m->module->path;
+			m->pub.build_id = m->module->build_id_len ? m->module->build_id : NULL;
+			m->pub.build_id_len = m->module->build_id_len;
+		}
+	}
+	f.mapping = &m->pub;
+	f.module_offset = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
+	if (m->module) {
+		f.module = m->module->path;
+		if (!m->module->elf) {
+			m->module->elf = get_elf(s, m->module);
+			if (!m->module->elf)
+				return -ENOMEM;
+		}
+		if (!m->offset_done)
+			mapping_file_offset(m);
+		name = elf_symbols__lookup(m->module->elf->es,
+					   elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr),
+					   NULL);
+		err = add_source(s, m->module->elf,
+				 elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr), &f, &name);
+		if (err)
+			return err;
+		if (name) {
+			uint64_t start = 0;
+
+			elf_symbols__lookup_addr(
+				m->module->elf->es,
+				elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr), &start, NULL);
+			f.function = name;
+			f.function_offset = f.module_offset - start;
+			f.resolved = true;
+			*ret = f;
+			return 0;
+		}
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, basename_of(m->module->path),
+			 f.module_offset);
+	} else {
+		snprintf(buf, sizeof(buf), "[module %u]+0x%" PRIx64, (unsigned)m->pub.module_id,
+			 f.module_offset);
+	}
+	f.function = intern(s, buf);
+	if (!f.function)
+		return -ENOMEM;
+	*ret = f;
+	return 0;
+}
+
+int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t *frames,
+				 unsigned nr, unsigned bt_flags, struct sym_frame *ret)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		err = symbolizer_resolve(s, pid, frames[i], symbolizer_frame_is_return(i, bt_flags),
+					 &ret[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_fn fn, void *ctx)
+{
+	const struct elf_entry *e;
+	size_t i;
+
+	for (i = 0; i < NR_BUCKETS; i++)
+		for (e = s->elfs[i]; e; e = e->next)
+			if (!e->es)
+				fn(ctx, e->path, e->err);
+}
+
+void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
+				       void *ctx)
+{
+	char hex[2 * ELF_BUILD_ID_MAX + 1];
+	const struct elf_entry *e;
+	size_t i;
+
+	for (i = 0; i < NR_BUCKETS; i++)
+		for (e = s->elfs[i]; e; e = e->next)
+			if (e->fetch_err)
+				fn(ctx, e->path,
+				   elf_build_id_hex(e->build_id, e->build_id_len, hex, sizeof(hex)),
+				   e->fetch_err);
+}

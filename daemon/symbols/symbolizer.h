@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-profile symbolization: the module and mmap records of each process go
+ * in, (pid, pc) -> {function, module, offsets} comes out. ELF files are
+ * opened lazily, once per (path, build id), and a file whose build id differs
+ * from the recorded one is not used (the binary changed since the capture).
+ * Pure: no libbpf, no logging.
+ */
+#ifndef FXS_DAEMON_SYMBOLIZER_H
+#define FXS_DAEMON_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols/dwarf_lines.h"
+#include "fxt/fxt.h"
+
+struct fxt_record;
+
+#define SYMBOLIZER_UNKNOWN "[unknown]"
+
+struct symbolizer_opts {
+	/* Root of separate debug files (see struct elf_symbols_opts); NULL: the default. */
+	const char *debug_dir;
+	/*
+	 * Do not symbolize "[vdso]" modules with this process's own vDSO (used
+	 * when its build id matches the recorded one, i.e. the same kernel).
+	 */
+	bool no_self_vdso;
+	/*
+	 * Fetch missing debug files from debuginfod when DEBUGINFOD_URLS is set
+	 * (see dwarf_debuginfod__new()).
+	 */
+	bool debuginfod;
+};
+
+/* One mmap record, as the symbolizer keeps it. Owned by the symbolizer. */
+struct symbolizer_mapping {
+	unsigned id; /* 1-based, unique within the symbolizer */
+	uint64_t pid;
+	uint64_t start;
+	uint64_t size;
+	uint64_t vaddr;	      /* ELF p_vaddr of start */
+	uint64_t file_offset; /* p_offset of that segment when the ELF was found, else 0 */
+	unsigned flags;	      /* ELF p_flags */
+	uint16_t module_id;
+	const char *path; /* module path, NULL when no module record was seen */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	/* The ELF's Go build id when it has no GNU one, once found; else NULL. */
+	const char *go_build_id;
+};
+
+/* What one frame resolves to. Every pointer is owned by the symbolizer. */
+struct sym_frame {
+	/*
+	 * Never NULL: the function name; "<module basename>+0x<module offset>"
+	 * when the module has no symbol there; SYMBOLIZER_UNKNOWN when no
+	 * mapping covers the pc.
+	 */
+	const char *function;
+	const char *module;			  /* module path, or NULL */
+	const struct symbolizer_mapping *mapping; /* or NULL */
+	uint64_t module_offset;			  /* the pc's ELF vaddr in the module */
+	uint64_t function_offset;		  /* pc - function start, when resolved */
+	bool resolved;				  /* function is a symbol */
+	/*
+	 * From DWARF, NULL and 0 without debug info: where the pc executes in
+	 * function (for a pc in inlined code, the site of the outermost inlined
+	 * call), and where function is declared.
+	 */
+	const char *file;
+	unsigned line;
+	const char *decl_file;
+	unsigned decl_line;
+	/*
+	 * The functions inlined at the pc, innermost first: inlined[0] holds
+	 * the pc itself, inlined[i] was inlined into inlined[i + 1], the last
+	 * one into function. Their function is never NULL.
+	 */
+	const struct dwarf_frame *inlined;
+	unsigned nr_inlined;
+};
+
+struct symbolizer;
+
+/* NULL with errno set (ENOMEM). opts may be NULL; it is copied. */
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+/* NULL-safe. Invalidates every pointer the symbolizer handed out. */
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Feed a record: profiler module and mmap records are kept, any other record
+ * is ignored. Returns 0, -ENOMEM. A module record whose id the process
+ * already has replaces it (the process was re-recorded).
+ */
+int symbolizer_add_record(struct symbolizer *s, const struct fxt_record *rec);
+int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id, const char *path,
+			  const uint8_t *build_id, size_t build_id_len);
+int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
+			uint64_t start, uint64_t size, uint64_t vaddr);
+
+/*
+ * Resolve one pc of process pid into *ret. is_return: the pc is a return
+ * address, so the byte before it is looked up. Returns 0 (even when nothing
+ * is known about the pc: frames are never dropped), or -ENOMEM.
+ */
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+		       struct sym_frame *ret);
+
+/* Whether frame i of a backtrace record with bt_flags is a return address. */
+static inline bool symbolizer_frame_is_return(unsigned i, unsigned bt_flags)
+{
+	return i > 0 || (bt_flags & FXT_BT_FLAG_PC_IS_RETURN);
+}
+
+/* Resolve every frame of a backtrace (innermost first) into ret[0..nr). */
+int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t *frames,
+				 unsigned nr, unsigned bt_flags, struct sym_frame *ret);
+
+/*
+ * Call fn for every module file the symbolizer tried and could not use, with
+ * the reason: -ENOENT (not found), -ESTALE (its build id differs from the
+ * recorded one), another -errno. Unordered.
+ */
+typedef void (*symbolizer_failure_fn)(void *ctx, const char *path, int err);
+void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_fn fn, void *ctx);
+
+/*
+ * Call fn for every module whose debug info was asked of debuginfod and could
+ * not be fetched, with its build id (hex) and the -errno. Unordered.
+ */
+typedef void (*symbolizer_fetch_failure_fn)(void *ctx, const char *path, const char *build_id,
+					    int err);
+void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
+				       void *ctx);
+
+#endif /* FXS_DAEMON_SYMBOLIZER_H */

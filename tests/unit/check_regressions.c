@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Regressions: each test pins a bug that the sanitizers, the fuzzers or the
+ * fault tests found, with the input that showed it (the fuzzers' inputs are
+ * also seeds under tests/fuzz/corpus/).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fxt/fxt.h"
+#include "fxt/fxt_reader.h"
+#include "capture/modules.h"
+#include "capture/proc_maps.h"
+
+/* --- modules: the path a maps line names is the target owner's to change --- */
+
+struct sink {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+static int sink_write(void *ctx, const void *data, size_t len)
+{
+	struct sink *s = ctx;
+
+	if (s->len + len > s->cap) {
+		size_t cap = (s->len + len) * 2;
+		uint8_t *tmp = realloc(s->data, cap);
+
+		if (!tmp)
+			return -ENOMEM;
+		s->data = tmp;
+		s->cap = cap;
+	}
+	memcpy(s->data + s->len, data, len);
+	s->len += len;
+	return 0;
+}
+
+static char root[64];
+
+static void make_root(void)
+{
+	char path[PATH_MAX];
+
+	/* Each test makes its own, also when CK_FORK=no runs them in one process. */
+	snprintf(root, sizeof(root), "/tmp/fxs-regress-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/4242", root);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static void remove_root(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A maps file for pid 4242 of the fake proc root with one r-xp line. */
+static void write_maps(const char *file, dev_t dev, ino_t ino)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/4242/maps", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "555555554000-555555556000 r-xp 00000000 %02x:%02x %llu %s\n", major(dev),
+		minor(dev), (unsigned long long)ino, file);
+	fclose(f);
+}
+
+/*
+ * Scan pid 4242 of the fake proc root (which has no map_files, as for a
+ * daemon without CAP_SYS_ADMIN) and return the build-id length of the one
+ * module record written, or -1 if none was.
+ */
+static int scanned_build_id_len(void)
+{
+	struct sink sink = {0};
+	struct modules *m = modules__new(root);
+	struct fxt_stream *s;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	int modules = 0, len = -1;
+
+	ck_assert_ptr_nonnull(m);
+	s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(modules_scan(m, s, 1, 4242), 1);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	r = fxt_reader__open_mem(sink.data, sink.len);
+	ck_assert_ptr_nonnull(r);
+	while (fxt_reader_next(r, &rec) > 0)
+		if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MODULE) {
+			modules++;
+			len = (int)rec.build_id_len;
+		}
+	ck_assert_int_eq(modules, 1);
+	fxt_reader__free(r);
+	fxt_stream__free(s);
+	modules__free(m);
+	free(sink.data);
+	return len;
+}
+
+/* A copy of this test's own executable: an ELF file with a build id. */
+static void copy_self(const char *dst)
+{
+	char cmd[2 * PATH_MAX + 16], self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", self, dst);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_modules_mapped_file_read)
+{
+	char elf[PATH_MAX];
+	struct stat st;
+
+	make_root();
+	snprintf(elf, sizeof(elf), "%s/lib.so", root);
+	copy_self(elf);
+	ck_assert_int_eq(stat(elf, &st), 0);
+	write_maps(elf, st.st_dev, st.st_ino);
+	/* The path still names the mapped file: its build id is read. */
+	ck_assert_int_gt(scanned_build_id_len(), 0);
+	remove_root();
+}
+END_TEST
+
+/*
+ * Found by review for the security tests: without map_files the daemon
+ * opened whatever the maps line's path named now. The target's owner can
+ * rename the mapped file and put another there (a file only root reads, a
+ * FIFO that blocks open() forever); the daemon runs as root. Now the path is
+ * used only while it is still the mapped inode.
+ */
+START_TEST(test_modules_swapped_path_not_read)
+{
+	char elf[PATH_MAX];
+	struct stat st;
+
+	make_root();
+	snprintf(elf, sizeof(elf), "%s/lib.so", root);
+	copy_self(elf);
+	ck_assert_int_eq(stat(elf, &st), 0);
+	/* The maps line names another inode than the file now at the path. */
+	write_maps(elf, st.st_dev, st.st_ino + 1);
+	ck_assert_int_eq(scanned_build_id_len(), 0);
+	write_maps(elf, makedev(major(st.st_dev) + 1, minor(st.st_dev)), st.st_ino);
+	ck_assert_int_eq(scanned_build_id_len(), 0);
+	remove_root();
+}
+END_TEST
+
+START_TEST(test_modules_fifo_not_opened)
+{
+	char fifo[PATH_MAX];
+	struct stat st;
+
+	make_root();
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", root);
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	ck_assert_int_eq(stat(fifo, &st), 0);
+	/* Even with its own inode in the line: not a regular file, not opened (no hang). */
+	write_maps(fifo, st.st_dev, st.st_ino);
+	ck_assert_int_eq(scanned_build_id_len(), 0);
+	remove_root();
+}
+END_TEST
+
+/* --- proc_maps: UBSan, "applying zero offset to null pointer" --- */
+
+/*
+ * proc_map_parse_line(NULL, 0, ...) computed line + len before its NULL
+ * check (daemon/capture/proc_maps.c, struct cursor initializer): undefined behaviour,
+ * reported by UBSan in check_symbols' test_maps_lines. Kept here so that
+ * `make check-asan` catches it on its own.
+ */
+START_TEST(test_maps_null_line)
+{
+	struct proc_map m;
+
+	ck_assert_int_eq(proc_map_parse_line(NULL, 0, &m), -EBADMSG);
+	ck_assert_int_eq(proc_map_parse_line("", 0, &m), -EBADMSG);
+}
+END_TEST
+
+static Suite *regressions_suite(void)
+{
+	Suite *s = suite_create("regressions");
+	TCase *modules = tcase_create("modules");
+	TCase *maps = tcase_create("proc_maps");
+
+	tcase_set_timeout(modules, 10);
+	tcase_add_test(modules, test_modules_mapped_file_read);
+	tcase_add_test(modules, test_modules_swapped_path_not_read);
+	tcase_add_test(modules, test_modules_fifo_not_opened);
+	suite_add_tcase(s, modules);
+	tcase_add_test(maps, test_maps_null_line);
+	suite_add_tcase(s, maps);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(regressions_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
