@@ -142,7 +142,7 @@ fxsampler fxsamplerd:
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit $< $(OUTPUT)/libfxs.a $(LIBS) \
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Itests/unit $< $(OUTPUT)/libfxs.a $(LIBS) \
 		$(CHECK_LIBS) -o $@
 
 # Live tests share tests/live/live.c: running fxsampler, reading captures.
@@ -150,7 +150,7 @@ $(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests
 		$(OUTPUT)/libfxs.a \
 		| $(OUTPUT)/tests/live
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \
 		$(LIBS) $(CHECK_LIBS) -o $@
 
 # The browser tier's fixture: a profile of itself, every sample known.
@@ -415,7 +415,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*/*.[ch] \
-		daemon/static/systemd/*.h tests/unit/*.[ch] tests/unit/*/*.c tests/live/*.[ch] \
+		daemon/static/systemd/*.h tests/*.h tests/unit/*.[ch] tests/unit/*/*.c tests/live/*.[ch] \
 		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -78,7 +78,7 @@ asan()
 		mkdir -p "$(dirname "$bin")"
 		echo "  CC-ASAN  $bin"
 		# shellcheck disable=SC2086
-		$CLANG $cflags $check_cflags -Itests/unit "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
+		$CLANG $cflags $check_cflags -Itests -Itests/unit "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
 			die "cannot build $src"
 		bins="$bins $bin"
 	done

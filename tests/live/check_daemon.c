@@ -29,6 +29,7 @@
 #include "service/protocol.h"
 #include "live_daemon.h"
 #include "service/rotate.h"
+#include "check_main.h"
 
 #define TEST_USER "fxs-live-user"
 
@@ -1233,8 +1234,7 @@ static Suite *daemon_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
+	int status;
 
 	if (geteuid()) {
 		printf("SKIP: check_daemon needs root (BPF, useradd); NOT RUN\n");
@@ -1242,10 +1242,7 @@ int main(void)
 	}
 	/* one daemon and one test user for every test, made in this process */
 	suite_setup();
-	sr = srunner_create(daemon_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = check_run(daemon_suite());
 	suite_teardown();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

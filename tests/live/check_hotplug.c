@@ -17,6 +17,7 @@
 
 #include "fxt/fxt_reader.h"
 #include "sampler.h"
+#include "check_main.h"
 
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
@@ -269,8 +270,7 @@ int main(void)
 {
 	Suite *s = suite_create("hotplug");
 	TCase *tc = tcase_create("cycles");
-	SRunner *sr;
-	int failed;
+	int status;
 
 	bin = getenv("FXS_BIN");
 	progs = getenv("FXS_PROGS");
@@ -295,10 +295,7 @@ int main(void)
 	tcase_add_test(tc, test_quick_cycle);
 	tcase_add_test(tc, test_offline_until_the_end);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = check_run(s);
 	all_online();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

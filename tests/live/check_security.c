@@ -53,6 +53,7 @@
 #include "live_daemon.h"
 #include "capture/proc_maps.h"
 #include "service/protocol.h"
+#include "check_main.h"
 
 #define TEST_USER "fxs-sec-user"
 
@@ -807,8 +808,7 @@ int main(void)
 {
 	Suite *s;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int status;
 
 	if (geteuid() != 0) {
 		printf("SKIP: the security tests need root (they run fxsamplerd); NOT RUN\n");
@@ -827,10 +827,7 @@ int main(void)
 	tcase_add_test(tc, test_exec_file_caps);
 	tcase_add_test(tc, test_pid_reuse);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = check_run(s);
 	suite_teardown();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

@@ -29,6 +29,7 @@
 #include "fxt/fxt_reader.h"
 #include "live_daemon.h"
 #include "service/protocol.h"
+#include "check_main.h"
 
 static char daemon_bin[PATH_MAX];
 static char tmpdir[64];
@@ -359,8 +360,7 @@ int main(void)
 {
 	Suite *s;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int status;
 
 	if (geteuid() != 0) {
 		printf("SKIP: the soak needs root (it runs fxsamplerd); NOT RUN\n");
@@ -372,10 +372,7 @@ int main(void)
 	tcase_set_timeout(tc, 1800);
 	tcase_add_test(tc, test_soak);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = check_run(s);
 	suite_teardown();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

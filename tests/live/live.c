@@ -18,6 +18,7 @@
 #include "symbols/elf_symbols.h"
 #include "live.h"
 #include "live_daemon.h"
+#include "check_main.h"
 
 const char *bin;
 const char *progs;
@@ -459,8 +460,6 @@ void assert_no_output(const char *dir)
 
 int live_main(Suite *s)
 {
-	SRunner *sr;
-	int failed;
 
 	bin = getenv("FXS_BIN");
 	progs = getenv("FXS_PROGS");
@@ -473,11 +472,7 @@ int live_main(Suite *s)
 			"FXS_BIN and FXS_PROGS must name the binary and the test programs\n");
 		return EXIT_FAILURE;
 	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }
 
 /* --- the daemon's tests --- */

@@ -19,6 +19,7 @@
 #include "fxt/fxt_reader.h"
 #include "capture/modules.h"
 #include "capture/proc_maps.h"
+#include "check_main.h"
 
 /* --- modules: the path a maps line names is the target owner's to change --- */
 
@@ -216,13 +217,4 @@ static Suite *regressions_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(regressions_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(regressions_suite)

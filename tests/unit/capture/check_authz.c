@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "capture/authz.h"
+#include "check_main.h"
 
 #ifndef FXS_TEST_DATA
 #define FXS_TEST_DATA "tests/data"
@@ -287,13 +288,4 @@ static Suite *authz_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(authz_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(authz_suite)

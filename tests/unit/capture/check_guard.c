@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/guard.h"
+#include "check_main.h"
 
 static void expect_parse(const char *release, unsigned major, unsigned minor, unsigned patch)
 {
@@ -318,13 +319,4 @@ static Suite *guard_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(guard_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(guard_suite)

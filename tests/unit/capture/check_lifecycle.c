@@ -18,6 +18,7 @@
 
 #include "capture/lifecycle.h"
 #include "sampler.h"
+#include "check_main.h"
 
 #define MSEC 1000000ULL
 #define SEC  1000000000ULL
@@ -1234,13 +1235,4 @@ static Suite *lifecycle_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(lifecycle_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(lifecycle_suite)

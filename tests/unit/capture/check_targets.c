@@ -16,6 +16,7 @@
 
 #include "capture/authz.h"
 #include "capture/targets.h"
+#include "check_main.h"
 
 static uint64_t boot_ns(void)
 {
@@ -168,10 +169,9 @@ END_TEST
 
 int main(void)
 {
-	SRunner *sr;
 	TCase *tc;
 	Suite *s;
-	int failed, fd;
+	int fd;
 
 	/* valgrind before 3.21 does not know pidfd_open: nothing here could run */
 	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
@@ -188,9 +188,5 @@ int main(void)
 	tcase_add_test(tc, test_reap);
 	tcase_add_test(tc, test_started_after_sample);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "capture/lifecycle.h"
 #include "sampler.h"
+#include "check_main.h"
 
 #define MAX_ARGS 64
 #define POOL	 8192
@@ -709,13 +710,4 @@ static Suite *args_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(args_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(args_suite)

@@ -16,6 +16,7 @@
 
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
+#include "check_main.h"
 
 #define GHZ 1000000000ULL
 
@@ -2065,13 +2066,4 @@ static Suite *fxt_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(fxt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(fxt_suite)

@@ -18,6 +18,7 @@
 #include "report/offcpu.h"
 #include "service/protocol.h"
 #include "report/report.h"
+#include "check_main.h"
 
 #define GHZ 1000000000ULL
 
@@ -485,13 +486,4 @@ static Suite *offcpu_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(offcpu_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(offcpu_suite)

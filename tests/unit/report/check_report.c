@@ -22,6 +22,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
+#include "check_main.h"
 
 static const char prog_src[] =
 	"static volatile int counter;\n"
@@ -1853,14 +1854,10 @@ static Suite *report_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
+	int status;
 
 	build_fixture();
-	sr = srunner_create(report_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = check_run(report_suite());
 	remove_fixture();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

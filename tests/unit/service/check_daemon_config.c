@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "service/daemon_config.h"
+#include "check_main.h"
 
 #define DATA "tests/data/config/"
 
@@ -347,13 +348,4 @@ static Suite *daemon_config_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(daemon_config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(daemon_config_suite)

@@ -6,6 +6,7 @@
 
 #include "capture/capture.h"
 #include "service/protocol.h"
+#include "check_main.h"
 
 static uint8_t buf[FXS_PROTO_MAX_MSG + 64];
 
@@ -577,13 +578,4 @@ static Suite *protocol_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(protocol_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(protocol_suite)

@@ -12,6 +12,7 @@
 
 #include "fxt/fxt.h"
 #include "service/rotate.h"
+#include "check_main.h"
 
 static const struct rotate_policy pol = {
 	.max_file_size = 1000,
@@ -432,13 +433,4 @@ static Suite *rotate_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(rotate_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(rotate_suite)

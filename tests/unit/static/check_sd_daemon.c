@@ -23,6 +23,7 @@
  * check-asan, check-valgrind) gets it without a rule of its own.
  */
 #include "static/sd-daemon.c"
+#include "check_main.h"
 
 static void set_listen_env(const char *pid, const char *fds)
 {
@@ -213,16 +214,10 @@ int main(void)
 {
 	Suite *suite = suite_create("sd_daemon");
 	TCase *tc = tcase_create("static");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_listen_fds);
 	tcase_add_test(tc, test_is_socket_unix);
 	tcase_add_test(tc, test_notify);
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite);
 }

@@ -14,6 +14,7 @@
 #include "static/group.c"
 
 #include "fixture.h"
+#include "check_main.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -57,14 +58,8 @@ int main(void)
 {
 	Suite *suite = suite_create("static_group");
 	TCase *tc = tcase_create("getgrnam");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_getgrnam);
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite);
 }

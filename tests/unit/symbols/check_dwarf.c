@@ -28,6 +28,7 @@
 #include "symbols/symbolizer.h"
 
 #include "fixture.h"
+#include "check_main.h"
 
 static const char src[] =
 	"#include <stdlib.h>\n"
@@ -565,8 +566,7 @@ static Suite *dwarf_suite(void)
 int main(void)
 {
 	struct dwarf_lines *probe;
-	SRunner *sr;
-	int failed;
+	int status;
 
 	/* Never ask a debuginfod server here: the fixtures are all on disk. */
 	unsetenv("DEBUGINFOD_URLS");
@@ -578,11 +578,8 @@ int main(void)
 		return EXIT_SUCCESS;
 	}
 	build_fixtures();
-	sr = srunner_create(dwarf_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	if (!failed)
+	status = check_run(dwarf_suite());
+	if (status == EXIT_SUCCESS)
 		run("rm -rf %s", tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

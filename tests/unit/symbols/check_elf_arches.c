@@ -21,6 +21,7 @@
 #include "symbols/symbolizer.h"
 
 #include "fixture.h"
+#include "check_main.h"
 
 #define BASE 0x7f0000000000ULL
 #define PID  4242
@@ -242,17 +243,11 @@ int main(void)
 {
 	Suite *suite = suite_create("elf_arches");
 	TCase *tc = tcase_create("arches");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_arm64_elf);
 	tcase_add_test(tc, test_riscv64_elf);
 	tcase_add_test(tc, test_arm64_symbolizer);
 	tcase_add_test(tc, test_riscv64_symbolizer);
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite);
 }

@@ -29,6 +29,7 @@
 #include "symbols/symbolizer.h"
 
 #include "fixture.h"
+#include "check_main.h"
 
 /* ---- fixtures ---- */
 
@@ -1364,16 +1365,14 @@ static Suite *symbolizer_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
+	Suite *suites[3];
+	int status;
 
 	build_fixtures();
-	sr = srunner_create(proc_maps_suite());
-	srunner_add_suite(sr, elf_symbols_suite());
-	srunner_add_suite(sr, symbolizer_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	suites[0] = proc_maps_suite();
+	suites[1] = elf_symbols_suite();
+	suites[2] = symbolizer_suite();
+	status = check_run_suites(suites, 3);
 	remove_fixtures();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

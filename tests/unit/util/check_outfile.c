@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/outfile.h"
+#include "check_main.h"
 
 #define NOBODY 65534
 
@@ -349,8 +350,6 @@ int main(void)
 {
 	Suite *s = suite_create("outfile");
 	TCase *tc = tcase_create("outfile");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_new_file_umask);
@@ -365,9 +364,5 @@ int main(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_stdout);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

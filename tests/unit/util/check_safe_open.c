@@ -24,6 +24,7 @@
 #include "fxt/fxt.h"
 #include "report/report.h"
 #include "util/safe_open.h"
+#include "check_main.h"
 
 #define HANG_SECONDS 5
 #define BASE	     0x400000ULL
@@ -415,8 +416,6 @@ int main(void)
 {
 	Suite *s = suite_create("safe_open");
 	TCase *tc = tcase_create("special files");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_safe_open_kinds);
@@ -429,9 +428,5 @@ int main(void)
 	/* valgrind slows the in-process run; the alarm still bounds each test. */
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -23,6 +23,7 @@
 #include "util/idset.h"
 #include "capture/procinfo.h"
 #include "sampler.h"
+#include "check_main.h"
 
 /* --- cpus --- */
 
@@ -641,13 +642,4 @@ static Suite *util_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(util_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(util_suite)
