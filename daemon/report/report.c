@@ -19,7 +19,7 @@
 void report_table_free(struct table *t)
 {
 	free(t->v);
-	hindex_free(&t->idx);
+	hash_index_free(&t->idx);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -117,7 +117,7 @@ struct name_ent *report_find_name(const struct table *t, uint64_t id)
 {
 	size_t pos;
 
-	if (!hindex_find(&t->idx, hash_u64(FNV_INIT, id), name_eq, t, &id, &pos))
+	if (!hash_index_find(&t->idx, hash_u64(FNV_INIT, id), name_eq, t, &id, &pos))
 		return NULL;
 	return &T(*t, struct name_ent)[pos];
 }
@@ -132,7 +132,7 @@ static int set_name(struct table *t, uint64_t id, uint64_t pid, const char *name
 		return -ENOMEM;
 	if (!e) {
 		if (array_reserve(&t->v, &t->cap, t->n, sizeof(struct name_ent)) ||
-		    hindex_insert(&t->idx, hash_u64(FNV_INIT, id), t->n)) {
+		    hash_index_insert(&t->idx, hash_u64(FNV_INIT, id), t->n)) {
 			free(copy);
 			return -ENOMEM;
 		}
@@ -191,11 +191,11 @@ static struct thread_ent *get_thread(struct report *r, uint64_t pid, uint64_t ti
 	struct thread_ent *t;
 	size_t pos;
 
-	if (hindex_find(&r->threads.idx, h, thread_eq, &r->threads, &k, &pos))
+	if (hash_index_find(&r->threads.idx, h, thread_eq, &r->threads, &k, &pos))
 		return &T(r->threads, struct thread_ent)[pos];
 	if (array_reserve(&r->threads.v, &r->threads.cap, r->threads.n,
 			  sizeof(struct thread_ent)) ||
-	    hindex_insert(&r->threads.idx, h, r->threads.n))
+	    hash_index_insert(&r->threads.idx, h, r->threads.n))
 		return NULL;
 	t = &T(r->threads, struct thread_ent)[r->threads.n++];
 	memset(t, 0, sizeof(*t));
@@ -226,7 +226,7 @@ static int add_stack(struct report *r, const struct stack_key *k, uint64_t weigh
 	size_t pos;
 
 	h = fnv1a(h, k->frames, k->nr * sizeof(*k->frames));
-	if (hindex_find(&r->stacks.idx, h, stack_eq, &r->stacks, k, &pos)) {
+	if (hash_index_find(&r->stacks.idx, h, stack_eq, &r->stacks, k, &pos)) {
 		T(r->stacks, struct stack)[pos].count += weight;
 		*ret = pos;
 		return 0;
@@ -238,7 +238,7 @@ static int add_stack(struct report *r, const struct stack_key *k, uint64_t weigh
 	s->frames = malloc(k->nr ? k->nr * sizeof(*s->frames) : 1);
 	if (!s->frames)
 		return -ENOMEM;
-	if (hindex_insert(&r->stacks.idx, h, r->stacks.n)) {
+	if (hash_index_insert(&r->stacks.idx, h, r->stacks.n)) {
 		free(s->frames);
 		return -ENOMEM;
 	}

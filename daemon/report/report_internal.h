@@ -95,7 +95,7 @@ struct table {
 	void *v;
 	size_t n;
 	size_t cap;
-	struct hindex idx;
+	struct hash_index idx;
 };
 
 /* One sample, for the outputs in time order. */

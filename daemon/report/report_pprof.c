@@ -91,7 +91,7 @@ static void pb_msg(struct pbuf *b, unsigned field, struct pbuf *sub)
 struct strtab {
 	char **v;
 	size_t n, cap;
-	struct hindex idx;
+	struct hash_index idx;
 	int err;
 };
 
@@ -108,11 +108,11 @@ static uint64_t str_index(struct strtab *t, const char *s)
 
 	if (t->err)
 		return 0;
-	if (hindex_find(&t->idx, h, str_eq, t, s, &pos))
+	if (hash_index_find(&t->idx, h, str_eq, t, s, &pos))
 		return pos;
 	copy = strdup(s);
 	if (!copy || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
-	    hindex_insert(&t->idx, h, t->n)) {
+	    hash_index_insert(&t->idx, h, t->n)) {
 		free(copy);
 		t->err = -ENOMEM;
 		return 0;
@@ -128,7 +128,7 @@ static void strtab_free(struct strtab *t)
 	for (i = 0; i < t->n; i++)
 		free(t->v[i]);
 	free(t->v);
-	hindex_free(&t->idx);
+	hash_index_free(&t->idx);
 }
 
 /* Mappings with the same contents (forked processes, one binary) are one pprof mapping. */
@@ -175,7 +175,7 @@ struct ptables {
 	uint64_t *loc_of;	/* by report loc */
 	struct ploc_key *plocs; /* pprof location id - 1 */
 	size_t nr_plocs, cap_plocs;
-	struct hindex ploc_idx;
+	struct hash_index ploc_idx;
 	uint64_t *func_of; /* by report func */
 	size_t *funcs;	   /* pprof function id - 1 -> report func */
 	size_t nr_funcs;
@@ -188,7 +188,7 @@ static void ptables_free(struct ptables *t)
 	free(t->maps);
 	free(t->loc_of);
 	free(t->plocs);
-	hindex_free(&t->ploc_idx);
+	hash_index_free(&t->ploc_idx);
 	free(t->func_of);
 	free(t->funcs);
 }
@@ -217,12 +217,12 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, mapping), address), func);
 	size_t pos;
 
-	if (hindex_find(&t->ploc_idx, h, ploc_eq, t, &k, &pos)) {
+	if (hash_index_find(&t->ploc_idx, h, ploc_eq, t, &k, &pos)) {
 		*ret = pos + 1;
 		return 0;
 	}
 	if (array_reserve((void **)&t->plocs, &t->cap_plocs, t->nr_plocs, sizeof(*t->plocs)) ||
-	    hindex_insert(&t->ploc_idx, h, t->nr_plocs))
+	    hash_index_insert(&t->ploc_idx, h, t->nr_plocs))
 		return -ENOMEM;
 	t->plocs[t->nr_plocs++] = k;
 	if (loc != SIZE_MAX)

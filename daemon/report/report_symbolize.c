@@ -59,10 +59,10 @@ static int get_func(struct report *r, const char *name, const char *module, bool
 
 	if (module)
 		h = fnv1a(h, module, strlen(module));
-	if (hindex_find(&r->funcs.idx, h, func_eq, &r->funcs, &k, ret))
+	if (hash_index_find(&r->funcs.idx, h, func_eq, &r->funcs, &k, ret))
 		return 0;
 	if (array_reserve(&r->funcs.v, &r->funcs.cap, r->funcs.n, sizeof(struct func)) ||
-	    hindex_insert(&r->funcs.idx, h, r->funcs.n))
+	    hash_index_insert(&r->funcs.idx, h, r->funcs.n))
 		return -ENOMEM;
 	f = &T(r->funcs, struct func)[r->funcs.n];
 	memset(f, 0, sizeof(*f));
@@ -95,7 +95,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
-	if (hindex_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
+	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
 	err = symbolizer_resolve(r->sym, pid, pc, is_return, &sf);
 	if (!err)
@@ -121,7 +121,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		inl[i].line = df->line;
 	}
 	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hindex_insert(&r->locs.idx, h, r->locs.n)) {
+	    hash_index_insert(&r->locs.idx, h, r->locs.n)) {
 		free(inl);
 		return -ENOMEM;
 	}

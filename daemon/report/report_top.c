@@ -159,10 +159,10 @@ static struct line_row *get_line_row(struct table *t, size_t func, const char *f
 
 	if (file)
 		h = fnv1a(h, file, strlen(file));
-	if (hindex_find(&t->idx, h, line_eq, t, &k, &pos))
+	if (hash_index_find(&t->idx, h, line_eq, t, &k, &pos))
 		return &T(*t, struct line_row)[pos];
 	if (array_reserve(&t->v, &t->cap, t->n, sizeof(struct line_row)) ||
-	    hindex_insert(&t->idx, h, t->n))
+	    hash_index_insert(&t->idx, h, t->n))
 		return NULL;
 	l = &T(*t, struct line_row)[t->n++];
 	memset(l, 0, sizeof(*l));

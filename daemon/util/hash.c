@@ -11,8 +11,8 @@ uint64_t hash_u64(uint64_t h, uint64_t v)
 	return fnv1a(h, &v, sizeof(v));
 }
 
-bool hindex_find(const struct hindex *h, uint64_t hash, heq_fn eq, const void *ctx, const void *key,
-		 size_t *ret_pos)
+bool hash_index_find(const struct hash_index *h, uint64_t hash, hash_eq_fn eq, const void *ctx,
+		     const void *key, size_t *ret_pos)
 {
 	size_t mask, i;
 
@@ -28,7 +28,7 @@ bool hindex_find(const struct hindex *h, uint64_t hash, heq_fn eq, const void *c
 	return false;
 }
 
-static void hindex_put(size_t *slots, uint64_t *hashes, size_t cap, uint64_t hash, size_t slot)
+static void put(size_t *slots, uint64_t *hashes, size_t cap, uint64_t hash, size_t slot)
 {
 	size_t mask = cap - 1, i;
 
@@ -38,8 +38,9 @@ static void hindex_put(size_t *slots, uint64_t *hashes, size_t cap, uint64_t has
 	hashes[i] = hash;
 }
 
-int hindex_insert(struct hindex *h, uint64_t hash, size_t pos)
+int hash_index_insert(struct hash_index *h, uint64_t hash, size_t pos)
 {
+	/* Keep the load under one half so probes stay short. */
 	if ((h->n + 1) * 2 > h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 64, i;
 		size_t *slots = calloc(cap, sizeof(*slots));
@@ -52,20 +53,22 @@ int hindex_insert(struct hindex *h, uint64_t hash, size_t pos)
 		}
 		for (i = 0; i < h->cap; i++)
 			if (h->slots[i])
-				hindex_put(slots, hashes, cap, h->hashes[i], h->slots[i]);
+				put(slots, hashes, cap, h->hashes[i], h->slots[i]);
 		free(h->slots);
 		free(h->hashes);
 		h->slots = slots;
 		h->hashes = hashes;
 		h->cap = cap;
 	}
-	hindex_put(h->slots, h->hashes, h->cap, hash, pos + 1);
+	put(h->slots, h->hashes, h->cap, hash, pos + 1);
 	h->n++;
 	return 0;
 }
 
-void hindex_free(struct hindex *h)
+void hash_index_free(struct hash_index *h)
 {
+	if (!h)
+		return;
 	free(h->slots);
 	free(h->hashes);
 	memset(h, 0, sizeof(*h));
