@@ -2,6 +2,7 @@
 /* report_write_pprof(): a protobuf walk of the profile, and go tool pprof reading it. */
 #include <check.h>
 
+#include "pprof_reader.h"
 #include "report_fixture.h"
 
 START_TEST(test_pprof)

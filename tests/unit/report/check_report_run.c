@@ -2,6 +2,7 @@
 /* report_run(): the whole command on .fxt files, good, old, damaged and refused. */
 #include <check.h>
 
+#include "pprof_reader.h"
 #include "report_fixture.h"
 
 START_TEST(test_run_file)
