@@ -91,6 +91,7 @@ struct counter {
 	uint64_t value;
 };
 
+/* A growable array of entries (v, n, cap) and its index by key (util/hash.h). */
 struct table {
 	void *v;
 	size_t n;
