@@ -331,8 +331,10 @@ static void exec_ranges(pid_t pid, const char *file, struct ranges *r)
 {
 	struct proc_map *maps = NULL;
 	size_t n = 0;
+	char path[64];
 
-	ck_assert_int_eq(proc_maps_read_pid(pid, &maps, &n), 0);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ck_assert_int_eq(proc_maps_read(path, &maps, &n), 0);
 	r->n = 0;
 	for (size_t i = 0; i < n && r->n < 256; i++) {
 		if (maps[i].perms[2] != 'x')

@@ -33,14 +33,15 @@ static void lock_teardown(void)
 	rmdir(lock_dir);
 }
 
-/* The lock file holds exactly "PID\n". */
+/* The lock file holds exactly "PID\n"; nothing for pid 0. */
 static void expect_lock_file(pid_t pid)
 {
-	char want[32], got[64];
+	char want[32] = "", got[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(want, sizeof(want), "%d\n", (int)pid);
+	if (pid)
+		snprintf(want, sizeof(want), "%d\n", (int)pid);
 	fd = open(lock_path, O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
 	n = read(fd, got, sizeof(got) - 1);
@@ -48,6 +49,22 @@ static void expect_lock_file(pid_t pid)
 	ck_assert_int_ge(n, 0);
 	got[n] = '\0';
 	ck_assert_str_eq(got, want);
+}
+
+/*
+ * Who holds the lock at path, as a user's `status` learns it
+ * (hostlock_probe()): 0 when it is free, else the pid its file names (0 when
+ * it names none).
+ */
+static pid_t probed_holder(const char *path)
+{
+	pid_t holder = -1;
+	int err = hostlock_probe(path, &holder);
+
+	ck_assert_msg(err == 0 || err == -EBUSY, "hostlock_probe: %d", err);
+	if (!err)
+		ck_assert_int_eq(holder, 0);
+	return holder;
 }
 
 struct lock_report {
@@ -106,20 +123,21 @@ START_TEST(test_hostlock_acquire_release)
 	int fd = -1, flags;
 	pid_t holder = -1;
 
-	ck_assert_int_eq(hostlock_holder(lock_path), 0);
+	ck_assert_int_eq(probed_holder(lock_path), 0);
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, &holder), 0);
 	ck_assert_int_ge(fd, 0);
 	flags = fcntl(fd, F_GETFD);
 	ck_assert_int_ne(flags & FD_CLOEXEC, 0);
-	ck_assert_int_eq(hostlock_holder(lock_path), getpid());
+	ck_assert_int_eq(probed_holder(lock_path), getpid());
 	expect_lock_file(getpid());
 
 	hostlock_release(fd);
 	/* Nobody is named after release. */
-	ck_assert_int_eq(hostlock_holder(lock_path), 0);
+	expect_lock_file(0);
+	ck_assert_int_eq(probed_holder(lock_path), 0);
 	/* And it can be taken again. */
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, NULL), 0);
-	ck_assert_int_eq(hostlock_holder(lock_path), getpid());
+	ck_assert_int_eq(probed_holder(lock_path), getpid());
 	hostlock_release(fd);
 	hostlock_release(-1);
 }
@@ -169,7 +187,8 @@ START_TEST(test_hostlock_busy)
 	ck_assert_int_eq(r.rc, -EBUSY);
 	ck_assert_int_eq(r.holder, getpid());
 	/* The failed attempt did not overwrite the holder. */
-	ck_assert_int_eq(hostlock_holder(lock_path), getpid());
+	ck_assert_int_eq(probed_holder(lock_path), getpid());
+	expect_lock_file(getpid());
 
 	/* Another open file in this process is a second sampler too. */
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd2, &holder), -EBUSY);
@@ -194,7 +213,7 @@ START_TEST(test_hostlock_child_holds)
 	pid = child_try(&r, true, &go);
 	ck_assert_int_eq(r.rc, 0);
 	ck_assert_int_eq(r.self, pid);
-	ck_assert_int_eq(hostlock_holder(lock_path), pid);
+	ck_assert_int_eq(probed_holder(lock_path), pid);
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, &holder), -EBUSY);
 	ck_assert_int_eq(holder, pid);
 
@@ -203,7 +222,7 @@ START_TEST(test_hostlock_child_holds)
 	close(go);
 	child_wait(pid);
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, &holder), 0);
-	ck_assert_int_eq(hostlock_holder(lock_path), getpid());
+	ck_assert_int_eq(probed_holder(lock_path), getpid());
 	hostlock_release(fd);
 }
 END_TEST
@@ -211,27 +230,36 @@ END_TEST
 START_TEST(test_hostlock_errors)
 {
 	char missing[PATH_MAX + 32];
-	int fd = -1;
+	struct lock_report r;
+	pid_t pid, holder = -1;
+	int fd = -1, go = -1;
 	FILE *f;
 
 	snprintf(missing, sizeof(missing), "%s/no/such/dir/lock", lock_dir);
 	ck_assert_int_eq(hostlock_acquire(missing, &fd, NULL), -ENOENT);
 	ck_assert_int_eq(fd, -1);
-	ck_assert_int_eq(hostlock_holder(missing), 0);
+	ck_assert_int_eq(probed_holder(missing), 0);
 
-	/* A lock file holding no pid names nobody. */
+	/* A lock file holding no pid names nobody, also while the lock is held. */
+	pid = child_try(&r, true, &go);
+	ck_assert_int_eq(r.rc, 0);
 	f = fopen(lock_path, "we");
 	ck_assert_ptr_nonnull(f);
 	fputs("garbage\n", f);
 	fclose(f);
-	ck_assert_int_eq(hostlock_holder(lock_path), 0);
+	ck_assert_int_eq(probed_holder(lock_path), 0);
+	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, &holder), -EBUSY);
+	ck_assert_int_eq(holder, 0);
+	ck_assert_int_eq(write(go, "x", 1), 1);
+	close(go);
+	child_wait(pid);
 	/* A longer stale content is replaced, not overwritten in part. */
 	f = fopen(lock_path, "we");
 	ck_assert_ptr_nonnull(f);
 	fputs("123456789012345678901234567890\n", f);
 	fclose(f);
 	ck_assert_int_eq(hostlock_acquire(lock_path, &fd, NULL), 0);
-	ck_assert_int_eq(hostlock_holder(lock_path), getpid());
+	ck_assert_int_eq(probed_holder(lock_path), getpid());
 	expect_lock_file(getpid());
 	hostlock_release(fd);
 }
