@@ -214,7 +214,7 @@ check-browser: all $(OUTPUT)/tests/browser/gen_profile
 # report on real programs: whole names of Go's compress/flate benchmark, a
 # stripped binary through a local debuginfod, the SVG in headless Chromium.
 check-report: all progs
-	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
+	@OUTPUT=$(OUTPUT) FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
 
 check-systemd: all
 	@tests/systemd/run.sh
