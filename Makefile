@@ -415,7 +415,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*/*.[ch] \
-		daemon/static/systemd/*.h tests/*.h tests/unit/*.h tests/unit/*/*.c tests/live/*.[ch] \
+		daemon/static/systemd/*.h tests/*.h tests/unit/*.h tests/unit/*/*.[ch] tests/live/*.[ch] \
 		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c tests/browser/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)

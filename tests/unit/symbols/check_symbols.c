@@ -28,6 +28,7 @@
 #include "capture/proc_maps.h"
 #include "symbols/symbolizer.h"
 
+#include "elf_type.h"
 #include "fixture.h"
 #include "check_main.h"
 
@@ -332,27 +333,6 @@ static void assert_fixture_symbols(const struct elf_symbols *es, const char *bin
 }
 
 /* ---- elf_symbols ---- */
-
-/*
- * e_type of an ELF header (ET_EXEC, ET_DYN): the kind of object a test
- * covers, read from the bytes (at the same offset in both classes).
- */
-static unsigned elf_header_type(const unsigned char *h)
-{
-	return h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[16] << 8 | h[17]
-					 : (unsigned)h[17] << 8 | h[16];
-}
-
-static unsigned elf_file_type(const char *path)
-{
-	unsigned char h[18];
-	FILE *f = fopen(path, "re");
-
-	ck_assert_msg(f, "%s: %s", path, strerror(errno));
-	ck_assert_uint_eq(fread(h, 1, sizeof(h), f), sizeof(h));
-	fclose(f);
-	return elf_header_type(h);
-}
 
 /*
  * The build id of the ELF file at path, or (path NULL) of the image data, as
