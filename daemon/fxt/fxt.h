@@ -195,13 +195,6 @@ uint64_t fxt_stream_bytes(const struct fxt_stream *s);
  */
 int fxt_stream_error(const struct fxt_stream *s);
 
-/*
- * Intern a string: its table index, writing the string record the first time.
- * Returns the index (0 for NULL or "", which need no record) or a negative
- * errno; *ret_ref is the ref to pass to fxt_put_*() until the next call.
- */
-int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref);
-
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
 /*
  * The same with a "cmdline" string argument (left out when cmdline is NULL
