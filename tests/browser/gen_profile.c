@@ -2,7 +2,7 @@
 /*
  * Writes an .fxt of a profile of itself whose every sample is known, for the
  * browser and npm tests (they need no root): the module and mmap records of
- * its own mappings as a capture writes them (modules_scan() on its own pid),
+ * its own mappings as a capture writes them (modules_scan_dir() on its own pid),
  * its process with a command line, two named threads, the capture's clock
  * record, and backtraces through its own functions:
  *
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = fxt_stream_thread(s, pid, worker, "gen-worker");
 	if (!err)
-		err = modules_scan(m, s, T0, (pid_t)pid) < 0 ? -EIO : 0;
+		err = modules_scan_dir(m, s, T0, (pid_t)pid, NULL) < 0 ? -EIO : 0;
 	for (i = 0; !err && i < WORK_SAMPLES; i++)
 		err = fxt_stream_backtrace(s, T0 + (uint64_t)i * MS + MS / 2, pid, worker, 0,
 					   i % 2 ? b : a, 3);
