@@ -820,22 +820,6 @@ int fxt_stream_error(const struct fxt_stream *s)
 	return s->err ? s->err : s->buf.err;
 }
 
-/* Returns the index (0 for the empty string) and the ref to use. */
-int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref)
-{
-	struct fxt_sref ref;
-	int err;
-
-	err = stream_begin(s);
-	if (!err)
-		err = stream_sref(s, str, &ref);
-	err = stream_end(s, err);
-	if (err)
-		return err;
-	*ret_ref = ref;
-	return ref.index;
-}
-
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
 {
 	struct fxt_sref nref;

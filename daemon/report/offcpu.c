@@ -24,7 +24,7 @@ struct offcpu {
 	struct hash_index idx;
 	uint64_t ticks_per_second;
 	uint64_t period_ns;
-	uint64_t intervals, unpaired;
+	uint64_t intervals;
 	bool last_paired;
 	uint64_t last_ns;
 };
@@ -117,10 +117,8 @@ static int add_backtrace(struct offcpu *o, const struct fxt_record *rec)
 		return 0;
 	}
 	o->last_paired = s->have_out && s->have_in && s->out_ts == rec->ts;
-	if (!o->last_paired) {
-		o->unpaired++;
+	if (!o->last_paired)
 		return 0;
-	}
 	state = FXT_BT_OFFCPU_STATE(rec->bt_flags);
 	if (state >= FXS_OFF_NR_STATES)
 		state = FXS_OFF_OTHER;
@@ -172,11 +170,6 @@ uint64_t offcpu_period_ns(const struct offcpu *o)
 uint64_t offcpu_intervals(const struct offcpu *o)
 {
 	return o->intervals;
-}
-
-uint64_t offcpu_unpaired(const struct offcpu *o)
-{
-	return o->unpaired;
 }
 
 static int thread_order(const void *pa, const void *pb)

@@ -96,16 +96,6 @@ void report__free(struct report *r)
 	free(r);
 }
 
-uint64_t report_samples(const struct report *r)
-{
-	return r->samples;
-}
-
-void report_keep_samples(struct report *r)
-{
-	r->keep_samples = true;
-}
-
 /* ---- accounting ---- */
 
 static bool name_eq(const void *ctx, size_t pos, const void *key)

@@ -661,21 +661,6 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	return 0;
 }
 
-int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t *frames,
-				 unsigned nr, unsigned bt_flags, struct sym_frame *ret)
-{
-	unsigned i;
-	int err;
-
-	for (i = 0; i < nr; i++) {
-		err = symbolizer_resolve(s, pid, frames[i], symbolizer_frame_is_return(i, bt_flags),
-					 &ret[i]);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_fn fn, void *ctx)
 {
 	size_t i;

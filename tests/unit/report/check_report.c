@@ -15,7 +15,7 @@ START_TEST(test_top)
 	const char *text;
 	const char *line;
 
-	ck_assert_uint_eq(report_samples(r), 8);
+	ck_assert_uint_eq(top_samples(r), 8);
 	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
 	text = capture_text(&c);
 	ck_assert_str_eq(text, expected_top);
@@ -126,14 +126,14 @@ START_TEST(test_filters)
 	const char *text;
 
 	r = new_report(&by_pid);
-	ck_assert_uint_eq(report_samples(r), 7);
+	ck_assert_uint_eq(top_samples(r), 7);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 	ck_assert_str_eq(capture_text(&c), strchr(expected_folded, '\n') + 1);
 	free(c.buf);
 	report__free(r);
 
 	r = new_report(&by_tid);
-	ck_assert_uint_eq(report_samples(r), 3);
+	ck_assert_uint_eq(top_samples(r), 3);
 	ck_assert_int_eq(report_write_top(r, capture_open(&c), 3), 0);
 	text = capture_text(&c);
 	ck_assert_str_eq(text, "Samples: 3  Threads: 1  Processes: 1\n"

@@ -275,6 +275,18 @@ static FIXTURE_FN const char *capture_text(struct capture *c)
 	return c->buf;
 }
 
+/* The samples a report accounted, as its top view's first line says them. */
+static FIXTURE_FN unsigned long long top_samples(struct report *r)
+{
+	unsigned long long n = 0;
+	struct capture c;
+
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 1), 0);
+	ck_assert_int_eq(sscanf(capture_text(&c), "Samples: %llu ", &n), 1);
+	free(c.buf);
+	return n;
+}
+
 static const char expected_folded[] __attribute__((unused)) =
 	"[pid 200];a:b<&>-201;[unknown] 1\n"
 	"prog;prog-100;fxs_nosize 1\n"
