@@ -20,6 +20,8 @@
 #define FXT_MAX_STRING_INDEX  0x7fff
 #define FXT_MAX_THREAD_INDEX  255
 #define FXT_MAX_INLINE_STRING 0x7fff
+/* The longest provider name, module name or build id: an 8-bit length field. */
+#define FXT_MAX_SHORT_NAME 255
 
 enum fxt_record_type {
 	FXT_RT_METADATA = 0,
@@ -81,6 +83,10 @@ enum fxt_record_type {
 #define FXT_BT_OFFCPU_STATE_MASK  0x7
 #define FXT_BT_OFFCPU_STATE(flags)                                                                 \
 	(((flags) >> FXT_BT_OFFCPU_STATE_SHIFT) & FXT_BT_OFFCPU_STATE_MASK)
+/* Every bit above: a backtrace with any other flag is refused (-EINVAL). */
+#define FXT_BT_FLAGS_KNOWN                                                                         \
+	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
+	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT)
 
 /* Scheduling records (type 8): the subtypes, and the FXT thread states. */
 #define FXT_SCHED_CONTEXT_SWITCH 1
