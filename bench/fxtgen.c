@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Bench generator for report throughput (issue 5 g): writes a .fxt of N
- * samples through the FXT writer (daemon/fxt/fxt.h): one process of 4 threads,
- * one module mapped, stacks of 8..40 frames drawn from a few hundred call
- * paths, 10 kHz timestamps.
+ * samples through the FXT stream (daemon/fxt/fxt_stream.h): one process of
+ * 4 threads, one module mapped, stacks of 8..40 frames drawn from a few
+ * hundred call paths, 10 kHz timestamps.
  *
  *   fxtgen FILE [N]        (N defaults to 1000000)
  */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 
 static int sink(void *ctx, const void *data, size_t len)
 {
@@ -22,7 +22,7 @@ static int sink(void *ctx, const void *data, size_t len)
 
 int main(int argc, char **argv)
 {
-	static const uint8_t build_id[20] = { 0xfe, 0xed };
+	static const uint8_t build_id[20] = {0xfe, 0xed};
 	const uint64_t pid = 4242, base = 0x555555554000ULL;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000;
 	uint64_t frames[64], seed = 88172645463325252ULL;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "sampler.h"
 
 #define CAPTURE_MAX_PIDS 64

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 
 struct modules;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "util/containers.h"
 
 /* Hand the buffer to the sink once it holds more than this. */

@@ -24,6 +24,7 @@
 
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "capture/modules.h"
 
 #define MS	     1000000ULL

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "symbols/elf_symbols.h"
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 
 #define PID  4242
 #define BASE 0x7f0000000000ULL

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "fxt/fxt_reader.h"
 #include "capture/modules.h"
 #include "check_main.h"

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "fxt/fxt_reader.h"
 #include "check_main.h"
 

@@ -28,6 +28,7 @@
 
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
 #include "check_main.h"

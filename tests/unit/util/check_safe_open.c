@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "symbols/elf_symbols.h"
-#include "fxt/fxt.h"
+#include "fxt/fxt_stream.h"
 #include "report/report.h"
 #include "util/safe_open.h"
 #include "check_main.h"
