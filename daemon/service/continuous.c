@@ -17,6 +17,7 @@
 
 #include "util/clock.h"
 #include "util/io.h"
+#include "util/outfile.h"
 #include "service/daemon.h"
 #include "service/rotate.h"
 
@@ -32,7 +33,7 @@ static int file_sink(void *ctx, const void *data, size_t len)
 {
 	struct session *s = ctx;
 
-	s->sink_err = write_all(s->file_fd, data, len);
+	s->sink_err = write_all(s->file.fd, data, len);
 	if (!s->sink_err)
 		s->file_bytes += len;
 	return s->sink_err;
@@ -111,59 +112,49 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
 	free(files);
 }
 
-/* The new name, without replacing a file that has it already. */
-static int rename_noreplace(int dfd, const char *from, const char *to)
+/* The file name of o's temporary file, for messages and the budget. */
+static const char *temp_base(const struct outfile *o)
 {
-	if (!renameat2(dfd, from, dfd, to, RENAME_NOREPLACE))
-		return 0;
-	if (errno != EINVAL)
-		return -errno;
-	/* A file system without RENAME_NOREPLACE: check, then rename. */
-	if (!faccessat(dfd, to, F_OK, AT_SYMLINK_NOFOLLOW))
-		return -EEXIST;
-	return renameat(dfd, from, dfd, to) ? -errno : 0;
+	const char *slash = strrchr(o->tmp, '/');
+
+	return slash ? slash + 1 : o->tmp;
 }
 
 /*
- * A partial file a daemon left when it was killed: cut it to its last whole
- * record and give it its complete name, or delete it when it holds no record
- * beyond the FXT header.
+ * o, a partial file open for reading and writing: cut it to its last whole
+ * record and commit it (it takes its complete name, done), or remove it when
+ * it holds no record beyond the FXT header. name is the partial file's, for
+ * the log.
  */
-static void cont_salvage_one(struct daemon *d, int dfd, const char *name)
+static void salvage_outfile(struct daemon *d, struct outfile *o, const char *name, const char *done)
 {
 	struct rotate_salvage sv = {0};
-	char done[NAME_MAX + 1];
 	struct timespec times[2];
 	struct stat st;
 	void *map;
-	int fd, err;
+	int err;
 
-	if (rotate_complete_name(name, done, sizeof(done)))
-		return;
-	fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name,
-			 fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
+	if (fstat(o->fd, &st)) {
+		log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name, strerror(errno));
+		outfile_leave(o);
 		return;
 	}
 	if (st.st_size > 0) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, o->fd, 0);
 		if (map == MAP_FAILED) {
 			log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name,
 				 strerror(errno));
-			close(fd);
+			outfile_leave(o);
 			return;
 		}
 		rotate_salvage_scan(map, (uint64_t)st.st_size, &sv);
 		munmap(map, (size_t)st.st_size);
 	}
 	if (!sv.records) {
-		close(fd);
-		if (unlinkat(dfd, name, 0) && errno != ENOENT)
+		err = outfile_abort(o);
+		if (err)
 			log_warn("cannot delete '%s/%s': %s", d->cfg.directory, name,
-				 strerror(errno));
+				 strerror(-err));
 		else
 			log_info("deleted '%s/%s' (%llu bytes) left by a daemon that did not "
 				 "finish it: it holds no whole record beyond the FXT header",
@@ -171,16 +162,17 @@ static void cont_salvage_one(struct daemon *d, int dfd, const char *name)
 		return;
 	}
 	err = 0;
-	if ((uint64_t)st.st_size > sv.keep && ftruncate(fd, (off_t)sv.keep))
+	if ((uint64_t)st.st_size > sv.keep && ftruncate(o->fd, (off_t)sv.keep))
 		err = -errno;
 	/* The budget deletes the oldest first: the file keeps its age. */
 	times[0] = st.st_atim;
 	times[1] = st.st_mtim;
-	if (!err && (futimens(fd, times) || fsync(fd)))
+	if (!err && futimens(o->fd, times))
 		err = -errno;
-	close(fd);
-	if (!err)
-		err = rename_noreplace(dfd, name, done);
+	if (err)
+		outfile_leave(o);
+	else
+		err = outfile_commit(o);
 	if (err) {
 		log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name, strerror(-err));
 		return;
@@ -196,11 +188,36 @@ static void cont_salvage_one(struct daemon *d, int dfd, const char *name)
 }
 
 /*
+ * A partial file a daemon left when it was killed (outfile's temporary name,
+ * or an older daemon's ".part"): salvaged (see salvage_outfile()).
+ */
+static void cont_salvage_one(struct daemon *d, const char *name)
+{
+	char done[NAME_MAX + 1], tmp[PATH_MAX], final[PATH_MAX];
+	struct outfile o;
+	int err;
+
+	if (rotate_complete_name(name, done, sizeof(done)))
+		return;
+	if (snprintf(tmp, sizeof(tmp), "%s/%s", d->cfg.directory, name) >= (int)sizeof(tmp) ||
+	    snprintf(final, sizeof(final), "%s/%s", d->cfg.directory, done) >= (int)sizeof(final))
+		err = -ENAMETOOLONG;
+	else
+		err = outfile_adopt(&o, tmp, final);
+	if (err) {
+		log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name,
+			 err == -OUTFILE_ENOTREG ? "not a regular file" : strerror(-err));
+		return;
+	}
+	salvage_outfile(d, &o, name, done);
+}
+
+/*
  * Salvage the partial files of the directory but own (the one this daemon
  * writes). Called holding the host's sampler lock: no other capture is
  * writing any of them.
  */
-static void cont_salvage(struct daemon *d, int dfd, const char *own)
+static void cont_salvage(struct daemon *d, const char *own)
 {
 	struct rotate_file *files = NULL;
 	size_t nr = 0, i;
@@ -213,7 +230,7 @@ static void cont_salvage(struct daemon *d, int dfd, const char *own)
 	}
 	for (i = 0; i < nr; i++)
 		if (files[i].partial && strcmp(files[i].name, own))
-			cont_salvage_one(d, dfd, files[i].name);
+			cont_salvage_one(d, files[i].name);
 	free(files);
 }
 
@@ -221,37 +238,33 @@ static void cont_salvage(struct daemon *d, int dfd, const char *own)
 void cont_finish(struct daemon *d)
 {
 	struct session *s = &d->sess;
-	char part[NAME_MAX + 1];
-	int err, dfd;
+	char part[PATH_MAX]; /* the temporary name, for the log: a commit clears it */
+	int err;
 
 	if (!s->cap || s->owner)
 		return;
 	err = capture_finish(s->cap);
 	session_clear(s);
-	if (!err && fsync(s->file_fd))
-		err = -errno;
-	close(s->file_fd);
-	s->file_fd = -1;
-	snprintf(part, sizeof(part), "%s%s", s->name, ROTATE_PARTIAL);
-	dfd = open_dir(d);
-	if (dfd < 0) {
-		log_err("cannot open '%s': %s", d->cfg.directory, strerror(-dfd));
-		return;
-	}
+	snprintf(part, sizeof(part), "%s", temp_base(&s->file));
 	if (err) {
 		/* what it holds up to the failure is kept, cut to its last whole record */
 		log_err("continuous capture '%s' failed: %s; salvaging what it holds", s->name,
 			strerror(-err));
-		cont_salvage_one(d, dfd, part);
-	} else if (renameat(dfd, part, dfd, s->name)) {
-		log_err("cannot rename '%s/%s': %s", d->cfg.directory, part, strerror(errno));
-	} else {
-		log_info("wrote '%s/%s' (%llu bytes)", d->cfg.directory, s->name,
-			 (unsigned long long)s->file_bytes);
-		strcpy(d->cont_last, s->name);
-		d->cont_last_mtime = time(NULL);
+		salvage_outfile(d, &s->file, part, s->name);
+		return;
 	}
-	close(dfd);
+	/* fsync, a rename that replaces nothing, the directory's fsync */
+	err = outfile_commit(&s->file);
+	if (err) {
+		log_err("cannot finish '%s/%s' as '%s': %s; it is salvaged when the next file "
+			"starts",
+			d->cfg.directory, part, s->name, strerror(-err));
+		return;
+	}
+	log_info("wrote '%s/%s' (%llu bytes)", d->cfg.directory, s->name,
+		 (unsigned long long)s->file_bytes);
+	strcpy(d->cont_last, s->name);
+	d->cont_last_mtime = time(NULL);
 }
 
 void cont_start(struct daemon *d)
@@ -262,9 +275,9 @@ void cont_start(struct daemon *d)
 		.buffer_size = d->cfg.buffer_size,
 		.max_frames = d->cfg.max_frames,
 	};
-	char part[NAME_MAX + 1];
+	char path[PATH_MAX];
 	pid_t holder = 0;
-	int dfd, fd, err;
+	int dfd, err;
 
 	if (!d->cfg.continuous || s->cap || stop_requested || mono_s() < d->cont_retry_at)
 		return;
@@ -276,16 +289,14 @@ void cont_start(struct daemon *d)
 	}
 	err = rotate_file_name(s->name, sizeof(s->name), time(NULL), d->cont_seq++);
 	if (!err &&
-	    snprintf(part, sizeof(part), "%s%s", s->name, ROTATE_PARTIAL) >= (int)sizeof(part))
+	    snprintf(path, sizeof(path), "%s/%s", d->cfg.directory, s->name) >= (int)sizeof(path))
 		err = -ENAMETOOLONG;
 	if (err)
 		goto fail;
-	fd = openat(dfd, part, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0) {
-		err = -errno;
+	/* under outfile's temporary name until cont_finish() commits it */
+	err = outfile_create(&s->file, path, 0640);
+	if (err)
 		goto fail;
-	}
-	s->file_fd = fd;
 	s->file_bytes = 0;
 	s->sink_err = 0;
 	s->synced_bytes = 0;
@@ -293,8 +304,8 @@ void cont_start(struct daemon *d)
 	err = capture__new(&o, file_sink, s, &s->cap, &holder);
 	if (!err) {
 		/* The sampler lock is ours now: no other capture writes in the directory. */
-		cont_salvage(d, dfd, part);
-		cont_prune(d, dfd, part);
+		cont_salvage(d, temp_base(&s->file));
+		cont_prune(d, dfd, temp_base(&s->file));
 		err = capture_start(s->cap);
 		if (err) {
 			capture__free(s->cap);
@@ -302,9 +313,7 @@ void cont_start(struct daemon *d)
 		}
 	}
 	if (err) {
-		close(fd);
-		s->file_fd = -1;
-		unlinkat(dfd, part, 0);
+		outfile_abort(&s->file);
 		goto fail;
 	}
 	close(dfd);
@@ -337,6 +346,7 @@ void cont_tick(struct daemon *d)
 	struct session *s = &d->sess;
 	struct rotate_policy pol = {d->cfg.max_file_size, d->cfg.max_file_age_s,
 				    d->cfg.max_total_size};
+	int err;
 
 	if (s->cap && !s->owner && rotate_due(&pol, s->file_bytes, s->started_s, mono_s())) {
 		cont_finish(d);
@@ -344,9 +354,9 @@ void cont_tick(struct daemon *d)
 	}
 	if (s->cap && !s->owner && s->file_bytes != s->synced_bytes &&
 	    mono_ms() >= s->synced_ms + CONT_SYNC_MS) {
-		if (fdatasync(s->file_fd))
-			log_warn("cannot sync '%s/%s%s': %s", d->cfg.directory, s->name,
-				 ROTATE_PARTIAL, strerror(errno));
+		err = outfile_sync(&s->file);
+		if (err)
+			log_warn("cannot sync '%s': %s", s->file.tmp, strerror(-err));
 		s->synced_bytes = s->file_bytes;
 		s->synced_ms = mono_ms();
 	}

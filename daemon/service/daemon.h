@@ -30,6 +30,7 @@
 #include "service/daemon_config.h"
 #include "service/log.h"
 #include "service/protocol.h"
+#include "util/outfile.h"
 
 /* Samples sit in the rings until drained: often enough that they never fill. */
 #define DRAIN_MS 100
@@ -78,8 +79,8 @@ struct session {
 	uint64_t next_drain_ms;
 	uint64_t started_ms; /* START, for max_session_length */
 	/* continuous mode */
-	int file_fd;
-	char name[64]; /* rotate_file_name() makes 40 */
+	struct outfile file; /* under its temporary name until committed */
+	char name[64];	     /* rotate_file_name() makes 40 */
 	uint64_t file_bytes;
 	int64_t started_s;
 	int sink_err;

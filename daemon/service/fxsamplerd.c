@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	}
 	d->listen_fd = -1;
 	d->epfd = -1;
-	d->sess.file_fd = -1;
+	d->sess.file.fd = -1;
 	d->config_path = DAEMON_DEFAULT_CONFIG;
 	while ((opt = getopt_long(argc, argv, "s:c:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
