@@ -35,6 +35,7 @@
 #include "util/idset.h"
 #include "capture/kfeatures.h"
 #include "util/outfile.h"
+#include "util/units.h"
 #include "capture/procinfo.h"
 #include "report/report.h"
 
@@ -980,7 +981,7 @@ static unsigned terminal_width(int fd)
 	struct winsize ws;
 	uint64_t v;
 
-	if (env && !args_parse_u64(env, &v) && v >= 20 && v <= 100000)
+	if (env && !units_parse_u64(env, &v) && v >= 20 && v <= 100000)
 		return (unsigned)v;
 	if (!ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
 		return ws.ws_col;
@@ -1037,7 +1038,7 @@ static int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":hV", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_TOP:
-			if (args_parse_u64(optarg, &v) || v == 0 || v > 100000) {
+			if (units_parse_u64(optarg, &v) || v == 0 || v > 100000) {
 				say("invalid --top '%s': a count from 1", optarg);
 				return EXIT_USAGE;
 			}
@@ -1054,7 +1055,7 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (args_parse_u64(optarg, &v) || v == 0) {
+			if (units_parse_u64(optarg, &v) || v == 0) {
 				say("invalid %s '%s'", opt == OPT_PID ? "--pid" : "--tid", optarg);
 				return EXIT_USAGE;
 			}
