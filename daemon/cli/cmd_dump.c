@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "fxt/fxt_dump.h"
 #include "fxt/fxt_reader.h"
 
 static const char dump_usage[] =
