@@ -160,8 +160,8 @@ START_TEST(test_idset_basic)
 	ck_assert_uint_eq(s.len, 2);
 
 	idset_free(&s);
-	ck_assert_ptr_null(s.slots);
-	ck_assert_uint_eq(s.cap, 0);
+	ck_assert_ptr_null(s.ids);
+	ck_assert_uint_eq(s.idx.cap, 0);
 	ck_assert_uint_eq(s.len, 0);
 	ck_assert_int_eq(idset_has(&s, 42), 0);
 	/* Free again, then reuse. */
@@ -179,9 +179,9 @@ START_TEST(test_idset_grow)
 
 	for (uint64_t id = 1; id <= n; id++) {
 		ck_assert_int_eq(idset_add(&s, id), 1);
-		/* A power of two, at most half full. */
-		ck_assert_uint_eq(s.cap & (s.cap - 1), 0);
-		ck_assert_uint_le(s.len * 2, s.cap);
+		/* The index: a power of two, at most half full. */
+		ck_assert_uint_eq(s.idx.cap & (s.idx.cap - 1), 0);
+		ck_assert_uint_le(s.len * 2, s.idx.cap);
 	}
 	ck_assert_uint_eq(s.len, n);
 	for (uint64_t id = 1; id <= n; id++)
