@@ -82,7 +82,7 @@ LIB_OBJS  := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # Unit tests follow daemon/'s folders: tests/unit/CONCERN/check_MODULE.c.
-UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c tests/unit/*/check_*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*/check_*.c))
 UNIT_BINS := $(patsubst %.c,$(OUTPUT)/%,$(UNIT_SRCS))
 LIVE_SRCS := $(wildcard tests/live/check_*.c)
 LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
@@ -214,7 +214,7 @@ check-browser: all $(OUTPUT)/tests/browser/gen_profile
 # report on real programs: whole names of Go's compress/flate benchmark, a
 # stripped binary through a local debuginfod, the SVG in headless Chromium.
 check-report: all progs
-	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
+	@OUTPUT=$(OUTPUT) FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
 
 check-systemd: all
 	@tests/systemd/run.sh
@@ -376,9 +376,11 @@ $(OUTPUT)/libstatic-compat.a: $(STATIC_COMPAT)
 
 $(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o
 $(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o
+# The main's object before the archive: ld takes from an archive only what is
+# undefined by then ($^ lists this rule's prerequisites first).
 $(CROSS_BINS): $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter %.o,$^) $(OUTPUT)/libfxs.a $(STATIC_LIBS) \
 		$(OUTPUT)/libstatic-compat.a -o $@
 
 # The cross binaries run (tests/cross.sh): natively for the host's arch, else
@@ -415,8 +417,8 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*/*.[ch] \
-		daemon/static/systemd/*.h tests/*.h tests/unit/*.[ch] tests/unit/*/*.c tests/live/*.[ch] \
-		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c)
+		daemon/static/systemd/*.h tests/*.h tests/unit/*.h tests/unit/*/*.[ch] tests/live/*.[ch] \
+		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c tests/browser/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:
@@ -426,5 +428,5 @@ format-check:
 clean:
 	rm -rf $(OUTPUT) fxsampler fxsamplerd
 
--include $(wildcard $(OUTPUT)/daemon/*/*.d $(OUTPUT)/tests/unit/*.d $(OUTPUT)/tests/unit/*/*.d \
-	$(OUTPUT)/tests/live/*.d)
+-include $(wildcard $(OUTPUT)/daemon/*/*.d $(OUTPUT)/tests/unit/*/*.d $(OUTPUT)/tests/live/*.d \
+	$(OUTPUT)/tests/browser/*.d $(OUTPUT)/tests/cross/*.d)

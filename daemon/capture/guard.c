@@ -140,11 +140,6 @@ int guard_check_kernel(const char *release, const char *version, const char *sig
 	return guard_user_read_lockup_risk(&v) ? 1 : 0;
 }
 
-int guard_check_release(const char *release)
-{
-	return guard_check_kernel(release, NULL, NULL);
-}
-
 int guard_check_btf(const char *btf_path)
 {
 	const char *path = btf_path ? btf_path : GUARD_BTF_PATH;

@@ -59,9 +59,6 @@ const char *guard_stable_version(const char *release, const char *version, const
  */
 int guard_check_kernel(const char *release, const char *version, const char *signature);
 
-/* guard_check_kernel() on a `uname -r` release string alone. */
-int guard_check_release(const char *release);
-
 /*
  * 0 when btf_path (NULL: GUARD_BTF_PATH) is a readable, non-empty regular
  * file; -ENOENT when it does not exist, -ENODATA when it is empty, another

@@ -19,18 +19,6 @@ static pid_t read_holder(int fd)
 	return (pid_t)strtol(buf, NULL, 10);
 }
 
-pid_t hostlock_holder(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	pid_t pid;
-
-	if (fd < 0)
-		return 0;
-	pid = read_holder(fd);
-	close(fd);
-	return pid;
-}
-
 int hostlock_acquire(const char *path, int *ret_fd, pid_t *ret_holder)
 {
 	char buf[32];

@@ -17,8 +17,6 @@
 int hostlock_acquire(const char *path, int *ret_fd, pid_t *ret_holder);
 /* Releases the lock; -1 is a no-op. */
 void hostlock_release(int fd);
-/* The pid in a lock file, or 0. */
-pid_t hostlock_holder(const char *path);
 /*
  * Whether the lock is held, without taking it and with read access only (a
  * user's `status`): 0 free (or no lock file), -EBUSY and *ret_holder (0 if

@@ -122,7 +122,7 @@ static int stop_running(struct sampler *s)
 
 	set_state(s, FXS_ST_STOPPING, FXS_SESSION_ONE);
 	err = s->ops->disarm(s->ctx);
-	while (__atomic_load_n(s->state, __ATOMIC_ACQUIRE) & FXS_INFLIGHT_MASK) {
+	while (sampler_in_flight(s)) {
 		if (waited >= next_warn) {
 			if (s->ops->warn_slow_stop)
 				s->ops->warn_slow_stop(s->ctx, waited);

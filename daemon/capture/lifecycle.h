@@ -64,6 +64,7 @@ int sampler_destroy(struct sampler *s);
 /* FXS_ST_* of the state word (UNALLOCATED when nothing is allocated). */
 unsigned sampler_state(const struct sampler *s);
 uint32_t sampler_session(const struct sampler *s);
+/* Writes in flight: what a stop waits out (0 while UNALLOCATED). */
 uint32_t sampler_in_flight(const struct sampler *s);
 const char *sampler_state_name(unsigned state);
 

@@ -233,16 +233,6 @@ int proc_maps_read(const char *path, struct proc_map **ret, size_t *ret_n)
 	return err;
 }
 
-int proc_maps_read_pid(int pid, struct proc_map **ret, size_t *ret_n)
-{
-	char path[64];
-
-	if (pid <= 0)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	return proc_maps_read(path, ret, ret_n);
-}
-
 const struct proc_map *proc_maps_find(const struct proc_map *maps, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;

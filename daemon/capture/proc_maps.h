@@ -33,6 +33,9 @@ struct proc_map {
  * Parse one line (with or without its trailing '\n') into *ret. Returns 0,
  * -EBADMSG for a malformed line (ret untouched), -ENOMEM. On success the
  * caller owns ret->path and releases it with proc_map_clear(). Logs nothing.
+ * What proc_maps_parse() does for each line; public so that the fuzz target
+ * (tests/fuzz/fuzz_proc_maps.c) and the unit tests feed it single lines,
+ * embedded NULs and all, which a maps file cannot carry.
  */
 int proc_map_parse_line(const char *line, size_t len, struct proc_map *ret);
 /* Frees the path of a map filled by proc_map_parse_line(). NULL-safe. */
@@ -48,8 +51,6 @@ void proc_map_clear(struct proc_map *map);
 int proc_maps_parse(FILE *f, struct proc_map **ret, size_t *ret_n, size_t *ret_bad_line);
 /* The same, from a path such as "/proc/1234/maps"; -errno when it cannot be opened. */
 int proc_maps_read(const char *path, struct proc_map **ret, size_t *ret_n);
-/* Reads /proc/<pid>/maps. */
-int proc_maps_read_pid(int pid, struct proc_map **ret, size_t *ret_n);
 /* Frees an array returned by proc_maps_parse()/proc_maps_read(). NULL-safe. */
 void proc_maps_free(struct proc_map *maps, size_t n);
 

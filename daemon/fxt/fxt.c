@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fxt/fxt.h"
+#include "util/containers.h"
 
 /* Hand the buffer to the sink once it holds more than this. */
 #define FXT_STREAM_FLUSH_BYTES (64 * 1024)
@@ -502,6 +503,15 @@ int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, un
 
 /* --- stream --- */
 
+/*
+ * The string and thread tables are the format's own: fixed arrays of
+ * FXT_MAX_STRING_INDEX and FXT_MAX_THREAD_INDEX entries whose indices go in
+ * the records, reused (round robin, least recently used) once all are taken.
+ * They keep bucket chains rather than util/hash.h's index because an
+ * evicted entry must leave its bucket (that index has no removal, and linear
+ * probing would need tombstones), and because the thread table lives in the
+ * stream without any allocation on the recording path.
+ */
 struct fxt_str_slot {
 	char *s; /* NULL: slot never used */
 	size_t len;
@@ -534,20 +544,6 @@ struct fxt_stream {
 	unsigned nr_threads;
 	uint64_t clock;
 };
-
-/* FNV-1a */
-static uint32_t hash_bytes(const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 16777619u;
-	}
-	return h;
-}
 
 static unsigned thread_bucket(uint64_t pid, uint64_t tid)
 {
@@ -632,7 +628,7 @@ static int stream_intern(struct fxt_stream *s, const char *str, size_t len, uint
 	}
 	if (len > FXT_MAX_STRING_RECORD_LEN)
 		return -EINVAL;
-	h = hash_bytes(str, len);
+	h = (uint32_t)fnv1a(FNV_INIT, str, len);
 	bucket = &s->str_buckets[h & (FXT_STR_BUCKETS - 1)];
 	for (i = *bucket; i; i = s->strs[i].next) {
 		slot = &s->strs[i];
@@ -822,22 +818,6 @@ uint64_t fxt_stream_bytes(const struct fxt_stream *s)
 int fxt_stream_error(const struct fxt_stream *s)
 {
 	return s->err ? s->err : s->buf.err;
-}
-
-/* Returns the index (0 for the empty string) and the ref to use. */
-int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref)
-{
-	struct fxt_sref ref;
-	int err;
-
-	err = stream_begin(s);
-	if (!err)
-		err = stream_sref(s, str, &ref);
-	err = stream_end(s, err);
-	if (err)
-		return err;
-	*ret_ref = ref;
-	return ref.index;
 }
 
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)

@@ -133,6 +133,12 @@ struct fxt_arg {
 /* Each returns 0 or a negative errno (-EINVAL for a field out of range). */
 int fxt_put_magic(struct fxt_buf *b);
 int fxt_put_provider_info(struct fxt_buf *b, uint32_t id, const char *name);
+/*
+ * A stream writes one provider and never needs a section record; the encoder
+ * has one so that a trace of several providers (which the reader must take:
+ * each has its own string and thread tables) can be written, as the reader's
+ * tests do.
+ */
 int fxt_put_provider_section(struct fxt_buf *b, uint32_t id);
 int fxt_put_provider_event(struct fxt_buf *b, uint32_t id, unsigned event);
 int fxt_put_init(struct fxt_buf *b, uint64_t ticks_per_second);
@@ -183,17 +189,11 @@ int fxt_stream_flush(struct fxt_stream *s);
 uint64_t fxt_stream_bytes(const struct fxt_stream *s);
 /*
  * The first error of the stream (sink or allocation), or 0. Such errors latch:
- * every later call returns them. A call refused for its arguments (-EINVAL)
+ * every later call returns them, so a writer may check once after a run of
+ * calls, as bench/fxtgen.c does. A call refused for its arguments (-EINVAL)
  * writes nothing and does not latch.
  */
 int fxt_stream_error(const struct fxt_stream *s);
-
-/*
- * Intern a string: its table index, writing the string record the first time.
- * Returns the index (0 for NULL or "", which need no record) or a negative
- * errno; *ret_ref is the ref to pass to fxt_put_*() until the next call.
- */
-int fxt_stream_intern(struct fxt_stream *s, const char *str, struct fxt_sref *ret_ref);
 
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
 /*

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/containers.h"
+#include "util/hash.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "report/offcpu.h"
@@ -12,18 +13,18 @@
 
 struct thread_slot {
 	struct offcpu_thread t;
-	bool used;
 	/* The interval being written: its start (the switch out), then its end. */
 	bool have_out, have_in;
 	uint64_t out_ts, in_ts;
 };
 
 struct offcpu {
-	struct thread_slot *slots; /* open addressing by tid, cap a power of two */
+	struct thread_slot *slots; /* [n], in order of first sight, indexed by tid */
 	size_t cap, n;
+	struct hash_index idx;
 	uint64_t ticks_per_second;
 	uint64_t period_ns;
-	uint64_t intervals, unpaired;
+	uint64_t intervals;
 	bool last_paired;
 	uint64_t last_ns;
 };
@@ -43,48 +44,31 @@ void offcpu__free(struct offcpu *o)
 	if (!o)
 		return;
 	free(o->slots);
+	hash_index_free(&o->idx);
 	free(o);
 }
 
-static size_t slot_of(uint64_t tid, size_t cap)
+static bool tid_eq(const void *ctx, size_t pos, const void *key)
 {
-	return fnv1a(FNV_INIT, &tid, sizeof(tid)) & (cap - 1);
-}
-
-static int grow(struct offcpu *o)
-{
-	size_t cap = o->cap ? o->cap * 2 : 64, i, j;
-	struct thread_slot *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < o->cap; i++) {
-		if (!o->slots[i].used)
-			continue;
-		for (j = slot_of(o->slots[i].t.tid, cap); s[j].used; j = (j + 1) & (cap - 1))
-			;
-		s[j] = o->slots[i];
-	}
-	free(o->slots);
-	o->slots = s;
-	o->cap = cap;
-	return 0;
+	return ((const struct offcpu *)ctx)->slots[pos].t.tid == *(const uint64_t *)key;
 }
 
 /* The thread's slot, made on first sight; NULL only without memory. */
 static struct thread_slot *get(struct offcpu *o, uint64_t tid)
 {
-	size_t i;
+	uint64_t h = hash_u64(FNV_INIT, tid);
+	struct thread_slot *s;
+	size_t pos;
 
-	if (o->n * 2 >= o->cap && grow(o))
+	if (hash_index_find(&o->idx, h, tid_eq, o, &tid, &pos))
+		return &o->slots[pos];
+	if (array_reserve((void **)&o->slots, &o->cap, o->n, sizeof(*o->slots)) ||
+	    hash_index_insert(&o->idx, h, o->n))
 		return NULL;
-	for (i = slot_of(tid, o->cap); o->slots[i].used; i = (i + 1) & (o->cap - 1))
-		if (o->slots[i].t.tid == tid)
-			return &o->slots[i];
-	o->slots[i].used = true;
-	o->slots[i].t.tid = tid;
-	o->n++;
-	return &o->slots[i];
+	s = &o->slots[o->n++];
+	memset(s, 0, sizeof(*s));
+	s->t.tid = tid;
+	return s;
 }
 
 static uint64_t to_ns(const struct offcpu *o, uint64_t ticks)
@@ -133,10 +117,8 @@ static int add_backtrace(struct offcpu *o, const struct fxt_record *rec)
 		return 0;
 	}
 	o->last_paired = s->have_out && s->have_in && s->out_ts == rec->ts;
-	if (!o->last_paired) {
-		o->unpaired++;
+	if (!o->last_paired)
 		return 0;
-	}
 	state = FXT_BT_OFFCPU_STATE(rec->bt_flags);
 	if (state >= FXS_OFF_NR_STATES)
 		state = FXS_OFF_OTHER;
@@ -190,11 +172,6 @@ uint64_t offcpu_intervals(const struct offcpu *o)
 	return o->intervals;
 }
 
-uint64_t offcpu_unpaired(const struct offcpu *o)
-{
-	return o->unpaired;
-}
-
 static int thread_order(const void *pa, const void *pb)
 {
 	const struct offcpu_thread *a = pa, *b = pb;
@@ -211,9 +188,8 @@ long offcpu_threads(const struct offcpu *o, struct offcpu_thread **ret)
 
 	if (!t)
 		return -ENOMEM;
-	for (i = 0; i < o->cap; i++)
-		if (o->slots[i].used)
-			t[n++] = o->slots[i].t;
+	for (i = 0; i < o->n; i++)
+		t[n++] = o->slots[i].t;
 	qsort(t, n, sizeof(*t), thread_order);
 	*ret = t;
 	return (long)n;

@@ -35,16 +35,15 @@ int offcpu_add(struct offcpu *o, const struct fxt_record *rec);
 
 /*
  * After offcpu_add() of an off-CPU backtrace: the length of its interval in
- * ns, and true; false when it paired with no interval (it is then counted in
- * offcpu_unpaired()).
+ * ns, and true; false when it paired with no interval (then it weighs nothing
+ * off the CPU).
  */
 bool offcpu_last_interval(const struct offcpu *o, uint64_t *ret_ns);
 
 /* The capture's sampling period from its "config" counter; 0 if it had none. */
 uint64_t offcpu_period_ns(const struct offcpu *o);
-/* Paired intervals, and off-CPU backtraces that found no interval. */
+/* Paired intervals. */
 uint64_t offcpu_intervals(const struct offcpu *o);
-uint64_t offcpu_unpaired(const struct offcpu *o);
 
 /* One thread's time by state, in ns; running is its samples times the period. */
 struct offcpu_thread {

@@ -74,12 +74,6 @@ void report__free(struct report *r);
 int report_add(struct report *r, const struct fxt_record *rec);
 
 /*
- * Backtraces accounted so far (after the pid/tid filters); with a time_mode,
- * their ns.
- */
-uint64_t report_samples(const struct report *r);
-
-/*
  * The outputs. Each returns 0, -ENOMEM, or -EIO when writing to out fails.
  * Records may still be added after an output; the next one includes them.
  *
@@ -100,12 +94,11 @@ int report_write_pprof(struct report *r, FILE *out);
  * Every sample in time order as `perf script` prints it, for viewers with a
  * timeline (speedscope, the Firefox Profiler, Perfetto): a "comm pid/tid
  * seconds: period cpu-clock:" line, one "address symbol (module)" line per
- * frame, innermost first, and an empty line. Needs report_keep_samples()
- * before the records are added; -EINVAL otherwise.
+ * frame, innermost first, and an empty line. Needs a report made with
+ * opts->perf_script_path set (it keeps every sample's time and stack, 16
+ * bytes each); -EINVAL otherwise.
  */
 int report_write_perf_script(struct report *r, FILE *out);
-/* Keep every sample's time and stack (16 bytes each) for report_write_perf_script(). */
-void report_keep_samples(struct report *r);
 /*
  * A self-contained interactive flame graph: one <g><title/><rect/><text/></g>
  * per frame, siblings under a pixel merged into one, and a script to zoom and

@@ -52,7 +52,6 @@ struct elf_symbols {
 	char *path;
 	char *debug_path;
 	char *go_build_id;
-	int type;
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	struct elf_segment *segs;
@@ -768,7 +767,6 @@ static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const
 		err = -ENOMEM;
 		goto out;
 	}
-	es->type = ehdr->e_type;
 	if (name) {
 		es->path = strdup(name);
 		if (!es->path) {
@@ -931,11 +929,6 @@ const char *elf_symbols__go_build_id(const struct elf_symbols *es)
 	return es->go_build_id;
 }
 
-int elf_symbols__type(const struct elf_symbols *es)
-{
-	return es->type;
-}
-
 size_t elf_symbols__segments(const struct elf_symbols *es, const struct elf_segment **ret)
 {
 	*ret = es->segs;
@@ -988,53 +981,6 @@ int elf_symbols__offset_to_vaddr(const struct elf_symbols *es, uint64_t file_off
 	/* Wraps for a file_offset below p_offset, and wraps back. */
 	*ret_vaddr = best->vaddr + file_offset - best->offset;
 	return 0;
-}
-
-static int read_build_id(struct elf_file *f, uint8_t *buf, size_t size)
-{
-	uint8_t id[ELF_BUILD_ID_MAX];
-	size_t len = 0;
-
-	if (!find_build_id(f->elf, id, &len))
-		return -ENODATA;
-	if (len > size)
-		return -ENOSPC;
-	memcpy(buf, id, len);
-	return (int)len;
-}
-
-int elf_read_build_id(const char *path, uint8_t *buf, size_t size)
-{
-	struct elf_file f;
-	GElf_Ehdr ehdr;
-	int err;
-
-	err = libelf_init();
-	if (err)
-		return err;
-	err = elf_file_open(path, &f, &ehdr);
-	if (err)
-		return err;
-	err = read_build_id(&f, buf, size);
-	elf_file_close(&f);
-	return err;
-}
-
-int elf_read_build_id_mem(const void *data, size_t len, uint8_t *buf, size_t size)
-{
-	struct elf_file f;
-	GElf_Ehdr ehdr;
-	int err;
-
-	err = libelf_init();
-	if (err)
-		return err;
-	err = elf_file_open_mem(data, len, &f, &ehdr);
-	if (err)
-		return err;
-	err = read_build_id(&f, buf, size);
-	elf_file_close(&f);
-	return err;
 }
 
 int elf_build_id_debug_path(const char *debug_dir, const uint8_t *id, size_t len, char *buf,

@@ -80,8 +80,6 @@ const uint8_t *elf_symbols__build_id(const struct elf_symbols *es, size_t *ret_l
  * a Go binary carries instead of a GNU one; NULL when none. Owned by es.
  */
 const char *elf_symbols__go_build_id(const struct elf_symbols *es);
-/* ET_EXEC or ET_DYN. */
-int elf_symbols__type(const struct elf_symbols *es);
 /* The PT_LOAD segments in file order; owned by es. */
 size_t elf_symbols__segments(const struct elf_symbols *es, const struct elf_segment **ret);
 /* Number of distinct function symbols loaded. */
@@ -102,14 +100,6 @@ const char *elf_symbols__debug_path(const struct elf_symbols *es);
  */
 int elf_symbols__offset_to_vaddr(const struct elf_symbols *es, uint64_t file_offset, unsigned flags,
 				 uint64_t *ret_vaddr);
-
-/*
- * Read only the build id of a file or an image. Returns its length (> 0),
- * -ENODATA when there is none, -ENOSPC when size is too small, -ENOEXEC for a
- * non-ELF file, other -errno. Logs nothing.
- */
-int elf_read_build_id(const char *path, uint8_t *buf, size_t size);
-int elf_read_build_id_mem(const void *data, size_t len, uint8_t *buf, size_t size);
 
 /*
  * "<debug_dir>/.build-id/xx/yyyy.debug" for a build id. Returns 0, -EINVAL for

@@ -14,16 +14,14 @@
 #include <sys/auxv.h>
 
 #include "util/containers.h"
+#include "util/hash.h"
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt_reader.h"
 #include "capture/proc_maps.h"
 #include "symbols/symbolizer.h"
 
-#define NR_BUCKETS 1024
-
 /* One ELF file as opened for a (path, build id) pair; es NULL when unusable. */
 struct elf_entry {
-	struct elf_entry *next;
 	char *path;
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -62,11 +60,6 @@ struct process {
 	bool sorted;
 };
 
-struct str_entry {
-	struct str_entry *next;
-	char s[];
-};
-
 /* Inline chains handed out, freed with the symbolizer. */
 struct inline_chunk {
 	struct inline_chunk *next;
@@ -79,8 +72,14 @@ struct symbolizer {
 	struct process **procs; /* sorted by pid */
 	size_t nr_procs;
 	size_t cap_procs;
-	struct elf_entry *elfs[NR_BUCKETS];
-	struct str_entry *strs[NR_BUCKETS];
+	/* Each (path, build id) opened once, in the order they were first asked for. */
+	struct elf_entry **elfs;
+	size_t nr_elfs, cap_elfs;
+	struct hash_index elf_idx;
+	/* Interned strings: the names handed out stay valid until symbolizer__free(). */
+	char **strs;
+	size_t nr_strs, cap_strs;
+	struct hash_index str_idx;
 	unsigned next_mapping_id;
 	uint64_t seq;
 	struct dwarf_debuginfod *debuginfod;
@@ -137,22 +136,20 @@ void symbolizer__free(struct symbolizer *s)
 	for (i = 0; i < s->nr_procs; i++)
 		process_free(s->procs[i]);
 	free(s->procs);
-	for (i = 0; i < NR_BUCKETS; i++) {
-		struct elf_entry *e, *en;
-		struct str_entry *t, *tn;
+	for (i = 0; i < s->nr_elfs; i++) {
+		struct elf_entry *e = s->elfs[i];
 
-		for (e = s->elfs[i]; e; e = en) {
-			en = e->next;
-			elf_symbols__free(e->es);
-			dwarf_lines__free(e->dl);
-			free(e->path);
-			free(e);
-		}
-		for (t = s->strs[i]; t; t = tn) {
-			tn = t->next;
-			free(t);
-		}
+		elf_symbols__free(e->es);
+		dwarf_lines__free(e->dl);
+		free(e->path);
+		free(e);
 	}
+	free(s->elfs);
+	hash_index_free(&s->elf_idx);
+	for (i = 0; i < s->nr_strs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	hash_index_free(&s->str_idx);
 	while (s->chunks) {
 		struct inline_chunk *c = s->chunks;
 
@@ -370,22 +367,27 @@ static struct mapping *find_mapping(struct process *p, uint64_t pc)
 	return best;
 }
 
+static bool str_eq(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const struct symbolizer *)ctx)->strs[pos], key);
+}
+
 static const char *intern(struct symbolizer *s, const char *str)
 {
-	size_t len = strlen(str);
-	uint64_t h = fnv1a(FNV_INIT, str, len) % NR_BUCKETS;
-	struct str_entry *e;
+	uint64_t h = fnv1a(FNV_INIT, str, strlen(str));
+	size_t pos;
+	char *copy;
 
-	for (e = s->strs[h]; e; e = e->next)
-		if (!strcmp(e->s, str))
-			return e->s;
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e)
+	if (hash_index_find(&s->str_idx, h, str_eq, s, str, &pos))
+		return s->strs[pos];
+	copy = strdup(str);
+	if (!copy || array_reserve((void **)&s->strs, &s->cap_strs, s->nr_strs, sizeof(*s->strs)) ||
+	    hash_index_insert(&s->str_idx, h, s->nr_strs)) {
+		free(copy);
 		return NULL;
-	memcpy(e->s, str, len + 1);
-	e->next = s->strs[h];
-	s->strs[h] = e;
-	return e->s;
+	}
+	s->strs[s->nr_strs++] = copy;
+	return copy;
 }
 
 /* This process's own vDSO, as an image: the same kernel maps the same one. */
@@ -469,16 +471,26 @@ static void open_entry(const struct symbolizer *s, struct elf_entry *e)
 	e->err = e->es ? 0 : err ? err : -ENOENT;
 }
 
+static bool elf_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct elf_entry *e = ((const struct symbolizer *)ctx)->elfs[pos];
+	const struct module *m = key;
+
+	return e->build_id_len == m->build_id_len &&
+	       !memcmp(e->build_id, m->build_id, m->build_id_len) && !strcmp(e->path, m->path);
+}
+
 static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 {
 	uint64_t h = fnv1a(FNV_INIT, m->path, strlen(m->path));
 	struct elf_entry *e;
+	size_t pos;
 
-	h = fnv1a(h, m->build_id, m->build_id_len) % NR_BUCKETS;
-	for (e = s->elfs[h]; e; e = e->next)
-		if (e->build_id_len == m->build_id_len &&
-		    !memcmp(e->build_id, m->build_id, m->build_id_len) && !strcmp(e->path, m->path))
-			return e;
+	h = fnv1a(h, m->build_id, m->build_id_len);
+	if (hash_index_find(&s->elf_idx, h, elf_eq, s, m, &pos))
+		return s->elfs[pos];
+	if (array_reserve((void **)&s->elfs, &s->cap_elfs, s->nr_elfs, sizeof(*s->elfs)))
+		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -490,8 +502,13 @@ static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 	e->build_id_len = m->build_id_len;
 	memcpy(e->build_id, m->build_id, m->build_id_len);
 	open_entry(s, e);
-	e->next = s->elfs[h];
-	s->elfs[h] = e;
+	if (hash_index_insert(&s->elf_idx, h, s->nr_elfs)) {
+		elf_symbols__free(e->es);
+		free(e->path);
+		free(e);
+		return NULL;
+	}
+	s->elfs[s->nr_elfs++] = e;
 	return e;
 }
 
@@ -644,43 +661,27 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	return 0;
 }
 
-int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t *frames,
-				 unsigned nr, unsigned bt_flags, struct sym_frame *ret)
-{
-	unsigned i;
-	int err;
-
-	for (i = 0; i < nr; i++) {
-		err = symbolizer_resolve(s, pid, frames[i], symbolizer_frame_is_return(i, bt_flags),
-					 &ret[i]);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 void symbolizer_for_each_failure(const struct symbolizer *s, symbolizer_failure_fn fn, void *ctx)
 {
-	const struct elf_entry *e;
 	size_t i;
 
-	for (i = 0; i < NR_BUCKETS; i++)
-		for (e = s->elfs[i]; e; e = e->next)
-			if (!e->es)
-				fn(ctx, e->path, e->err);
+	for (i = 0; i < s->nr_elfs; i++)
+		if (!s->elfs[i]->es)
+			fn(ctx, s->elfs[i]->path, s->elfs[i]->err);
 }
 
 void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
 				       void *ctx)
 {
 	char hex[2 * ELF_BUILD_ID_MAX + 1];
-	const struct elf_entry *e;
 	size_t i;
 
-	for (i = 0; i < NR_BUCKETS; i++)
-		for (e = s->elfs[i]; e; e = e->next)
-			if (e->fetch_err)
-				fn(ctx, e->path,
-				   elf_build_id_hex(e->build_id, e->build_id_len, hex, sizeof(hex)),
-				   e->fetch_err);
+	for (i = 0; i < s->nr_elfs; i++) {
+		const struct elf_entry *e = s->elfs[i];
+
+		if (e->fetch_err)
+			fn(ctx, e->path,
+			   elf_build_id_hex(e->build_id, e->build_id_len, hex, sizeof(hex)),
+			   e->fetch_err);
+	}
 }

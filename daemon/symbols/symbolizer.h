@@ -109,15 +109,14 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
 		       struct sym_frame *ret);
 
-/* Whether frame i of a backtrace record with bt_flags is a return address. */
+/*
+ * Whether frame i of a backtrace record with bt_flags is a return address:
+ * the is_return to pass symbolizer_resolve() for each frame of a backtrace.
+ */
 static inline bool symbolizer_frame_is_return(unsigned i, unsigned bt_flags)
 {
 	return i > 0 || (bt_flags & FXT_BT_FLAG_PC_IS_RETURN);
 }
-
-/* Resolve every frame of a backtrace (innermost first) into ret[0..nr). */
-int symbolizer_resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t *frames,
-				 unsigned nr, unsigned bt_flags, struct sym_frame *ret);
 
 /*
  * Call fn for every module file the symbolizer tried and could not use, with

@@ -1,73 +1,48 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
+#include "util/containers.h"
 #include "util/idset.h"
 
-static size_t slot_of(uint64_t id, size_t cap)
+static uint64_t id_hash(uint64_t id)
 {
-	/* Fibonacci hashing spreads sequential pids over the table. */
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+	return hash_u64(FNV_INIT, id);
 }
 
-static void insert(uint64_t *slots, size_t cap, uint64_t id)
+static bool id_eq(const void *ctx, size_t pos, const void *key)
 {
-	size_t i = slot_of(id, cap);
-
-	while (slots[i])
-		i = (i + 1) & (cap - 1);
-	slots[i] = id;
-}
-
-static int grow(struct idset *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 64;
-	uint64_t *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slots[i])
-			insert(slots, cap, s->slots[i]);
-	free(s->slots);
-	s->slots = slots;
-	s->cap = cap;
-	return 0;
+	return ((const struct idset *)ctx)->ids[pos] == *(const uint64_t *)key;
 }
 
 int idset_has(const struct idset *s, uint64_t id)
 {
-	size_t i;
+	size_t pos;
 
-	if (!s->cap || !id)
+	if (!id)
 		return 0;
-	for (i = slot_of(id, s->cap); s->slots[i]; i = (i + 1) & (s->cap - 1))
-		if (s->slots[i] == id)
-			return 1;
-	return 0;
+	return hash_index_find(&s->idx, id_hash(id), id_eq, s, &id, &pos);
 }
 
 int idset_add(struct idset *s, uint64_t id)
 {
-	int err;
-
 	if (!id)
 		return -EINVAL;
 	if (idset_has(s, id))
 		return 0;
-	/* Keep the load under one half so probes stay short. */
-	if ((s->len + 1) * 2 > s->cap) {
-		err = grow(s);
-		if (err)
-			return err;
-	}
-	insert(s->slots, s->cap, id);
-	s->len++;
+	if (array_reserve((void **)&s->ids, &s->cap_ids, s->len, sizeof(*s->ids)) ||
+	    hash_index_insert(&s->idx, id_hash(id), s->len))
+		return -ENOMEM;
+	s->ids[s->len++] = id;
 	return 1;
 }
 
 void idset_free(struct idset *s)
 {
-	free(s->slots);
+	if (!s)
+		return;
+	free(s->ids);
+	hash_index_free(&s->idx);
 	*s = (struct idset){0};
 }

@@ -2,7 +2,7 @@
 /*
  * Writes an .fxt of a profile of itself whose every sample is known, for the
  * browser and npm tests (they need no root): the module and mmap records of
- * its own mappings as a capture writes them (modules_scan() on its own pid),
+ * its own mappings as a capture writes them (modules_scan_dir() on its own pid),
  * its process with a command line, two named threads, the capture's clock
  * record, and backtraces through its own functions:
  *
@@ -82,11 +82,14 @@ int main(int argc, char **argv)
 			 (uintptr_t)main + 2};
 	uint64_t b[3] = {(uintptr_t)fxs_gen_leaf_b + 1, (uintptr_t)fxs_gen_mid + 2,
 			 (uintptr_t)main + 2};
-	uint8_t id[ELF_BUILD_ID_MAX];
+	const struct elf_symbols_opts no_debug = {.no_debug_file = true};
 	char hex[2 * ELF_BUILD_ID_MAX + 1];
+	struct elf_symbols *self;
 	struct fxt_stream *s;
 	struct modules *m;
-	int err, i, id_len;
+	const uint8_t *id;
+	size_t id_len = 0;
+	int err, i;
 	FILE *f;
 
 	if (argc != 2) {
@@ -106,7 +109,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = fxt_stream_thread(s, pid, worker, "gen-worker");
 	if (!err)
-		err = modules_scan(m, s, T0, (pid_t)pid) < 0 ? -EIO : 0;
+		err = modules_scan_dir(m, s, T0, (pid_t)pid, NULL) < 0 ? -EIO : 0;
 	for (i = 0; !err && i < WORK_SAMPLES; i++)
 		err = fxt_stream_backtrace(s, T0 + (uint64_t)i * MS + MS / 2, pid, worker, 0,
 					   i % 2 ? b : a, 3);
@@ -124,11 +127,13 @@ int main(int argc, char **argv)
 	if (fclose(f))
 		die(argv[1], errno);
 
-	id_len = elf_read_build_id("/proc/self/exe", id, sizeof(id));
+	/* Our build id, as modules.c read it for the module record. */
+	self = elf_symbols__open("/proc/self/exe", &no_debug);
+	id = self ? elf_symbols__build_id(self, &id_len) : NULL;
 	printf("pid=%llu\nworker=%llu\nmain_samples=%d\nworker_samples=%d\n",
 	       (unsigned long long)pid, (unsigned long long)worker, MAIN_SAMPLES, WORK_SAMPLES);
 	printf("period_ns=%llu\ntime_nanos=%llu\nduration_nanos=%llu\n", MS, REALTIME0, 45 * MS);
-	printf("build_id=%s\n",
-	       id_len > 0 ? elf_build_id_hex(id, (size_t)id_len, hex, sizeof(hex)) : "");
+	printf("build_id=%s\n", id ? elf_build_id_hex(id, id_len, hex, sizeof(hex)) : "");
+	elf_symbols__free(self);
 	return 0;
 }

@@ -9,13 +9,13 @@
 #   - speedscope.mjs loads the perf script into speedscope (npm) in headless
 #     Chromium (Debian's chromium, driven by playwright-core) and checks the
 #     samples of its time-ordered view.
-# The npm packages go under $OUTPUT/npm (pinned versions, own cache). Without
-# node, npm or chromium the tier says SKIP and NOT RUN.
+# The npm packages are tests/browser/package.json's, installed by
+# tests/browser/npm.sh (under $OUTPUT/npm, shared with check-report's SVG
+# test). Without node, npm or chromium the tier says SKIP and NOT RUN.
 set -eu
 
 OUTPUT=${OUTPUT:-.output}
 CHROMIUM=${FXS_CHROMIUM:-/usr/bin/chromium}
-NPM_PACKAGES="pprof-format@2.3.2 speedscope@1.25.0 playwright-core@1.65.1"
 
 [ -f daemon/cli/fxsampler.c ] || { echo "run.sh: run from the top of the source tree" >&2; exit 1; }
 missing=
@@ -30,27 +30,14 @@ if [ -n "$missing" ]; then
 	exit 0
 fi
 
-npm_dir=$(pwd)/$OUTPUT/npm
-mkdir -p "$npm_dir"
-for p in $NPM_PACKAGES; do
-	name=${p%@*}
-	want=${p##*@}
-	have=$(node -e "try { console.log(require('$npm_dir/node_modules/$name/package.json').version) } catch (e) {}")
-	if [ "$have" != "$want" ]; then
-		echo "== npm install $NPM_PACKAGES (into $OUTPUT/npm)"
-		# shellcheck disable=SC2086
-		npm install --prefix "$npm_dir" --cache "$npm_dir/cache" --no-audit --no-fund \
-			--no-save --loglevel=error $NPM_PACKAGES
-		break
-	fi
-done
+node_modules=$(OUTPUT=$OUTPUT tests/browser/npm.sh)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs-browser.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$OUTPUT/tests/browser/gen_profile" "$tmp/gen.fxt" >"$tmp/facts"
 ./fxsampler report --pprof "$tmp/gen.pb.gz" --perf-script "$tmp/gen.perf" "$tmp/gen.fxt" >/dev/null
 
-export FXS_NODE_MODULES="$npm_dir/node_modules" FXS_CHROMIUM="$CHROMIUM"
+export FXS_NODE_MODULES="$node_modules" FXS_CHROMIUM="$CHROMIUM"
 passed=0
 failed=0
 for t in pprof_format speedscope; do

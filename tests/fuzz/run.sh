@@ -8,7 +8,8 @@
 # run each for FUZZ_SECONDS (default 60) from its committed seed corpus
 # tests/fuzz/corpus/<target>/. Any crash, leak, sanitizer report or timeout
 # fails the run; libFuzzer leaves the input under .output/fuzz/artifacts/,
-# which then becomes a seed and a test in tests/unit/check_regressions.c.
+# which then becomes a seed, and a test (naming the bug) in the unit tests of
+# the module it crashed: tests/unit/CONCERN/check_MODULE.c.
 #
 #   tests/fuzz/run.sh [target...]     (default: all four)
 #

@@ -262,9 +262,12 @@ static void modules_of(const char *fxt, const char *path, const uint8_t *id, siz
 START_TEST(test_path_of_root_file)
 {
 	char secret_dir[300], secret[PATH_MAX], out[PATH_MAX], demo[PATH_MAX];
-	uint8_t id[ELF_BUILD_ID_MAX];
+	const struct elf_symbols_opts no_debug = {.no_debug_file = true};
+	struct elf_symbols *es;
+	const uint8_t *id;
 	bool has_id, any_id;
-	int id_len, count;
+	size_t id_len = 0;
+	int count;
 	pid_t target;
 
 	snprintf(demo, sizeof(demo), "%s/demo", progs);
@@ -273,14 +276,17 @@ START_TEST(test_path_of_root_file)
 	ck_assert_int_eq(mkdir(secret_dir, 0711), 0);
 	snprintf(secret, sizeof(secret), "%s/secret.elf", secret_dir);
 	copy_file(fxs_bin, secret, 0, 0600);
-	id_len = elf_read_build_id(secret, id, sizeof(id));
-	ck_assert_int_gt(id_len, 0);
+	es = elf_symbols__open(secret, &no_debug);
+	ck_assert_ptr_nonnull(es);
+	id = elf_symbols__build_id(es, &id_len);
+	ck_assert_ptr_nonnull(id);
 	target = mapper_in_ns(demo, secret_dir, "secret.elf");
 
 	snprintf(out, sizeof(out), "%s/secret.fxt", tmpdir);
 	record_as_user(target, out);
 	reap(target);
-	modules_of(out, secret, id, (size_t)id_len, &count, &has_id, &any_id);
+	modules_of(out, secret, id, id_len, &count, &has_id, &any_id);
+	elf_symbols__free(es);
 	ck_assert_msg(count == 1, "%d module records for %s", count, secret);
 	ck_assert_msg(!any_id, "the root-only file's build id is in the user's capture");
 	ck_assert_msg(!has_id, "a build id read from a file other than the mapped one");
@@ -331,8 +337,10 @@ static void exec_ranges(pid_t pid, const char *file, struct ranges *r)
 {
 	struct proc_map *maps = NULL;
 	size_t n = 0;
+	char path[64];
 
-	ck_assert_int_eq(proc_maps_read_pid(pid, &maps, &n), 0);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ck_assert_int_eq(proc_maps_read(path, &maps, &n), 0);
 	r->n = 0;
 	for (size_t i = 0; i < n && r->n < 256; i++) {
 		if (maps[i].perms[2] != 'x')

@@ -204,19 +204,15 @@ SRC
 # --- the interactive flame graph in headless Chromium ---
 svg_tier()
 {
-	pw=${PLAYWRIGHT_DIR:-$(pwd)/.output/node}
 	chromium=${CHROMIUM:-/usr/bin/chromium}
 	if [ ! -x "$chromium" ] || ! command -v node >/dev/null; then
 		skip "svg: chromium or node not found (make deps)"
 		return
 	fi
-	if [ ! -d "$pw/node_modules/playwright-core" ]; then
-		mkdir -p "$pw"
-		if ! command -v npm >/dev/null ||
-			! npm install --prefix "$pw" --no-audit --no-fund --silent playwright-core@1 >/dev/null 2>&1; then
-			skip "svg: cannot install playwright-core from npm into $pw"
-			return
-		fi
+	# check-browser's npm install (playwright-core among its packages).
+	if ! node_modules=$(tests/browser/npm.sh 2>"$tmp/npm.err"); then
+		skip "svg: no playwright-core: $(tail -n 1 "$tmp/npm.err")"
+		return
 	fi
 	echo "== svg: the flame graph zooms, resets, searches in headless Chromium"
 	s=$tmp/svg
@@ -234,7 +230,7 @@ svg_tier()
 	share=$(awk -v re="$re" '{ n = $NF; t += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
 		for (i = 3; i <= k; i++) if (f[i] ~ re) { m += n; break } }
 		END { printf "%.2f%%", 100 * m / t }' "$s/demo.folded")
-	node tests/report/svg.mjs "$pw" "$s/demo.svg" "$s/inverted.svg" "$s/shot.png" outer "$re" \
+	FXS_NODE_MODULES=$node_modules node tests/report/svg.mjs "$s/demo.svg" "$s/inverted.svg" "$s/shot.png" outer "$re" \
 		"$share" || fail "svg in Chromium (screenshot $s/shot.png)"
 	[ -s "$s/shot.png" ] || fail "no screenshot"
 }

@@ -5,7 +5,8 @@
 // searches through the Search button's prompt, reads the details line on
 // hover, and checks a screenshot's pixels.
 //
-// node svg.mjs PLAYWRIGHT_DIR SVG INVERTED_SVG SHOT ZOOM_FN SEARCH_RE SHARE
+// node svg.mjs SVG INVERTED_SVG SHOT ZOOM_FN SEARCH_RE SHARE   (FXS_NODE_MODULES:
+//   where tests/browser/npm.sh installed playwright-core)
 //   ZOOM_FN    a function frame to click (its title starts with "ZOOM_FN (")
 //   SEARCH_RE  what to type into the search prompt
 //   SHARE      the matched share the folded stacks give, e.g. "97.12%"
@@ -14,8 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [pwDir, svgPath, invPath, shotPath, zoomFn, searchRe, share] = process.argv.slice(2);
-const require = createRequire(join(pwDir, 'node_modules', 'x.js'));
+const [svgPath, invPath, shotPath, zoomFn, searchRe, share] = process.argv.slice(2);
+const require = createRequire(process.env.FXS_NODE_MODULES + '/');
 const { chromium } = require('playwright-core');
 
 function check(cond, what) {

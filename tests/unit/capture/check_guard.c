@@ -65,8 +65,8 @@ START_TEST(test_parse_rejects)
 		ck_assert_uint_eq(v.patch, 7);
 	}
 	ck_assert_int_eq(guard_parse_release(NULL, &v), -EINVAL);
-	ck_assert_int_eq(guard_check_release(NULL), -EINVAL);
-	ck_assert_int_eq(guard_check_release("garbage"), -EINVAL);
+	ck_assert_int_eq(guard_check_kernel(NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(guard_check_kernel("garbage", NULL, NULL), -EINVAL);
 }
 END_TEST
 
@@ -106,9 +106,9 @@ START_TEST(test_lockup_range)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(guard_check_release(cases[i].release) == cases[i].risk,
+		ck_assert_msg(guard_check_kernel(cases[i].release, NULL, NULL) == cases[i].risk,
 			      "%s: %d, want %d", cases[i].release,
-			      guard_check_release(cases[i].release), cases[i].risk);
+			      guard_check_kernel(cases[i].release, NULL, NULL), cases[i].risk);
 }
 END_TEST
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Regressions: each test pins a bug that the sanitizers, the fuzzers or the
- * fault tests found, with the input that showed it (the fuzzers' inputs are
- * also seeds under tests/fuzz/corpus/).
+ * modules: the module records a scan of /proc/PID/maps writes. The tests pin
+ * a bug found by review: the path a maps line names is the target owner's to
+ * change.
  */
 #include <check.h>
 #include <errno.h>
@@ -18,10 +18,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "capture/modules.h"
-#include "capture/proc_maps.h"
 #include "check_main.h"
-
-/* --- modules: the path a maps line names is the target owner's to change --- */
 
 struct sink {
 	uint8_t *data;
@@ -53,7 +50,7 @@ static void make_root(void)
 	char path[PATH_MAX];
 
 	/* Each test makes its own, also when CK_FORK=no runs them in one process. */
-	snprintf(root, sizeof(root), "/tmp/fxs-regress-XXXXXX");
+	snprintf(root, sizeof(root), "/tmp/fxs-modules-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	snprintf(path, sizeof(path), "%s/4242", root);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -98,7 +95,8 @@ static int scanned_build_id_len(void)
 	ck_assert_ptr_nonnull(m);
 	s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(modules_scan(m, s, 1, 4242), 1);
+	/* As capture.c scans: modules_scan_dir(), here under the fake proc root. */
+	ck_assert_int_eq(modules_scan_dir(m, s, 1, 4242, NULL), 1);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	r = fxt_reader__open_mem(sink.data, sink.len);
 	ck_assert_ptr_nonnull(r);
@@ -184,37 +182,17 @@ START_TEST(test_modules_fifo_not_opened)
 }
 END_TEST
 
-/* --- proc_maps: UBSan, "applying zero offset to null pointer" --- */
-
-/*
- * proc_map_parse_line(NULL, 0, ...) computed line + len before its NULL
- * check (daemon/capture/proc_maps.c, struct cursor initializer): undefined behaviour,
- * reported by UBSan in check_symbols' test_maps_lines. Kept here so that
- * `make check-asan` catches it on its own.
- */
-START_TEST(test_maps_null_line)
+static Suite *modules_suite(void)
 {
-	struct proc_map m;
-
-	ck_assert_int_eq(proc_map_parse_line(NULL, 0, &m), -EBADMSG);
-	ck_assert_int_eq(proc_map_parse_line("", 0, &m), -EBADMSG);
-}
-END_TEST
-
-static Suite *regressions_suite(void)
-{
-	Suite *s = suite_create("regressions");
-	TCase *modules = tcase_create("modules");
-	TCase *maps = tcase_create("proc_maps");
+	Suite *s = suite_create("modules");
+	TCase *modules = tcase_create("scan");
 
 	tcase_set_timeout(modules, 10);
 	tcase_add_test(modules, test_modules_mapped_file_read);
 	tcase_add_test(modules, test_modules_swapped_path_not_read);
 	tcase_add_test(modules, test_modules_fifo_not_opened);
 	suite_add_tcase(s, modules);
-	tcase_add_test(maps, test_maps_null_line);
-	suite_add_tcase(s, maps);
 	return s;
 }
 
-CHECK_MAIN(regressions_suite)
+CHECK_MAIN(modules_suite)

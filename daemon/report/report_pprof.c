@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The pprof output: profile.proto encoded by hand, gzipped with zlib. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "util/containers.h"
+#include "symbols/elf_symbols.h"
+#include "report/report_internal.h"
+#include "symbols/symbolizer.h"
+
+/* ---- pprof: profile.proto by hand ---- */
+
+struct pbuf {
+	uint8_t *data;
+	size_t len, cap;
+	int err;
+};
+
+static void pb_bytes(struct pbuf *b, const void *p, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *tmp;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		tmp = realloc(b->data, cap);
+		if (!tmp) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->data = tmp;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+static void pb_varint(struct pbuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_bytes(b, tmp, n);
+}
+
+#define PB_VARINT 0
+#define PB_LEN	  2
+
+static void pb_tag(struct pbuf *b, unsigned field, unsigned wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+/* A varint field; proto3 leaves zeros out. */
+static void pb_uint(struct pbuf *b, unsigned field, uint64_t v)
+{
+	if (!v)
+		return;
+	pb_tag(b, field, PB_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_len(struct pbuf *b, unsigned field, const void *p, size_t n)
+{
+	pb_tag(b, field, PB_LEN);
+	pb_varint(b, n);
+	pb_bytes(b, p, n);
+}
+
+static void pb_msg(struct pbuf *b, unsigned field, struct pbuf *sub)
+{
+	if (sub->err && !b->err)
+		b->err = sub->err;
+	pb_len(b, field, sub->data, sub->len);
+	sub->len = 0;
+}
+
+/* The string table: index 0 is "". Strings are copied. */
+struct strtab {
+	char **v;
+	size_t n, cap;
+	struct hash_index idx;
+	int err;
+};
+
+static bool str_eq(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const struct strtab *)ctx)->v[pos], key);
+}
+
+static uint64_t str_index(struct strtab *t, const char *s)
+{
+	uint64_t h = fnv1a(FNV_INIT, s, strlen(s));
+	size_t pos;
+	char *copy;
+
+	if (t->err)
+		return 0;
+	if (hash_index_find(&t->idx, h, str_eq, t, s, &pos))
+		return pos;
+	copy = strdup(s);
+	if (!copy || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
+	    hash_index_insert(&t->idx, h, t->n)) {
+		free(copy);
+		t->err = -ENOMEM;
+		return 0;
+	}
+	t->v[t->n] = copy;
+	return t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	hash_index_free(&t->idx);
+}
+
+/* Mappings with the same contents (forked processes, one binary) are one pprof mapping. */
+static int mapping_content_order(const void *pa, const void *pb)
+{
+	const struct symbolizer_mapping *a = *(const struct symbolizer_mapping *const *)pa;
+	const struct symbolizer_mapping *b = *(const struct symbolizer_mapping *const *)pb;
+	int c;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	if (a->file_offset != b->file_offset)
+		return a->file_offset < b->file_offset ? -1 : 1;
+	c = strcmp(a->path ?: "", b->path ?: "");
+	if (c)
+		return c;
+	if (a->build_id_len != b->build_id_len)
+		return a->build_id_len < b->build_id_len ? -1 : 1;
+	c = a->build_id_len ? memcmp(a->build_id, b->build_id, a->build_id_len) : 0;
+	if (c)
+		return c;
+	return strcmp(a->go_build_id ?: "", b->go_build_id ?: "");
+}
+
+/*
+ * What pprof calls a location: one address in one mapping, resolved to one
+ * function. loc is the first report loc of it (its inline chain and lines are
+ * those of every equal one: same contents, same address); SIZE_MAX for the
+ * cut-off marker.
+ */
+struct ploc_key {
+	uint64_t mapping, address;
+	size_t func;
+	size_t loc;
+};
+
+struct ptables {
+	/* pprof ids: 0 for none */
+	uint64_t *map_of_sym;			/* by symbolizer mapping id */
+	const struct symbolizer_mapping **maps; /* pprof mapping id - 1 -> one of its mappings */
+	size_t nr_maps;
+	uint64_t *loc_of;	/* by report loc */
+	struct ploc_key *plocs; /* pprof location id - 1 */
+	size_t nr_plocs, cap_plocs;
+	struct hash_index ploc_idx;
+	uint64_t *func_of; /* by report func */
+	size_t *funcs;	   /* pprof function id - 1 -> report func */
+	size_t nr_funcs;
+	uint64_t truncated_loc; /* the "[truncated]" location, when a stack uses it */
+};
+
+static void ptables_free(struct ptables *t)
+{
+	free(t->map_of_sym);
+	free(t->maps);
+	free(t->loc_of);
+	free(t->plocs);
+	hash_index_free(&t->ploc_idx);
+	free(t->func_of);
+	free(t->funcs);
+}
+
+static bool ploc_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct ploc_key *a = &((const struct ptables *)ctx)->plocs[pos], *b = key;
+
+	return a->mapping == b->mapping && a->address == b->address && a->func == b->func;
+}
+
+static uint64_t pfunc(struct ptables *t, size_t func)
+{
+	if (!t->func_of[func]) {
+		t->funcs[t->nr_funcs] = func;
+		t->func_of[func] = ++t->nr_funcs;
+	}
+	return t->func_of[func];
+}
+
+static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uint64_t address,
+		size_t func, size_t loc, uint64_t *ret)
+{
+	struct ploc_key k = {mapping, address, func, loc};
+	unsigned j;
+	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, mapping), address), func);
+	size_t pos;
+
+	if (hash_index_find(&t->ploc_idx, h, ploc_eq, t, &k, &pos)) {
+		*ret = pos + 1;
+		return 0;
+	}
+	if (array_reserve((void **)&t->plocs, &t->cap_plocs, t->nr_plocs, sizeof(*t->plocs)) ||
+	    hash_index_insert(&t->ploc_idx, h, t->nr_plocs))
+		return -ENOMEM;
+	t->plocs[t->nr_plocs++] = k;
+	if (loc != SIZE_MAX)
+		for (j = 0; j < locs[loc].nr_inl; j++)
+			pfunc(t, locs[loc].inl[j].func);
+	pfunc(t, func);
+	*ret = t->nr_plocs;
+	return 0;
+}
+
+/*
+ * Number the pprof tables from the report's: only what the samples use, each
+ * distinct mapping, location and function once.
+ */
+static int build_ptables(struct report *r, struct ptables *t)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct loc *locs = T(r->locs, struct loc);
+	const struct symbolizer_mapping **sorted = NULL;
+	size_t i, n = 0, max_id = 0;
+	unsigned j;
+	int err = 0;
+
+	for (i = 0; i < r->locs.n; i++)
+		if (locs[i].mapping && locs[i].mapping->id > max_id)
+			max_id = locs[i].mapping->id;
+	t->map_of_sym = calloc(max_id + 1, sizeof(*t->map_of_sym));
+	sorted = calloc(r->locs.n + 1, sizeof(*sorted));
+	t->maps = calloc(r->locs.n + 1, sizeof(*t->maps));
+	t->loc_of = calloc(r->locs.n + 1, sizeof(*t->loc_of));
+	t->func_of = calloc(r->funcs.n + 1, sizeof(*t->func_of));
+	t->funcs = calloc(r->funcs.n + 1, sizeof(*t->funcs));
+	if (!t->map_of_sym || !sorted || !t->maps || !t->loc_of || !t->func_of || !t->funcs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* Mappings: one entry per symbolizer mapping, then runs of equal contents. */
+	for (i = 0; i < r->locs.n; i++) {
+		const struct symbolizer_mapping *mp = locs[i].mapping;
+
+		if (mp && !t->map_of_sym[mp->id]) {
+			t->map_of_sym[mp->id] = 1;
+			sorted[n++] = mp;
+		}
+	}
+	qsort(sorted, n, sizeof(*sorted), mapping_content_order);
+	for (i = 0; i < n; i++) {
+		if (!i || mapping_content_order(&sorted[i - 1], &sorted[i]))
+			t->maps[t->nr_maps++] = sorted[i];
+		t->map_of_sym[sorted[i]->id] = t->nr_maps;
+	}
+	/* Locations and functions in the order the samples first use them. */
+	for (i = 0; i < r->stacks.n && !err; i++) {
+		const struct stack *s = &stacks[i];
+
+		for (j = 0; j < s->nr && !err; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+
+			if (t->loc_of[s->locs[j]])
+				continue;
+			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
+				   l->func, s->locs[j], &t->loc_of[s->locs[j]]);
+		}
+		/* Function 0 is the cut-off marker (report_prepare()). */
+		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
+			err = ploc(t, locs, 0, 0, 0, SIZE_MAX, &t->truncated_loc);
+	}
+out:
+	free(sorted);
+	return err;
+}
+
+/* A label: a string (str) or a number (num) under key. */
+static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t str, uint64_t num)
+{
+	pb_uint(sub, 1, key);
+	pb_uint(sub, 2, str);
+	pb_uint(sub, 3, num);
+	pb_msg(p, 3, sub);
+}
+
+static int encode_profile(struct report *r, struct pbuf *p)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct loc *locs = T(r->locs, struct loc);
+	const struct func *funcs = T(r->funcs, struct func);
+	struct pbuf m = {}, sub = {}, packed = {};
+	struct ptables t = {};
+	struct strtab st = {};
+	size_t i;
+	uint64_t key_pid, key_tid, key_thread, key_process, period, start, stop;
+	char hex[2 * ELF_BUILD_ID_MAX + 1];
+	unsigned j;
+	int err = 0;
+
+	err = build_ptables(r, &t);
+	if (err)
+		goto out;
+	period = report_period_ns(r);
+	str_index(&st, "");
+	/*
+	 * sample_type = 1: as Go's CPU profiles, samples/count and
+	 * cpu/nanoseconds; off-cpu/nanoseconds or wall/nanoseconds alone in those
+	 * views, whose counts are ns already.
+	 */
+	if (r->time_mode) {
+		pb_uint(&sub, 1,
+			str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
+		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
+		pb_msg(p, 1, &sub);
+	} else {
+		pb_uint(&sub, 1, str_index(&st, "samples"));
+		pb_uint(&sub, 2, str_index(&st, "count"));
+		pb_msg(p, 1, &sub);
+		pb_uint(&sub, 1, str_index(&st, "cpu"));
+		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
+		pb_msg(p, 1, &sub);
+	}
+
+	/* sample = 2: location ids leaf first, the cut-off marker outermost. */
+	key_pid = str_index(&st, "pid");
+	key_tid = str_index(&st, "tid");
+	key_thread = str_index(&st, "thread");
+	key_process = str_index(&st, "process");
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+		const char *tn = report_thread_name(r, s->tid),
+			   *pn = report_process_name(r, s->pid);
+
+		for (j = 0; j < s->nr; j++)
+			pb_varint(&packed, t.loc_of[s->locs[j]]);
+		if (s->flags & FXT_BT_FLAG_TRUNCATED)
+			pb_varint(&packed, t.truncated_loc);
+		pb_msg(&m, 1, &packed);
+		pb_varint(&packed, s->count);
+		if (!r->time_mode)
+			pb_varint(&packed, s->count * period);
+		pb_msg(&m, 2, &packed);
+		if (tn)
+			pb_label(&m, &sub, key_thread, str_index(&st, tn), 0);
+		if (pn)
+			pb_label(&m, &sub, key_process, str_index(&st, pn), 0);
+		pb_label(&m, &sub, key_pid, 0, s->pid);
+		pb_label(&m, &sub, key_tid, 0, s->tid);
+		pb_msg(p, 2, &m);
+	}
+
+	/* mapping = 3 */
+	for (i = 0; i < t.nr_maps; i++) {
+		const struct symbolizer_mapping *mp = t.maps[i];
+
+		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 2, mp->start);
+		pb_uint(&m, 3, mp->start + mp->size);
+		pb_uint(&m, 4, mp->file_offset);
+		pb_uint(&m, 5, str_index(&st, mp->path ?: ""));
+		/* The GNU build id, else Go's (go tool pprof takes either). */
+		if (mp->build_id_len)
+			pb_uint(&m, 6,
+				str_index(&st, elf_build_id_hex(mp->build_id, mp->build_id_len, hex,
+								sizeof(hex))));
+		else if (mp->go_build_id)
+			pb_uint(&m, 6, str_index(&st, mp->go_build_id));
+		/* Every location carries its function: pprof must not symbolize again. */
+		pb_uint(&m, 7, 1);
+		pb_msg(p, 3, &m);
+	}
+
+	/* location = 4 */
+	for (i = 0; i < t.nr_plocs; i++) {
+		const struct ploc_key *k = &t.plocs[i];
+		const struct loc *l = k->loc == SIZE_MAX ? NULL : &locs[k->loc];
+
+		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 2, k->mapping);
+		pb_uint(&m, 3, k->address);
+		/* line = 4: the inlined functions innermost first, then the one they are in. */
+		for (j = 0; l && j < l->nr_inl; j++) {
+			pb_uint(&sub, 1, t.func_of[l->inl[j].func]);
+			pb_uint(&sub, 2, l->inl[j].line);
+			pb_msg(&m, 4, &sub);
+		}
+		pb_uint(&sub, 1, t.func_of[k->func]);
+		pb_uint(&sub, 2, l ? l->line : 0);
+		pb_msg(&m, 4, &sub);
+		pb_msg(p, 4, &m);
+	}
+
+	/* function = 5 */
+	for (i = 0; i < t.nr_funcs; i++) {
+		const struct func *f = &funcs[t.funcs[i]];
+		uint64_t name = str_index(&st, f->name);
+
+		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 2, name);
+		pb_uint(&m, 3, name);
+		/* filename = 4, start_line = 5: the source when DWARF gave it. */
+		pb_uint(&m, 4, str_index(&st, f->file ?: f->module ?: ""));
+		pb_uint(&m, 5, f->start_line);
+		pb_msg(p, 5, &m);
+	}
+
+	/*
+	 * time_nanos = 9, duration_nanos = 10: the capture's, when the file has
+	 * its clock record, else from its first to its last sample.
+	 */
+	start = r->have_clock ? r->clock_start_boot_ns : report_ticks_to_ns(r, r->first_ts);
+	stop = r->have_clock ? r->clock_stop_boot_ns : report_ticks_to_ns(r, r->last_ts);
+	if (r->have_clock)
+		pb_uint(p, 9, r->clock_start_real_ns);
+	if ((r->have_clock || r->have_ts) && stop > start)
+		pb_uint(p, 10, stop - start);
+	/* period_type = 11, period = 12 */
+	pb_uint(&sub, 1, str_index(&st, "cpu"));
+	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
+	pb_msg(p, 11, &sub);
+	pb_uint(p, 12, period);
+
+	/* string_table = 6, last: every string is known by now. */
+	err = st.err;
+	for (i = 0; !err && i < st.n; i++)
+		pb_len(p, 6, st.v[i], strlen(st.v[i]));
+	if (!err)
+		err = m.err ? m.err : sub.err ? sub.err : packed.err ? packed.err : p->err;
+out:
+	ptables_free(&t);
+	free(m.data);
+	free(sub.data);
+	free(packed.data);
+	strtab_free(&st);
+	return err;
+}
+
+static int gzip_to(FILE *out, const uint8_t *data, size_t len)
+{
+	unsigned char chunk[65536];
+	z_stream zs = {};
+	int zerr, err = 0;
+
+	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	zs.next_in = (Bytef *)data;
+	zs.avail_in = (uInt)len;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zerr = deflate(&zs, Z_FINISH);
+		if (zerr == Z_STREAM_ERROR) {
+			err = -EIO;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
+		    sizeof(chunk) - zs.avail_out) {
+			err = -EIO;
+			break;
+		}
+	} while (zerr != Z_STREAM_END);
+	deflateEnd(&zs);
+	return err;
+}
+
+int report_write_pprof(struct report *r, FILE *out)
+{
+	struct pbuf p = {};
+	int err;
+
+	err = report_prepare(r);
+	if (!err)
+		err = encode_profile(r, &p);
+	/* uInt counts the input: a profile past 4 GiB is not worth supporting. */
+	if (!err && p.len > UINT32_MAX)
+		err = -EFBIG;
+	if (!err)
+		err = gzip_to(out, p.data, p.len);
+	if (!err && ferror(out))
+		err = -EIO;
+	free(p.data);
+	return err;
+}

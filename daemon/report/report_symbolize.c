@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Symbolization of the report's stacks into locations and functions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/containers.h"
+#include "report/report_internal.h"
+#include "symbols/symbolizer.h"
+
+void report_unprepare(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->stacks.n; i++) {
+		free(T(r->stacks, struct stack)[i].locs);
+		T(r->stacks, struct stack)[i].locs = NULL;
+	}
+	for (i = 0; i < r->locs.n; i++)
+		free(T(r->locs, struct loc)[i].inl);
+	report_table_free(&r->locs);
+	report_table_free(&r->funcs);
+	r->prepared = false;
+}
+
+/* ---- symbolization into locations and functions ---- */
+
+struct loc_key {
+	uint64_t pid, pc;
+	bool is_return;
+};
+
+static bool loc_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct loc *l = &T(*(const struct table *)ctx, struct loc)[pos];
+	const struct loc_key *k = key;
+
+	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return;
+}
+
+struct func_key {
+	const char *name, *module;
+};
+
+static bool func_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct func *f = &T(*(const struct table *)ctx, struct func)[pos];
+	const struct func_key *k = key;
+
+	return !strcmp(f->name, k->name) && !strcmp(f->module ?: "", k->module ?: "");
+}
+
+static int get_func(struct report *r, const char *name, const char *module, bool resolved,
+		    size_t *ret)
+{
+	struct func_key k = {name, module};
+	uint64_t h = fnv1a(FNV_INIT, name, strlen(name) + 1);
+	struct func *f;
+
+	if (module)
+		h = fnv1a(h, module, strlen(module));
+	if (hash_index_find(&r->funcs.idx, h, func_eq, &r->funcs, &k, ret))
+		return 0;
+	if (array_reserve(&r->funcs.v, &r->funcs.cap, r->funcs.n, sizeof(struct func)) ||
+	    hash_index_insert(&r->funcs.idx, h, r->funcs.n))
+		return -ENOMEM;
+	f = &T(r->funcs, struct func)[r->funcs.n];
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->module = module;
+	f->resolved = resolved;
+	*ret = r->funcs.n++;
+	return 0;
+}
+
+/* The first declaration DWARF gives a function is its pprof filename and start_line. */
+static void func_set_source(struct report *r, size_t func, const char *file, unsigned line)
+{
+	struct func *f = &T(r->funcs, struct func)[func];
+
+	if (!f->file && file) {
+		f->file = file;
+		f->start_line = line;
+	}
+}
+
+static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
+{
+	struct loc_key k = {pid, pc, is_return};
+	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return);
+	struct loc_line *inl = NULL;
+	struct sym_frame sf;
+	struct loc *l;
+	size_t func;
+	unsigned i;
+	int err;
+
+	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
+		return 0;
+	err = symbolizer_resolve(r->sym, pid, pc, is_return, &sf);
+	if (!err)
+		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
+	if (err)
+		return err;
+	func_set_source(r, func, sf.decl_file, sf.decl_line);
+	if (sf.nr_inlined) {
+		inl = calloc(sf.nr_inlined, sizeof(*inl));
+		if (!inl)
+			return -ENOMEM;
+	}
+	for (i = 0; i < sf.nr_inlined; i++) {
+		const struct dwarf_frame *df = &sf.inlined[i];
+
+		err = get_func(r, df->function, sf.module, true, &inl[i].func);
+		if (err) {
+			free(inl);
+			return err;
+		}
+		func_set_source(r, inl[i].func, df->decl_file, df->decl_line);
+		inl[i].file = df->file;
+		inl[i].line = df->line;
+	}
+	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
+	    hash_index_insert(&r->locs.idx, h, r->locs.n)) {
+		free(inl);
+		return -ENOMEM;
+	}
+	l = &T(r->locs, struct loc)[r->locs.n];
+	l->pid = pid;
+	l->pc = pc;
+	l->is_return = is_return;
+	l->func = func;
+	l->mapping = sf.mapping;
+	l->file = sf.file;
+	l->line = sf.line;
+	l->inl = inl;
+	l->nr_inl = sf.nr_inlined;
+	*ret = r->locs.n++;
+	return 0;
+}
+
+/* The function executing at a location: its innermost inlined one. */
+static size_t loc_leaf_func(const struct loc *l)
+{
+	return l->nr_inl ? l->inl[0].func : l->func;
+}
+
+int report_prepare(struct report *r)
+{
+	struct stack *stacks = T(r->stacks, struct stack);
+	size_t i, func;
+	unsigned j;
+	int err;
+
+	if (r->prepared)
+		return 0;
+	report_unprepare(r);
+	/* Function 0 stands for the cut-off part of truncated stacks. */
+	err = get_func(r, TRUNCATED_FRAME, NULL, false, &func);
+	if (err)
+		return err;
+	for (i = 0; i < r->stacks.n; i++) {
+		struct stack *s = &stacks[i];
+
+		s->locs = calloc(s->nr ? s->nr : 1, sizeof(*s->locs));
+		if (!s->locs)
+			return -ENOMEM;
+		for (j = 0; j < s->nr; j++) {
+			err = get_loc(r, s->pid, s->frames[j],
+				      symbolizer_frame_is_return(j, s->flags), &s->locs[j]);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+		struct func *funcs = T(r->funcs, struct func);
+		const struct loc *locs = T(r->locs, struct loc);
+
+		if (s->nr)
+			funcs[loc_leaf_func(&locs[s->locs[0]])].self += s->count;
+		for (j = 0; j < s->nr; j++) {
+			const struct loc *l = &locs[s->locs[j]];
+			unsigned k;
+
+			/* Recursion counts once per sample; inlined functions count too. */
+			for (k = 0; k <= l->nr_inl; k++) {
+				struct func *f = &funcs[k < l->nr_inl ? l->inl[k].func : l->func];
+
+				if (f->stamp != i + 1) {
+					f->stamp = i + 1;
+					f->total += s->count;
+				}
+			}
+		}
+	}
+	r->prepared = true;
+	return 0;
+}
