@@ -376,9 +376,11 @@ $(OUTPUT)/libstatic-compat.a: $(STATIC_COMPAT)
 
 $(CROSS_DIR)/fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o
 $(CROSS_DIR)/fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o
+# The main's object before the archive: ld takes from an archive only what is
+# undefined by then ($^ lists this rule's prerequisites first).
 $(CROSS_BINS): $(OUTPUT)/libfxs.a $(OUTPUT)/libstatic-compat.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter-out %compat.a,$^) $(STATIC_LIBS) \
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(filter %.o,$^) $(OUTPUT)/libfxs.a $(STATIC_LIBS) \
 		$(OUTPUT)/libstatic-compat.a -o $@
 
 # The cross binaries run (tests/cross.sh): natively for the host's arch, else

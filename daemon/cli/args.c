@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "capture/lifecycle.h"
+#include "util/units.h"
 
 const char args_record_usage[] =
 	"usage: fxsampler record [-p PID[,PID..]] [-a] [-F HZ | --period DUR] [-d DUR]\n"
@@ -44,6 +45,10 @@ const char args_record_usage[] =
 	"                         range (5.19 to 6.3.9) that has the fix backported\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          the version\n"
+	"\n"
+	"DUR: a number and ns, us, ms, s, m (or min), h or d; a bare number is seconds.\n"
+	"SIZE: bytes, or a number and K, M or G (or KB, KiB..., all powers of 1024).\n"
+	"Units take any case, as in fxsamplerd.conf.\n"
 	"\n"
 	"With -- CMD, the command starts once sampling runs and the capture ends when\n"
 	"it exits. Ctrl-C or SIGTERM end a capture with a complete file.\n"
@@ -87,68 +92,6 @@ static const struct option record_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-int args_parse_u64(const char *s, uint64_t *ret)
-{
-	unsigned long long v;
-	char *end;
-
-	/* strtoull accepts "-1" and leading blanks; a count never has them. */
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-/* A number followed by a unit from the table; no unit means units[0]. */
-static int parse_with_unit(const char *s, const char *const *names, const uint64_t *mult, size_t n,
-			   uint64_t *ret)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(end, names[i]))
-			continue;
-		if (v > UINT64_MAX / mult[i])
-			return -ERANGE;
-		*ret = v * mult[i];
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int args_parse_duration(const char *s, uint64_t *ret_ns)
-{
-	static const char *const names[] = {"", "s", "ms", "us", "ns", "m", "h"};
-	static const uint64_t mult[] = {1000000000ULL, 1000000000ULL,  1000000ULL,	1000ULL,
-					1ULL,	       60000000000ULL, 3600000000000ULL};
-
-	return parse_with_unit(s, names, mult, sizeof(mult) / sizeof(mult[0]), ret_ns);
-}
-
-int args_parse_size(const char *s, uint64_t *ret)
-{
-	static const char *const names[] = {"",	  "B",	 "K", "KB", "KiB", "M",
-					    "MB", "MiB", "G", "GB", "GiB"};
-	static const uint64_t mult[] = {1,	    1,		1ULL << 10, 1ULL << 10,
-					1ULL << 10, 1ULL << 20, 1ULL << 20, 1ULL << 20,
-					1ULL << 30, 1ULL << 30, 1ULL << 30};
-
-	return parse_with_unit(s, names, mult, sizeof(mult) / sizeof(mult[0]), ret);
-}
-
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -172,7 +115,7 @@ static int parse_pids(const char *list, struct capture_opts *o, char *err, size_
 			return fail(err, size, "invalid pid list '%s'", list);
 		memcpy(one, p, len);
 		one[len] = '\0';
-		if (args_parse_u64(one, &pid) || pid == 0 || pid > 0x3fffffff)
+		if (units_parse_u64(one, &pid) || pid == 0 || pid > 0x3fffffff)
 			return fail(err, size, "invalid pid '%s'", one);
 		if (o->nr_pids == CAPTURE_MAX_PIDS)
 			return fail(err, size, "too many pids: at most %d", CAPTURE_MAX_PIDS);
@@ -220,7 +163,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			a.all = true;
 			break;
 		case 'F':
-			if (args_parse_u64(optarg, &v) || v == 0)
+			if (units_parse_u64(optarg, &v) || v == 0)
 				return fail(err, err_size,
 					    "invalid frequency '%s': a whole number of Hz above 0",
 					    optarg);
@@ -232,7 +175,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			freq_set = true;
 			break;
 		case OPT_PERIOD:
-			if (args_parse_duration(optarg, &v) || v == 0)
+			if (units_parse_duration_ns(optarg, &v) || v == 0)
 				return fail(err, err_size,
 					    "invalid period '%s': a duration above 0, e.g. 1ms",
 					    optarg);
@@ -243,7 +186,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			period_set = true;
 			break;
 		case 'd':
-			if (args_parse_duration(optarg, &v) || v == 0)
+			if (units_parse_duration_ns(optarg, &v) || v == 0)
 				return fail(err, err_size,
 					    "invalid duration '%s': e.g. 10s, 500ms, 2m", optarg);
 			a.duration_ns = v;
@@ -254,7 +197,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			a.output = optarg;
 			break;
 		case OPT_BUFFER_SIZE:
-			if (args_parse_size(optarg, &v))
+			if (units_parse_size(optarg, &v))
 				return fail(err, err_size,
 					    "invalid buffer size '%s': e.g. 4096, 64K, 2M", optarg);
 			if (v < SAMPLER_MIN_BUFFER || v > SAMPLER_MAX_BUFFER || (v & (v - 1)))
@@ -264,7 +207,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			a.capture.buffer_size = (uint32_t)v;
 			break;
 		case OPT_MAX_FRAMES:
-			if (args_parse_u64(optarg, &v) || v < 1 || v > FXS_MAX_FRAMES)
+			if (units_parse_u64(optarg, &v) || v < 1 || v > FXS_MAX_FRAMES)
 				return fail(err, err_size, "invalid --max-frames '%s': 1 to %d",
 					    optarg, FXS_MAX_FRAMES);
 			a.capture.max_frames = (uint32_t)v;
@@ -296,7 +239,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		case OPT_OFF_CPU:
 			a.capture.offcpu = true;
 			a.capture.offcpu_min_ns = ARGS_DEFAULT_OFFCPU_MIN;
-			if (optarg && args_parse_duration(optarg, &a.capture.offcpu_min_ns))
+			if (optarg && units_parse_duration_ns(optarg, &a.capture.offcpu_min_ns))
 				return fail(err, err_size,
 					    "invalid --off-cpu '%s': a duration such as 1ms or 0",
 					    optarg);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Command-line parsing for `fxsampler record`, and the checked number,
- * duration and size parsers every command uses. Pure: no I/O but the help
- * text, which the caller prints.
+ * Command-line parsing for `fxsampler record` (numbers, durations and sizes
+ * through util/units.h, as the config file). Pure: no I/O but the help text,
+ * which the caller prints.
  */
 #ifndef FXS_DAEMON_ARGS_H
 #define FXS_DAEMON_ARGS_H
@@ -45,13 +45,6 @@ struct record_args {
  * argv must outlive *ret.
  */
 int args_parse_record(int argc, char **argv, struct record_args *ret, char *err, size_t err_size);
-
-/* Strict parsers: 0 or -EINVAL (garbage, sign, overflow) / -ERANGE. */
-int args_parse_u64(const char *s, uint64_t *ret);
-/* "250ms", "10s", "2m", "1h", "100us", "5000ns"; a bare number is seconds. */
-int args_parse_duration(const char *s, uint64_t *ret_ns);
-/* "4096", "64K", "2M", "1G" (binary units, optional "iB"/"B"). */
-int args_parse_size(const char *s, uint64_t *ret);
 
 extern const char args_record_usage[];
 

@@ -4,7 +4,7 @@
  * decodes, resolves string and thread refs through the provider's tables, and
  * reports the byte offset and the reason of the first malformed record.
  * Pure apart from reading the file (gzip-compressed files are read
- * transparently through zlib). No libbpf.
+ * transparently through zlib). No libbpf. A record as text: fxt_dump.h.
  */
 #ifndef FXS_DAEMON_FXT_READER_H
 #define FXS_DAEMON_FXT_READER_H
@@ -83,12 +83,5 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret);
 const char *fxt_reader_error(const struct fxt_reader *r);
 /* Offset of the end of the last whole record read. */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);
-
-/*
- * One line describing the record, as `fxsampler dump` prints it (no newline).
- * Returns the length of the whole line like snprintf(): a value >= size means
- * buf holds a truncated, still NUL-terminated line.
- */
-int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size);
 
 #endif /* FXS_DAEMON_FXT_READER_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "service/daemon_config.h"
+#include "util/units.h"
 
 #define LINE_MAX_LEN 4096
 /* The smallest ring the BPF side accepts is one page. */
@@ -34,57 +35,8 @@ void daemon_config_defaults(struct daemon_config *ret)
 	};
 }
 
-/* A number with an optional unit among units[] (scales[] alike), "" meaning none. */
-static int parse_scaled(const char *s, const char *const *units, const uint64_t *scales,
-			uint64_t *ret)
-{
-	unsigned long long v;
-	char *end;
-	size_t i;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	for (i = 0; units[i]; i++) {
-		if (strcasecmp(end, units[i]))
-			continue;
-		if (v > UINT64_MAX / scales[i])
-			return -ERANGE;
-		*ret = v * scales[i];
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int daemon_parse_size(const char *s, uint64_t *ret)
-{
-	static const char *const units[] = {"", "B", "K", "KiB", "M", "MiB", "G", "GiB", NULL};
-	static const uint64_t scales[] = {1,	      1,	  1ULL << 10, 1ULL << 10,
-					  1ULL << 20, 1ULL << 20, 1ULL << 30, 1ULL << 30};
-
-	return parse_scaled(s, units, scales, ret);
-}
-
-int daemon_parse_duration_s(const char *s, uint64_t *ret)
-{
-	static const char *const units[] = {"", "s", "m", "min", "h", "d", NULL};
-	static const uint64_t scales[] = {1, 1, 60, 60, 3600, 86400};
-
-	return parse_scaled(s, units, scales, ret);
-}
-
-static int parse_count(const char *s, uint64_t *ret)
-{
-	static const char *const units[] = {"", NULL};
-	static const uint64_t scales[] = {1};
-
-	return parse_scaled(s, units, scales, ret);
-}
-
-int daemon_parse_bool(const char *s, bool *ret)
+/* yes/true/on/1 or no/false/off/0, any case: only the config has booleans. */
+static int parse_bool(const char *s, bool *ret)
 {
 	static const char *const yes[] = {"yes", "true", "on", "1"};
 	static const char *const no[] = {"no", "false", "off", "0"};
@@ -141,13 +93,13 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "continuous")) {
-		err = daemon_parse_bool(val, &c->continuous);
+		err = parse_bool(val, &c->continuous);
 		if (err)
 			snprintf(msg, msg_len, "continuous: '%s' is not yes or no", val);
 		return err;
 	}
 	if (!strcmp(key, "continuous_frequency")) {
-		err = parse_count(val, &v);
+		err = units_parse_u64(val, &v);
 		/* the sampler's ceiling (lifecycle.h) */
 		if (err || !v || v > 50000) {
 			snprintf(msg, msg_len,
@@ -158,7 +110,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "max_file_size") || !strcmp(key, "max_total_size")) {
-		err = daemon_parse_size(val, &v);
+		err = units_parse_size(val, &v);
 		/* below one FXT prologue and a few records a file is useless */
 		if (err || v < 65536) {
 			snprintf(msg, msg_len, "%s: '%s' is not a size of at least 64K", key, val);
@@ -171,7 +123,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "max_file_age")) {
-		err = daemon_parse_duration_s(val, &v);
+		err = units_parse_duration_s(val, &v);
 		if (err || !v) {
 			snprintf(msg, msg_len,
 				 "max_file_age: '%s' is not a duration like 30m or 1h", val);
@@ -181,7 +133,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "buffer_size")) {
-		err = daemon_parse_size(val, &v);
+		err = units_parse_size(val, &v);
 		if (err || v < MIN_BUFFER || v > MAX_BUFFER || (v & (v - 1))) {
 			snprintf(msg, msg_len,
 				 "buffer_size: '%s' is not a power of two between 4K and 1G", val);
@@ -191,7 +143,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "max_frames")) {
-		err = parse_count(val, &v);
+		err = units_parse_u64(val, &v);
 		if (err || !v || v > 255) {
 			snprintf(msg, msg_len, "max_frames: '%s' is not in 1..255", val);
 			return -EINVAL;
@@ -200,7 +152,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "max_clients")) {
-		err = parse_count(val, &v);
+		err = units_parse_u64(val, &v);
 		if (err || !v || v > 1024) {
 			snprintf(msg, msg_len, "max_clients: '%s' is not in 1..1024", val);
 			return -EINVAL;
@@ -209,7 +161,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "max_clients_per_uid")) {
-		err = parse_count(val, &v);
+		err = units_parse_u64(val, &v);
 		if (err || !v || v > 1024) {
 			snprintf(msg, msg_len, "max_clients_per_uid: '%s' is not in 1..1024", val);
 			return -EINVAL;
@@ -222,7 +174,7 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		bool may_be_off =
 			!strcmp(key, "max_session_length") || !strcmp(key, "idle_timeout");
 
-		err = daemon_parse_duration_s(val, &v);
+		err = units_parse_duration_s(val, &v);
 		/* a day is plenty for a handshake, a month for a session */
 		if (err || (!v && !may_be_off) || v > 30 * 86400ULL) {
 			snprintf(msg, msg_len, "%s: '%s' is not a duration like 30s or 5m%s", key,

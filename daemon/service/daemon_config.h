@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * fxsamplerd's configuration file: `key = value` lines, `#` comments, blank
- * lines. Sizes take K, M, G (powers of 1024), durations s, m, h, d. Pure: reads
- * a FILE * or a path it is given, logs nothing.
+ * lines. Sizes and durations are spelled as on the command line (util/units.h:
+ * K, KB, KiB... powers of 1024; ns to d). Pure: reads a FILE * or a path it is
+ * given, logs nothing.
  */
 #ifndef FXS_DAEMON_DAEMON_CONFIG_H
 #define FXS_DAEMON_DAEMON_CONFIG_H
@@ -70,10 +71,5 @@ int daemon_config_check(const struct daemon_config *cfg, char *msg, size_t msg_l
  */
 int daemon_config_load(const char *path, bool must_exist, struct daemon_config *ret, char *err,
 		       size_t err_len);
-
-/* Strict number parsers shared with the command line: 0 or -EINVAL/-ERANGE. */
-int daemon_parse_size(const char *s, uint64_t *ret);
-int daemon_parse_duration_s(const char *s, uint64_t *ret);
-int daemon_parse_bool(const char *s, bool *ret);
 
 #endif /* FXS_DAEMON_DAEMON_CONFIG_H */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fxt/fxt.h"
+#include "util/outfile.h"
 #include "service/rotate.h"
 
 bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s, int64_t now_s)
@@ -94,18 +95,6 @@ void rotate_salvage_scan(const void *data, uint64_t len, struct rotate_salvage *
 	ret->keep = off;
 }
 
-int rotate_complete_name(const char *partial, char *buf, size_t len)
-{
-	size_t n = strlen(partial), plen = strlen(ROTATE_PARTIAL);
-	bool is_partial = false;
-
-	if (!rotate_is_ours(partial, &is_partial) || !is_partial || n - plen >= len)
-		return -EINVAL;
-	memcpy(buf, partial, n - plen);
-	buf[n - plen] = '\0';
-	return 0;
-}
-
 static bool ends_with(const char *s, size_t len, const char *suffix)
 {
 	size_t n = strlen(suffix);
@@ -113,22 +102,52 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !memcmp(s + len - n, suffix, n);
 }
 
-bool rotate_is_ours(const char *name, bool *ret_partial)
+/* A complete name of ours: "fxsampler-*.fxt", a plain name. */
+static bool complete_ours(const char *name)
 {
 	size_t len = strlen(name), plen = strlen(ROTATE_PREFIX);
-	bool partial = false;
 
 	if (strncmp(name, ROTATE_PREFIX, plen))
 		return false;
-	if (ends_with(name, len, ROTATE_PARTIAL)) {
-		partial = true;
-		len -= strlen(ROTATE_PARTIAL);
-	}
 	if (!ends_with(name, len, ROTATE_SUFFIX) || len <= plen + strlen(ROTATE_SUFFIX))
 		return false;
 	/* ours are plain names: never follow anything that could be a path */
-	if (strchr(name, '/'))
-		return false;
+	return !strchr(name, '/');
+}
+
+int rotate_complete_name(const char *partial, char *buf, size_t len)
+{
+	size_t n = strlen(partial), plen = strlen(ROTATE_PARTIAL);
+	char done[NAME_MAX + 1];
+
+	/* outfile's temporary name (outfile.h) */
+	if (!outfile_temp_target(partial, done, sizeof(done))) {
+		if (!complete_ours(done) || strlen(done) >= len)
+			return -EINVAL;
+		strcpy(buf, done);
+		return 0;
+	}
+	/* the name of a daemon before continuous mode used outfile */
+	if (!ends_with(partial, n, ROTATE_PARTIAL) || n - plen >= len || n - plen > NAME_MAX)
+		return -EINVAL;
+	memcpy(done, partial, n - plen);
+	done[n - plen] = '\0';
+	if (!complete_ours(done))
+		return -EINVAL;
+	strcpy(buf, done);
+	return 0;
+}
+
+bool rotate_is_ours(const char *name, bool *ret_partial)
+{
+	char done[NAME_MAX + 1];
+	bool partial = false;
+
+	if (!complete_ours(name)) {
+		if (rotate_complete_name(name, done, sizeof(done)))
+			return false;
+		partial = true;
+	}
 	if (ret_partial)
 		*ret_partial = partial;
 	return true;

@@ -18,7 +18,11 @@
 
 #define ROTATE_PREFIX "fxsampler-"
 #define ROTATE_SUFFIX ".fxt"
-/* A file being written: complete files never carry it. */
+/*
+ * A file being written is named by util/outfile (".NAME.XXXXXX"). Daemons
+ * before that named it NAME plus ROTATE_PARTIAL: such a leftover is still
+ * salvaged. Complete files never carry either.
+ */
 #define ROTATE_PARTIAL ".part"
 
 struct rotate_policy {
@@ -31,7 +35,7 @@ struct rotate_file {
 	char name[NAME_MAX + 1];
 	uint64_t size;
 	int64_t mtime_s;
-	bool partial; /* a ROTATE_PARTIAL leftover of a crash or kill */
+	bool partial; /* being written, or a leftover of a crash or kill */
 };
 
 /*
@@ -65,7 +69,11 @@ struct rotate_salvage {
  */
 void rotate_salvage_scan(const void *data, uint64_t len, struct rotate_salvage *ret);
 
-/* The complete name of a partial file: 0 or -EINVAL (not a partial name of ours). */
+/*
+ * The complete name of a partial file (outfile's temporary name of a complete
+ * name of ours, or one with ROTATE_PARTIAL): 0, or -EINVAL (not a partial
+ * name of ours, or buf too short).
+ */
 int rotate_complete_name(const char *partial, char *buf, size_t len);
 
 /* Whether name is one of ours: complete ("fxsampler-*.fxt") or partial. */
@@ -73,8 +81,8 @@ bool rotate_is_ours(const char *name, bool *ret_partial);
 
 /*
  * The name of a new file started at wall time t_s (UTC), with seq to keep
- * names unique within a second: "fxsampler-20250520T120000Z-0001.fxt". The
- * partial name is the same plus ROTATE_PARTIAL. 0 or -ENAMETOOLONG.
+ * names unique within a second: "fxsampler-20250520T120000Z-0001.fxt". It is
+ * written under outfile's temporary name for it. 0 or -ENAMETOOLONG.
  */
 int rotate_file_name(char *buf, size_t len, int64_t t_s, unsigned seq);
 

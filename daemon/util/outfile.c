@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The output file of record and report: whole or not there, never a device
- * replaced by a file. See outfile.h.
+ * The output file of record, report and continuous mode: whole or not
+ * there, never a device replaced by a file. See outfile.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +45,28 @@ static int open_direct(struct outfile *o, unsigned flags)
 	return 0;
 }
 
-/* The temporary file beside final, named after it, with the mode it will keep. */
-static int open_temp(struct outfile *o, const struct stat *old)
-{
-	const char *slash = strrchr(o->final, '/');
-	int dirlen = slash ? (int)(slash - o->final) + 1 : 0, n;
+/*
+ * The temporary name is derived here only: ".NAME.XXXXXX" beside NAME (the
+ * X's are mkostemp()'s), NAME cut to TEMP_NAME_KEEP bytes so that a long one
+ * still makes a valid name; outfile_temp_target() is the inverse.
+ */
+#define TEMP_NAME_KEEP 200
+#define TEMP_SUFFIX    ".XXXXXX"
 
-	/* ".NAME.XXXXXX" beside it; a long name is cut so that this one stays valid */
-	n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.200s.XXXXXX", dirlen, o->final,
-		     o->final + dirlen);
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The temporary file beside o->final, still 0600: o->tmp and o->fd. */
+static int make_temp(struct outfile *o)
+{
+	int dirlen = (int)(base_name(o->final) - o->final), n;
+
+	n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.*s" TEMP_SUFFIX, dirlen, o->final,
+		     TEMP_NAME_KEEP, o->final + dirlen);
 	if (n < 0 || (size_t)n >= sizeof(o->tmp)) {
 		o->tmp[0] = '\0';
 		return -ENAMETOOLONG;
@@ -62,6 +76,41 @@ static int open_temp(struct outfile *o, const struct stat *old)
 		o->tmp[0] = '\0';
 		return -errno;
 	}
+	return 0;
+}
+
+static bool temp_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+int outfile_temp_target(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name), x = strlen(TEMP_SUFFIX) - 1, keep, i;
+
+	/* ".", NAME, ".", the X's */
+	if (n < x + 3 || name[0] != '.' || name[n - x - 1] != '.' || strchr(name, '/'))
+		return -EINVAL;
+	for (i = n - x; i < n; i++)
+		if (!temp_char(name[i]))
+			return -EINVAL;
+	keep = n - x - 2;
+	if ((keep == 1 && name[1] == '.') || (keep == 2 && name[1] == '.' && name[2] == '.'))
+		return -EINVAL;
+	if (keep >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, name + 1, keep);
+	buf[keep] = '\0';
+	return 0;
+}
+
+/* The temporary file beside final, named after it, with the mode it will keep. */
+static int open_temp(struct outfile *o, const struct stat *old)
+{
+	int err = make_temp(o);
+
+	if (err)
+		return err;
 	if (old) {
 		/* Replacing a profile keeps who may read it. */
 		if (fchown(o->fd, old->st_uid, old->st_gid)) {
@@ -127,6 +176,74 @@ int outfile_open(struct outfile *o, const char *path, unsigned flags)
 	return err;
 }
 
+int outfile_create(struct outfile *o, const char *path, mode_t mode)
+{
+	const char *base = base_name(path);
+	struct stat st;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->name = o->final;
+	o->fd = -1;
+	if (!*base)
+		return -EISDIR;
+	/* its temporary name must name it back (outfile_temp_target()) */
+	if (strlen(path) >= sizeof(o->final) - 16 || strlen(base) > TEMP_NAME_KEEP)
+		return -ENAMETOOLONG;
+	if (!lstat(path, &st))
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	strcpy(o->final, path);
+	err = make_temp(o);
+	if (err)
+		return err;
+	if (fchmod(o->fd, mode & 07777)) {
+		err = -errno;
+		close(o->fd);
+		unlink(o->tmp);
+		o->fd = -1;
+		o->tmp[0] = '\0';
+		return err;
+	}
+	o->noreplace = true;
+	o->open = true;
+	return 0;
+}
+
+int outfile_adopt(struct outfile *o, const char *tmp, const char *final)
+{
+	struct stat st;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->name = o->tmp;
+	o->fd = -1;
+	if (strlen(tmp) >= sizeof(o->tmp) || strlen(final) >= sizeof(o->final))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_RDWR | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISREG(st.st_mode) ? -errno : -OUTFILE_ENOTREG;
+	}
+	strcpy(o->tmp, tmp);
+	strcpy(o->final, final);
+	o->type = S_IFREG;
+	o->fd = fd;
+	o->noreplace = true;
+	o->open = true;
+	return 0;
+}
+
+int outfile_sync(struct outfile *o)
+{
+	if (!o->open)
+		return -EBADF;
+	return fdatasync(o->fd) ? -errno : 0;
+}
+
 /* Sync the directory too, so that the rename survives a crash. */
 static void sync_dir_of(const char *path)
 {
@@ -141,6 +258,21 @@ static void sync_dir_of(const char *path)
 		fsync(fd);
 		close(fd);
 	}
+}
+
+/* The new name, without replacing a file that has it already. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	struct stat st;
+
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A file system (or kernel) without RENAME_NOREPLACE: check, then rename. */
+	if (!lstat(to, &st))
+		return -EEXIST;
+	return rename(from, to) ? -errno : 0;
 }
 
 int outfile_commit(struct outfile *o)
@@ -164,8 +296,15 @@ int outfile_commit(struct outfile *o)
 	if (close(o->fd) && !err)
 		err = -errno;
 	o->fd = -1;
-	if (!err && rename(o->tmp, o->final))
+	if (!err && o->noreplace)
+		err = rename_noreplace(o->tmp, o->final);
+	else if (!err && rename(o->tmp, o->final))
 		err = -errno;
+	if (err && o->noreplace) {
+		/* kept for a salvage: it may hold hours of samples */
+		o->open = false;
+		return err;
+	}
 	if (err) {
 		outfile_abort(o);
 		return err;
@@ -176,16 +315,29 @@ int outfile_commit(struct outfile *o)
 	return 0;
 }
 
-void outfile_abort(struct outfile *o)
+int outfile_abort(struct outfile *o)
+{
+	int err = 0;
+
+	if (!o->open)
+		return 0;
+	if (o->fd >= 0 && !o->is_stdout)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp[0] && unlink(o->tmp) && errno != ENOENT)
+		err = -errno;
+	o->tmp[0] = '\0';
+	o->open = false;
+	return err;
+}
+
+void outfile_leave(struct outfile *o)
 {
 	if (!o->open)
 		return;
 	if (o->fd >= 0 && !o->is_stdout)
 		close(o->fd);
 	o->fd = -1;
-	if (o->tmp[0])
-		unlink(o->tmp);
-	o->tmp[0] = '\0';
 	o->open = false;
 }
 

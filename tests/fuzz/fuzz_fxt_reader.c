@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fxt/fxt_dump.h"
 #include "fxt/fxt_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

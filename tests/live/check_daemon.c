@@ -972,7 +972,7 @@ static void wait_continuous(const char *path)
 START_TEST(test_continuous_killed_salvaged)
 {
 	char sock2[160], log[192], conf[192], dir[192], path[448], done[448], cmd[1024];
-	char empty[448], part_name[NAME_MAX + 1] = "", *text;
+	char empty[448], legacy[448], part_name[NAME_MAX + 1] = "", *text;
 	static const uint8_t cut[12] = {0x3a, 0x00, 0x02, 0x10}; /* a 3-word record, cut */
 	struct rotate_file *files;
 	pid_t d2, target = spinner(0, 0);
@@ -995,27 +995,36 @@ START_TEST(test_continuous_killed_salvaged)
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n", dir);
 	fclose(f);
-	/* A partial file of a daemon killed right after it started: the header only. */
-	snprintf(empty, sizeof(empty), "%s/fxsampler-20200101T000000Z-0001.fxt.part", dir);
+	/*
+	 * Partial files of daemons killed right after they started, the header
+	 * only: under outfile's temporary name, and an older daemon's ".part".
+	 */
+	snprintf(empty, sizeof(empty), "%s/.fxsampler-20200101T000000Z-0001.fxt.Ab3xYz", dir);
+	snprintf(legacy, sizeof(legacy), "%s/fxsampler-20200101T000000Z-0002.fxt.part", dir);
 	ck_assert_int_eq(fxt_put_magic(&hdr), 0);
 	ck_assert_int_eq(fxt_put_provider_info(&hdr, 1, "fxsampler"), 0);
 	ck_assert_int_eq(fxt_put_init(&hdr, 1000000000ULL), 0);
-	fd = open(empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, hdr.data, hdr.len), (ssize_t)hdr.len);
-	close(fd);
+	for (i = 0; i < 2; i++) {
+		fd = open(i ? legacy : empty, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, hdr.data, hdr.len), (ssize_t)hdr.len);
+		close(fd);
+	}
 	fxt_buf_free(&hdr);
 
 	d2 = start_daemon(sock2, conf, log);
 	ck_assert_int_gt(d2, 0);
 	wait_continuous(sock2);
-	ck_assert_msg(access(empty, F_OK), "%s is still there", empty);
 	text = slurp_from(log, 0);
-	snprintf(cmd, sizeof(cmd),
-		 "deleted '%s' (%zu bytes) left by a daemon that did not finish it: it holds no "
-		 "whole record beyond the FXT header",
-		 empty, (size_t)48);
-	ck_assert_msg(strstr(text, cmd), "no '%s' in the log:\n%s", cmd, text);
+	for (i = 0; i < 2; i++) {
+		ck_assert_msg(access(i ? legacy : empty, F_OK), "%s is still there",
+			      i ? legacy : empty);
+		snprintf(cmd, sizeof(cmd),
+			 "deleted '%s' (%zu bytes) left by a daemon that did not finish it: it "
+			 "holds no whole record beyond the FXT header",
+			 i ? legacy : empty, (size_t)48);
+		ck_assert_msg(strstr(text, cmd), "no '%s' in the log:\n%s", cmd, text);
+	}
 	free(text);
 
 	live_msleep(3000);
@@ -1045,7 +1054,11 @@ START_TEST(test_continuous_killed_salvaged)
 	ck_assert_int_gt(d2, 0);
 	wait_continuous(sock2);
 
-	snprintf(done, sizeof(done), "%.*s", (int)(strlen(path) - strlen(ROTATE_PARTIAL)), path);
+	/* ".NAME.XXXXXX" becomes NAME */
+	ck_assert_msg(part_name[0] == '.' && strlen(part_name) > 8 &&
+			      part_name[strlen(part_name) - 7] == '.',
+		      "'%s' is no temporary name", part_name);
+	snprintf(done, sizeof(done), "%s/%.*s", dir, (int)(strlen(part_name) - 8), part_name + 1);
 	ck_assert_msg(access(path, F_OK), "%s is still there", path);
 	ck_assert_int_eq(stat(done, &st), 0);
 	ck_assert_int_eq(st.st_size, whole);

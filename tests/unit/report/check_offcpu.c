@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_stream.h"
+#include "fxt/fxt_dump.h"
 #include "fxt/fxt_reader.h"
 #include "report/offcpu.h"
 #include "service/protocol.h"

@@ -296,32 +296,63 @@ START_TEST(test_long_line)
 }
 END_TEST
 
-START_TEST(test_parsers)
+/*
+ * The config spells sizes and durations as the command line does
+ * (util/units.h, tested in tests/unit/util/check_units.c): `2MB` was refused
+ * here while `--buffer-size 2MB` worked.
+ */
+START_TEST(test_units_as_cli)
 {
-	uint64_t v;
-	bool b;
+	struct daemon_config c;
+	char err[256] = "";
 
-	ck_assert_int_eq(daemon_parse_size("4096", &v), 0);
-	ck_assert_uint_eq(v, 4096);
-	ck_assert_int_eq(daemon_parse_size("4k", &v), 0);
-	ck_assert_uint_eq(v, 4096);
-	ck_assert_int_eq(daemon_parse_size("3GiB", &v), 0);
-	ck_assert_uint_eq(v, 3ULL << 30);
-	ck_assert_int_eq(daemon_parse_size("17179869184G", &v), -ERANGE);
-	ck_assert_int_eq(daemon_parse_size(" 4", &v), -EINVAL);
-	ck_assert_int_eq(daemon_parse_size("+4", &v), -EINVAL);
-	ck_assert_int_eq(daemon_parse_size("4 K", &v), -EINVAL);
-	ck_assert_int_eq(daemon_parse_duration_s("2h", &v), 0);
-	ck_assert_uint_eq(v, 7200);
-	ck_assert_int_eq(daemon_parse_duration_s("1d", &v), 0);
-	ck_assert_uint_eq(v, 86400);
-	ck_assert_int_eq(daemon_parse_duration_s("90", &v), 0);
-	ck_assert_uint_eq(v, 90);
-	ck_assert_int_eq(daemon_parse_bool("On", &b), 0);
-	ck_assert(b);
-	ck_assert_int_eq(daemon_parse_bool("0", &b), 0);
-	ck_assert(!b);
-	ck_assert_int_eq(daemon_parse_bool("y", &b), -EINVAL);
+	ck_assert_int_eq(parse_str("buffer_size = 2MB\n"
+				   "max_file_size = 16MB\n"
+				   "max_total_size = 1GB\n"
+				   "max_file_age = 1d\n"
+				   "handshake_timeout = 2000ms\n"
+				   "idle_timeout = 2min\n"
+				   "client_read_timeout = 90\n",
+				   &c, err, sizeof(err)),
+			 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_uint_eq(c.buffer_size, 2U << 20);
+	ck_assert_uint_eq(c.max_file_size, 16ULL << 20);
+	ck_assert_uint_eq(c.max_total_size, 1ULL << 30);
+	ck_assert_uint_eq(c.max_file_age_s, 86400);
+	ck_assert_uint_eq(c.handshake_timeout_s, 2);
+	ck_assert_uint_eq(c.idle_timeout_s, 120);
+	ck_assert_uint_eq(c.client_read_timeout_s, 90);
+
+	ck_assert_int_eq(
+		parse_str("buffer_size = 4k\nmax_file_size = 64KiB\nmax_total_size = 3GiB\n", &c,
+			  err, sizeof(err)),
+		0);
+	ck_assert_uint_eq(c.buffer_size, 4096);
+	ck_assert_uint_eq(c.max_file_size, 65536);
+	ck_assert_uint_eq(c.max_total_size, 3ULL << 30);
+
+	/* Not whole seconds: refused, not rounded to 0 or 1. */
+	ck_assert_int_eq(parse_str("handshake_timeout = 1500ms\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err,
+			 "t.conf:1: handshake_timeout: '1500ms' is not a duration like 30s or 5m");
+}
+END_TEST
+
+/* Booleans: yes/true/on/1 and no/false/off/0 in any case, nothing else. */
+START_TEST(test_bools)
+{
+	struct daemon_config c;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse_str("continuous = On\n", &c, err, sizeof(err)), 0);
+	ck_assert(c.continuous);
+	ck_assert_int_eq(parse_str("continuous = yes\ncontinuous = 0\n", &c, err, sizeof(err)), 0);
+	ck_assert(!c.continuous);
+	ck_assert_int_eq(parse_str("continuous = TRUE\n", &c, err, sizeof(err)), 0);
+	ck_assert(c.continuous);
+	ck_assert_int_eq(parse_str("continuous = y\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:1: continuous: 'y' is not yes or no");
 }
 END_TEST
 
@@ -335,7 +366,8 @@ static Suite *daemon_config_suite(void)
 	tcase_add_test(tc, test_full_file);
 	tcase_add_test(tc, test_example_is_defaults);
 	tcase_add_test(tc, test_missing_file);
-	tcase_add_test(tc, test_parsers);
+	tcase_add_test(tc, test_units_as_cli);
+	tcase_add_test(tc, test_bools);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

@@ -320,6 +320,31 @@ START_TEST(test_is_ours)
 }
 END_TEST
 
+/* The name a file is written under is util/outfile's temporary name for it. */
+START_TEST(test_temp_names)
+{
+	char buf[NAME_MAX + 1];
+	bool partial = false;
+
+	ck_assert_int_eq(rotate_complete_name(".fxsampler-20250520T120000Z-0001.fxt.Ab3xYz", buf,
+					      sizeof(buf)),
+			 0);
+	ck_assert_str_eq(buf, "fxsampler-20250520T120000Z-0001.fxt");
+	ck_assert(rotate_is_ours(".fxsampler-20250520T120000Z-0001.fxt.Ab3xYz", &partial));
+	ck_assert(partial);
+	/* the CLI's temporary files beside them are not ours */
+	ck_assert_int_eq(rotate_complete_name(".out.fxt.Ab3xYz", buf, sizeof(buf)), -EINVAL);
+	ck_assert(!rotate_is_ours(".out.fxt.Ab3xYz", NULL));
+	ck_assert(!rotate_is_ours(".fxsampler-x.fxt.Ab3xY", NULL));
+	ck_assert(!rotate_is_ours(".fxsampler-x.fxt.part", NULL));
+	ck_assert(!rotate_is_ours(".fxsampler-.fxt.Ab3xYz", NULL));
+	ck_assert(!rotate_is_ours("fxsampler-x.fxt.Ab3xYz", NULL));
+	ck_assert_int_eq(rotate_complete_name(".fxsampler-x.fxt.Ab3xYz", buf, 15), -EINVAL);
+	ck_assert_int_eq(rotate_complete_name(".fxsampler-x.fxt.Ab3xYz", buf, 16), 0);
+	ck_assert_str_eq(buf, "fxsampler-x.fxt");
+}
+END_TEST
+
 START_TEST(test_file_name)
 {
 	char buf[64];
@@ -374,6 +399,7 @@ START_TEST(test_list)
 	make_file("fxsampler-20250101T010000Z-0002.fxt", 3000, 2000);
 	make_file("fxsampler-20250101T020000Z-0003.fxt.part", 100, 3000);
 	make_file("unrelated.fxt", 9999, 10);
+	make_file(".unrelated.fxt.Ab3xYz", 9999, 10);
 	snprintf(path, sizeof(path), "%s/fxsampler-dir.fxt", dir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/fxsampler-link.fxt", dir);
@@ -391,6 +417,15 @@ START_TEST(test_list)
 	ck_assert_str_eq(files[1].name, "fxsampler-20250101T010000Z-0002.fxt");
 	ck_assert_str_eq(files[2].name, "fxsampler-20250101T020000Z-0003.fxt.part");
 	ck_assert(files[2].partial);
+	free(files);
+
+	/* the file being written, under outfile's temporary name */
+	make_file(".fxsampler-20250101T030000Z-0004.fxt.Ab3xYz", 100, 4000);
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	ck_assert_uint_eq(nr, 4);
+	rotate_plan(&pol, files, nr, 1000, NULL);
+	ck_assert_str_eq(files[3].name, ".fxsampler-20250101T030000Z-0004.fxt.Ab3xYz");
+	ck_assert(files[3].partial);
 	free(files);
 
 	ck_assert_int_eq(rotate_list("/nonexistent/fxs", &files, &nr), -ENOENT);
@@ -422,6 +457,7 @@ static Suite *rotate_suite(void)
 	tcase_add_test(tc, test_salvage_cut_points);
 	tcase_add_test(tc, test_complete_name);
 	tcase_add_test(tc, test_is_ours);
+	tcase_add_test(tc, test_temp_names);
 	tcase_add_test(tc, test_file_name);
 	suite_add_tcase(s, tc);
 

@@ -4,7 +4,9 @@
  * honours the umask, a replaced one keeps its mode (and, as root, its owner),
  * a character device made with mknod() here and a FIFO are written through
  * and stay what they were, a FIFO without a reader is refused at once, and an
- * abort leaves the old file and no temporary one.
+ * abort leaves the old file and no temporary one. Continuous mode's files: a
+ * long-lived new file that replaces nothing, a leftover adopted, and the
+ * temporary name told from any other.
  */
 #include <check.h>
 #include <dirent.h>
@@ -44,7 +46,7 @@ static void teardown(void)
 
 static char *path_of(const char *name)
 {
-	static char buf[4][PATH_MAX + 64];
+	static char buf[4][PATH_MAX + 320];
 	static unsigned next;
 	char *p = buf[next++ % 4];
 
@@ -346,6 +348,191 @@ START_TEST(test_stdout)
 }
 END_TEST
 
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * The temporary name is ".NAME.XXXXXX" and names NAME back; anything else is
+ * no temporary name of outfile's.
+ */
+START_TEST(test_temp_target)
+{
+	static const char *const not_temp[] = {
+		"x.ABCDEF",  ".x.ABCDE", ".x.ABCDE_",	".x-ABCDEF", ".x.ABCDEFG", "..ABCDEF",
+		"...ABCDEF", ".ABCDEF",	 ".a/b.ABCDEF", "",	     "fxs.fxt",	   ".x.fxt.part",
+	};
+	char long_name[256], buf[NAME_MAX + 1];
+	struct outfile o;
+	size_t i;
+
+	ck_assert_int_eq(outfile_temp_target(".fxsampler-x.fxt.Ab3xYz", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "fxsampler-x.fxt");
+	ck_assert_int_eq(outfile_temp_target(".x.ABCDEF", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "x");
+	ck_assert_int_eq(outfile_temp_target("..x.ABCDEF", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, ".x");
+	for (i = 0; i < sizeof(not_temp) / sizeof(not_temp[0]); i++)
+		ck_assert_msg(outfile_temp_target(not_temp[i], buf, sizeof(buf)) == -EINVAL,
+			      "'%s' taken for a temporary name", not_temp[i]);
+	ck_assert_int_eq(outfile_temp_target(".abc.ABCDEF", buf, 3), -ENAMETOOLONG);
+	ck_assert_int_eq(outfile_temp_target(".abc.ABCDEF", buf, 4), 0);
+	ck_assert_str_eq(buf, "abc");
+
+	/* outfile_open()'s temporary file is named so */
+	ck_assert_int_eq(outfile_open(&o, path_of("round.fxt"), 0), 0);
+	ck_assert_int_eq(outfile_temp_target(base_of(o.tmp), buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "round.fxt");
+	outfile_abort(&o);
+	/* a long name is cut in its temporary name: its first 200 bytes come back */
+	memset(long_name, 'n', 240);
+	long_name[240] = '\0';
+	ck_assert_int_eq(outfile_open(&o, path_of(long_name), 0), 0);
+	ck_assert_int_eq(outfile_temp_target(base_of(o.tmp), buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(strlen(buf), 200);
+	ck_assert_int_eq(strncmp(buf, long_name, 200), 0);
+	outfile_abort(&o);
+	/* which outfile_create() refuses: its name must come back whole */
+	ck_assert_int_eq(outfile_create(&o, path_of(long_name), 0640), -ENAMETOOLONG);
+	long_name[200] = '\0';
+	ck_assert_int_eq(outfile_create(&o, path_of(long_name), 0640), 0);
+	ck_assert_int_eq(outfile_temp_target(base_of(o.tmp), buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, long_name);
+	outfile_abort(&o);
+	ck_assert_uint_eq(nr_entries(), 0);
+}
+END_TEST
+
+/*
+ * A long-lived new file (continuous mode): its exact mode whatever the
+ * umask, under its temporary name while it grows and syncs, its name only at
+ * commit, and then no temporary file left.
+ */
+START_TEST(test_create_sync_commit)
+{
+	char *path = path_of("fxsampler-1.fxt"), tmp[PATH_MAX], buf[NAME_MAX + 1];
+	mode_t old = umask(077);
+	struct outfile o;
+	struct stat st;
+
+	ck_assert_int_eq(outfile_create(&o, path, 0640), 0);
+	umask(old);
+	ck_assert_str_eq(o.name, path);
+	ck_assert_int_eq(outfile_temp_target(base_of(o.tmp), buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "fxsampler-1.fxt");
+	ck_assert_int_eq(strncmp(o.tmp, tmpdir, strlen(tmpdir)), 0);
+	ck_assert_uint_eq(mode_of(o.tmp), 0640);
+	write_all(&o, "first ");
+	ck_assert_int_eq(outfile_sync(&o), 0);
+	write_all(&o, "second");
+	ck_assert_int_ne(access(path, F_OK), 0);
+	assert_text(o.tmp, "first second");
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	assert_text(path, "first second");
+	ck_assert_uint_eq(mode_of(path), 0640);
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	ck_assert_uint_eq(nr_entries(), 1);
+	ck_assert_int_eq(outfile_sync(&o), -EBADF);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+}
+END_TEST
+
+/*
+ * outfile_create() replaces nothing: a name taken already (a dangling
+ * symlink too) is refused, and a name taken meanwhile fails the commit with
+ * the temporary file kept, whole, for a salvage.
+ */
+START_TEST(test_create_noreplace)
+{
+	char *path = path_of("taken.fxt"), *link = path_of("link.fxt"), tmp[PATH_MAX];
+	struct outfile o;
+
+	put(path, "old", 0644);
+	ck_assert_int_eq(outfile_create(&o, path, 0640), -EEXIST);
+	ck_assert_int_eq(symlink("nowhere", link), 0);
+	ck_assert_int_eq(outfile_create(&o, link, 0640), -EEXIST);
+	ck_assert_int_eq(outfile_create(&o, path_of("no/dir/x.fxt"), 0640), -ENOENT);
+	ck_assert_int_eq(outfile_create(&o, path_of(""), 0640), -EISDIR);
+	ck_assert_uint_eq(nr_entries(), 2);
+	assert_text(path, "old");
+
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(outfile_create(&o, path, 0640), 0);
+	write_all(&o, "hours of samples");
+	put(path, "someone else's", 0644);
+	snprintf(tmp, sizeof(tmp), "%s", o.tmp);
+	ck_assert_int_eq(outfile_commit(&o), -EEXIST);
+	assert_text(path, "someone else's");
+	assert_text(tmp, "hours of samples");
+	ck_assert_str_eq(o.tmp, tmp);
+	/* closed: an abort now removes nothing */
+	ck_assert_int_eq(outfile_abort(&o), 0);
+	assert_text(tmp, "hours of samples");
+	ck_assert_uint_eq(nr_entries(), 3);
+}
+END_TEST
+
+/*
+ * A temporary file a killed writer left is taken over: cut through o->fd and
+ * committed without replacing, or aborted, or left for later.
+ */
+START_TEST(test_adopt)
+{
+	char tmp[PATH_MAX + 64], final[PATH_MAX + 64], other[PATH_MAX + 64], buf[8];
+	struct outfile o;
+
+	/* path_of() has 4 buffers only */
+	snprintf(tmp, sizeof(tmp), "%s", path_of(".left.fxt.Ab3xYz"));
+	snprintf(final, sizeof(final), "%s", path_of("left.fxt"));
+	snprintf(other, sizeof(other), "%s", path_of("other.fxt"));
+
+	put(tmp, "whole records, then a cut one", 0640);
+	ck_assert_int_eq(outfile_adopt(&o, tmp, final), 0);
+	ck_assert_int_eq(pread(o.fd, buf, 5, 0), 5);
+	ck_assert(!memcmp(buf, "whole", 5));
+	ck_assert_int_eq(ftruncate(o.fd, 13), 0);
+	ck_assert_int_eq(outfile_commit(&o), 0);
+	assert_text(final, "whole records");
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	ck_assert_uint_eq(mode_of(final), 0640);
+
+	/* never over a file that has the name */
+	put(tmp, "again", 0640);
+	ck_assert_int_eq(outfile_adopt(&o, tmp, final), 0);
+	ck_assert_int_eq(outfile_commit(&o), -EEXIST);
+	assert_text(final, "whole records");
+	assert_text(tmp, "again");
+
+	/* left as it is, or removed */
+	ck_assert_int_eq(outfile_adopt(&o, tmp, other), 0);
+	outfile_leave(&o);
+	outfile_leave(&o);
+	assert_text(tmp, "again");
+	ck_assert_int_eq(outfile_adopt(&o, tmp, other), 0);
+	ck_assert_int_eq(outfile_abort(&o), 0);
+	ck_assert_int_ne(access(tmp, F_OK), 0);
+	ck_assert_int_ne(access(other, F_OK), 0);
+	/* removed by someone else meanwhile: no failure */
+	put(tmp, "x", 0640);
+	ck_assert_int_eq(outfile_adopt(&o, tmp, other), 0);
+	ck_assert_int_eq(unlink(tmp), 0);
+	ck_assert_int_eq(outfile_abort(&o), 0);
+
+	/* only a regular file, never through a symlink */
+	ck_assert_int_eq(mkfifo(path_of(".fifo.fxt.Ab3xYz"), 0600), 0);
+	ck_assert_int_eq(outfile_adopt(&o, path_of(".fifo.fxt.Ab3xYz"), final), -OUTFILE_ENOTREG);
+	ck_assert_int_eq(symlink(final, path_of(".link.fxt.Ab3xYz")), 0);
+	ck_assert_int_eq(outfile_adopt(&o, path_of(".link.fxt.Ab3xYz"), final), -ELOOP);
+	ck_assert_int_eq(outfile_adopt(&o, path_of(".gone.fxt.Ab3xYz"), final), -ENOENT);
+	ck_assert_uint_eq(nr_entries(), 3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("outfile");
@@ -363,6 +550,10 @@ int main(void)
 	tcase_add_test(tc, test_abort);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_stdout);
+	tcase_add_test(tc, test_temp_target);
+	tcase_add_test(tc, test_create_sync_commit);
+	tcase_add_test(tc, test_create_noreplace);
+	tcase_add_test(tc, test_adopt);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A client's session on the sampler (daemon.h): SETUP authorizes and sets up
+ * the capture (pausing continuous mode), START, STOP, READ and DESTROY move
+ * it along, STATUS says who holds the sampler; a target that leaves the
+ * client's reach becomes a NOTICE.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "util/clock.h"
+#include "service/daemon.h"
+
+void session_clear(struct session *s)
+{
+	capture__free(s->cap);
+	s->cap = NULL;
+	s->owner = NULL;
+	s->state = FXS_SESSION_NONE;
+	s->holder_pid = 0;
+	s->holder_uid = 0;
+}
+
+/* --- requests --- */
+
+/* A target of a client's session left its reach: the client is told, once per pid. */
+static void session_notice(void *ctx, uint32_t pid, const char *text)
+{
+	struct session *s = ctx;
+	struct fxs_msg m = {.type = FXS_MSG_NOTICE};
+
+	if (!s->owner)
+		return;
+	log_info("session of pid %d (uid %u): %s", (int)s->owner->pid, (unsigned)s->owner->uid,
+		 text);
+	m.notice.kind = FXS_NOTICE_TARGET_LEFT;
+	m.notice.pid = pid;
+	snprintf(m.notice.text, sizeof(m.notice.text), "%s", text);
+	if (queue_msg(s->owner, &m))
+		s->owner->closing = true;
+}
+
+/*
+ * A session for a non-root client with targets samples them only while they
+ * stay fully its own (capture_opts.check_creds). Its capabilities are those
+ * the client process has now; a host-wide session (root or the group) is not
+ * limited.
+ */
+static void limit_to_client(struct session *s, const struct conn *c, struct capture_opts *o)
+{
+	struct authz_owner peer;
+
+	if (c->uid == 0 || !o->nr_pids)
+		return;
+	o->check_creds = true;
+	o->uid = (uint32_t)c->uid;
+	o->caps = 0;
+	if (!authz_proc_owner("/proc", c->pid, &peer) && peer.has_caps && peer.ruid == c->uid &&
+	    peer.euid == c->uid && peer.suid == c->uid)
+		o->caps = peer.cap_prm;
+	o->notice = session_notice;
+	o->notice_ctx = s;
+}
+
+static bool own_session(struct daemon *d, struct conn *c)
+{
+	return d->sess.cap && d->sess.owner == c;
+}
+
+static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_setup *req)
+{
+	struct authz_creds cr = {c->pid, c->uid, c->gid, c->groups, c->nr_groups};
+	pid_t pids[FXS_PROTO_MAX_PIDS], holder = 0;
+	struct session *s = &d->sess;
+	struct authz_owner owner = {0};
+	char reason[FXS_PROTO_MAX_TEXT];
+	struct capture_opts o;
+	size_t pending;
+	unsigned i;
+	int err;
+
+	if (own_session(d, c)) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_BAD_STATE, -EALREADY, 0, 0,
+			    "this connection already has a session (destroy it first)");
+		return;
+	}
+	if (s->cap && s->owner) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, s->holder_pid,
+			    s->holder_uid, "the sampler is busy: held by pid %d (uid %u)",
+			    (int)s->holder_pid, (unsigned)s->holder_uid);
+		return;
+	}
+	if (protocol_setup_to_opts(req, &o)) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, -EINVAL, 0, 0,
+			    "invalid capture options");
+		return;
+	}
+	if (!o.period_ns == !o.freq_hz) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, -EINVAL, 0, 0,
+			    "give exactly one of a period and a frequency");
+		return;
+	}
+	for (i = 0; i < o.nr_pids; i++)
+		pids[i] = (pid_t)o.pids[i];
+	reason[0] = '\0';
+	err = authz_check_request(&d->pol, &cr, "/proc", pids, o.nr_pids, reason, sizeof(reason));
+	if (err) {
+		reply_error(c, FXS_MSG_SETUP,
+			    err == -EACCES   ? FXS_ERR_ACCESS_DENIED
+			    : err == -ESRCH  ? FXS_ERR_NOT_FOUND
+			    : err == -EINVAL ? FXS_ERR_INVALID_ARGS
+					     : FXS_ERR_INTERNAL,
+			    err, 0, 0, "%s", reason);
+		if (err == -EACCES)
+			log_info("denied pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid,
+				 reason);
+		return;
+	}
+	if (s->cap) {
+		log_info("pausing continuous mode for pid %d (uid %u)", (int)c->pid,
+			 (unsigned)c->uid);
+		cont_finish(d);
+	}
+	/*
+	 * The prologue is queued by the sink during setup: drop it if setup
+	 * fails. Nothing is sent meanwhile, so the bytes queued before stay the
+	 * first pending ones even if the queue is compacted.
+	 */
+	pending = outq_pending(&c->out);
+	limit_to_client(s, c, &o);
+	err = capture__new(&o, conn_sink, c, &s->cap, &holder);
+	if (err) {
+		s->cap = NULL;
+		c->out.len = c->out.off + pending;
+		switch (err) {
+		case -EBUSY:
+			if (holder > 0)
+				authz_proc_owner("/proc", holder, &owner);
+			reply_error(
+				c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, err, holder, owner.ruid,
+				"the sampler is busy: held by pid %d (uid %u) outside fxsamplerd",
+				(int)holder, (unsigned)owner.ruid);
+			break;
+		case -EINVAL:
+			reply_error(
+				c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, err, 0, 0,
+				"invalid capture options: the period or frequency, buffer size "
+				"(a power of two, at least a page) or max frames (1..%d) is out "
+				"of range",
+				FXS_MAX_FRAMES);
+			break;
+		case -ESRCH:
+			reply_error(c, FXS_MSG_SETUP, FXS_ERR_NOT_FOUND, err, 0, 0,
+				    "a target process exited");
+			break;
+		case -EACCES:
+			/* it changed between the check above and its pidfd */
+			reply_error(c, FXS_MSG_SETUP, FXS_ERR_ACCESS_DENIED, err, 0, 0,
+				    "a target process changed credentials: it is not uid %u's",
+				    (unsigned)c->uid);
+			break;
+		default:
+			reply_error(c, FXS_MSG_SETUP, FXS_ERR_INTERNAL, err, 0, 0,
+				    "fxsamplerd cannot set up the sampler: %s", strerror(-err));
+			log_err("cannot set up a capture for pid %d: %s", (int)c->pid,
+				strerror(-err));
+			break;
+		}
+		/* continuous mode resumes by itself */
+		return;
+	}
+	s->owner = c;
+	s->state = FXS_SESSION_CONFIGURED;
+	s->holder_pid = c->pid;
+	s->holder_uid = c->uid;
+	s->opts = o;
+	log_info("session for pid %d (uid %u): %s, %u target%s", (int)c->pid, (unsigned)c->uid,
+		 o.nr_pids ? "pids" : "host-wide", o.nr_pids, o.nr_pids == 1 ? "" : "s");
+	reply_ok(c, FXS_MSG_SETUP);
+}
+
+static void bad_state(struct conn *c, unsigned request, const struct session *s, bool own,
+		      const char *want)
+{
+	reply_error(c, request, FXS_ERR_BAD_STATE, -EINVAL, 0, 0, "%s: %s, not %s",
+		    protocol_type_name(request),
+		    own ? protocol_session_name(s->state) : "this connection has no session", want);
+}
+
+/* Stop and finish a client's capture: the stream is complete after this. */
+int session_end(struct session *s, unsigned reason)
+{
+	int err = 0;
+
+	if (s->state == FXS_SESSION_RUNNING)
+		err = capture_stop(s->cap);
+	if (!err)
+		err = capture_finish(s->cap);
+	s->state = FXS_SESSION_STOPPED;
+	if (!err)
+		reply_end(s->owner, reason);
+	return err;
+}
+
+void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
+{
+	struct session *s = &d->sess;
+	bool own = own_session(d, c);
+	struct capture_stats st;
+	struct fxs_msg r;
+	int err;
+
+	switch (m->type) {
+	case FXS_MSG_SETUP:
+		handle_setup(d, c, &m->setup);
+		return;
+	case FXS_MSG_START:
+		if (!own || s->state != FXS_SESSION_CONFIGURED) {
+			bad_state(c, m->type, s, own, "configured");
+			return;
+		}
+		err = capture_start(s->cap);
+		if (err) {
+			reply_error(c, m->type, FXS_ERR_INTERNAL, err, 0, 0,
+				    "cannot start sampling: %s", strerror(-err));
+			return;
+		}
+		s->state = FXS_SESSION_RUNNING;
+		s->next_drain_ms = mono_ms() + DRAIN_MS;
+		s->started_ms = mono_ms();
+		reply_ok(c, m->type);
+		return;
+	case FXS_MSG_STOP:
+		if (!own || s->state != FXS_SESSION_RUNNING) {
+			bad_state(c, m->type, s, own, "running");
+			return;
+		}
+		err = session_end(s, FXS_END_STOPPED);
+		if (err) {
+			reply_error(c, m->type, FXS_ERR_INTERNAL, err, 0, 0,
+				    "cannot stop sampling: %s", strerror(-err));
+			return;
+		}
+		reply_ok(c, m->type);
+		return;
+	case FXS_MSG_READ:
+		if (!own) {
+			bad_state(c, m->type, s, own, "a session");
+			return;
+		}
+		if (s->state != FXS_SESSION_STOPPED) {
+			err = capture_poll(s->cap, 0);
+			if (err < 0) {
+				reply_error(c, m->type, FXS_ERR_INTERNAL, err, 0, 0,
+					    "cannot read the buffers: %s", strerror(-err));
+				return;
+			}
+		}
+		reply_ok(c, m->type);
+		return;
+	case FXS_MSG_DESTROY:
+		if (!own) {
+			bad_state(c, m->type, s, own, "a session");
+			return;
+		}
+		log_info("session of pid %d (uid %u) destroyed", (int)c->pid, (unsigned)c->uid);
+		session_clear(s);
+		reply_ok(c, m->type);
+		return;
+	case FXS_MSG_STATUS:
+		memset(&r, 0, sizeof(r));
+		r.type = FXS_MSG_STATUS_REPLY;
+		if (s->cap && c->uid && c->uid != s->holder_uid) {
+			/* not root and not the holder: whose it is, not what it sees */
+			r.status.session = s->state;
+			r.status.flags = FXS_STATUS_OTHERS | (s->owner ? 0 : FXS_STATUS_CONTINUOUS);
+			r.status.holder_uid = (uint32_t)s->holder_uid;
+		} else if (s->cap) {
+			capture_stats(s->cap, &st);
+			r.status.session = s->state;
+			r.status.flags = (s->owner ? 0 : FXS_STATUS_CONTINUOUS) |
+					 (s->owner == c ? FXS_STATUS_YOURS : 0);
+			r.status.holder_pid = (uint32_t)s->holder_pid;
+			r.status.holder_uid = (uint32_t)s->holder_uid;
+			r.status.nr_cpus = st.nr_cpus;
+			r.status.nr_pids = s->opts.nr_pids;
+			r.status.period_ns = s->opts.period_ns;
+			r.status.freq_hz = s->opts.freq_hz;
+			r.status.processes = st.processes;
+			r.status.threads = st.threads;
+			r.status.bytes = st.bytes;
+			r.status.counters = st.counters;
+		}
+		if (queue_msg(c, &r))
+			c->closing = true;
+		return;
+	default:
+		reply_error(c, 0, FXS_ERR_BAD_MESSAGE, -EBADMSG, 0, 0,
+			    "unexpected %s message from a client", protocol_type_name(m->type));
+		return;
+	}
+}
+
+/*
+ * A session's client that reads nothing, or one past max_session_length:
+ * its capture is finished (the stream is complete if it ever reads it) and
+ * the sampler is released for everyone else.
+ */
+void end_session_early(struct daemon *d, unsigned reason, const char *why)
+{
+	struct session *s = &d->sess;
+	struct conn *c = s->owner;
+	int err;
+
+	log_info("ending the session of pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid, why);
+	err = s->state == FXS_SESSION_STOPPED ? 0 : session_end(s, reason);
+	if (err)
+		reply_error(c, 0, FXS_ERR_INTERNAL, err, 0, 0, "fxsamplerd ended the capture: %s",
+			    why);
+	/* the sampler is everyone's again at once; the stream waits in c's queue */
+	session_clear(s);
+	if (reason == FXS_END_STALLED) {
+		c->closing = true;
+		c->close_by_ms = mono_ms() + CLOSE_GRACE_MS;
+		conn_epoll(d, c, EPOLL_CTL_MOD);
+	}
+}
