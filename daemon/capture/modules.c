@@ -383,8 +383,3 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 	}
 	return written;
 }
-
-int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
-{
-	return modules_refresh_dir(m, s, ts, pid, NULL);
-}
