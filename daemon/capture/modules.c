@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/sorted.h"
 #include "symbols/elf_symbols.h"
 #include "capture/modules.h"
 #include "capture/proc_maps.h"
@@ -84,23 +85,17 @@ void modules__free(struct modules *m)
 	free(m);
 }
 
+static int cmp_pid(const void *key, const void *elem)
+{
+	pid_t k = *(const pid_t *)key, e = ((const struct proc_ranges *)elem)->pid;
+
+	return (k > e) - (k < e);
+}
+
+/* m->procs is sorted by pid: pid's entry, or NULL and where it would go. */
 static struct proc_ranges *find_proc(const struct modules *m, pid_t pid, size_t *ret_pos)
 {
-	size_t lo = 0, hi = m->nr_procs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->procs[mid].pid == pid)
-			return &m->procs[mid];
-		if (m->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (ret_pos)
-		*ret_pos = lo;
-	return NULL;
+	return sorted_find(m->procs, m->nr_procs, sizeof(*m->procs), &pid, cmp_pid, ret_pos);
 }
 
 static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
