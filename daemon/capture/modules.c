@@ -114,21 +114,19 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 	return &m->procs[pos];
 }
 
+/* An address against a range: before it, in it (0), or past it. */
+static int cmp_addr_in_range(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key;
+	const struct range *r = elem;
+
+	return a < r->start ? -1 : a >= r->end ? 1 : 0;
+}
+
+/* p->r is sorted by start, the ranges apart: the one holding addr, or NULL. */
 static const struct range *find_range(const struct proc_ranges *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (addr < p->r[mid].start)
-			hi = mid;
-		else if (addr >= p->r[mid].end)
-			lo = mid + 1;
-		else
-			return &p->r[mid];
-	}
-	return NULL;
+	return sorted_find(p->r, p->n, sizeof(*p->r), &addr, cmp_addr_in_range, NULL);
 }
 
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
