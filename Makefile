@@ -8,21 +8,13 @@ CC        ?= cc
 PREFIX    ?= /usr/local
 VERSION   := 0.1.0
 
-# The kernel's name for the arch: x86, arm64, riscv64 (vmlinux/ARCH, .output/cross/ARCH).
-HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-ARCH := $(HOST_ARCH)
-ifeq ($(filter x86 arm64 riscv64,$(ARCH)),)
-$(error ARCH=$(ARCH) is not one of x86, arm64, riscv64)
-endif
+# ARCH (x86, arm64, riscv64), HOST_ARCH, BPF_ARCH, TRIPLET.
+include Makefile.arch
 ifeq ($(filter vmlinux clean,$(MAKECMDGOALS)),)
 ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
 $(error vmlinux/$(ARCH)/vmlinux.h is missing: run 'make vmlinux ARCH=$(ARCH)')
 endif
 endif
-# libbpf's __TARGET_ARCH_* name, and the GNU triplet of the cross toolchain.
-BPF_ARCH := $(patsubst riscv64,riscv,$(ARCH))
-TRIPLET  := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:x86_64-linux-gnu \
-	    arm64:aarch64-linux-gnu riscv64:riscv64-linux-gnu)))
 
 ifeq ($(V),1)
 Q :=

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The bench's own loader: loads one of the bench's BPF objects (fxsampler's
- * program with either walker, the baselines, the empty floor), attaches it to
+ * The bench's own loader: loads fxsampler's program with the walker the bench
+ * asks for (its cfg_walker knob), or the empty floor, attaches it to
  * CPU-clock events for one target, drains the rings every 100 ms and prints
  * one JSON line: BPF run count and run time (bpf_stats), samples and bytes
  * written.
@@ -9,11 +9,13 @@
  *   fxsbench PROG [-F HZ] [-d SEC] [--per-cpu] [--max-frames N]
  *            [--stacks FILE] (-p PID | -- CMD ARGS..)
  *
- * PROG: fast, simple (bpf/sampler.bpf.c, walker chosen by cfg_simple_walk),
- * ab (both walkers on every sample, mismatches counted), plain, getstack,
- * nowalk (the program without its walk), empty. By default the event is per task (pid = target, cpu = -1), so every
- * firing is a sample of the target; --per-cpu opens one event per CPU like
- * fxsampler record does and filters in BPF.
+ * PROG: a walker of bpf/sampler.bpf.c (enum fxs_walker): fast, simple, ab
+ * (both on every sample, mismatches counted), plain (the textbook walker),
+ * getstack (bpf_get_stack), nowalk (the program without its walk); or empty
+ * (bench/empty.bpf.c, an empty program). Everything but the walk is
+ * fxsampler's program as it ships. By default the event is per task (pid =
+ * target, cpu = -1), so every firing is a sample of the target; --per-cpu
+ * opens one event per CPU like fxsampler record does and filters in BPF.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +37,6 @@
 #include <bpf/libbpf.h>
 
 #include "sampler.skel.h"
-#include "plain.skel.h"
-#include "getstack.skel.h"
-#include "abwalk.skel.h"
-#include "nowalk.skel.h"
 #include "empty.skel.h"
 
 #include "sampler.h"
@@ -47,7 +45,8 @@ struct bench {
 	const char *prog_name;
 	unsigned hz, max_frames;
 	double seconds;
-	bool per_cpu, simple;
+	bool per_cpu;
+	unsigned walker; /* enum fxs_walker */
 	FILE *stacks;
 	int nr_cpus;
 	void *skel;
@@ -59,38 +58,46 @@ struct bench {
 	unsigned long long samples, bytes;
 };
 
-#define OPEN_SAMPLER(name)                                                                         \
-	static int open_##name(struct bench *b)                                                    \
-	{                                                                                          \
-		struct name##_bpf *s = name##_bpf__open();                                         \
-		int err;                                                                           \
-                                                                                                   \
-		if (!s)                                                                            \
-			return -errno;                                                             \
-		s->rodata->cfg_max_frames = b->max_frames;                                         \
-		s->rodata->cfg_filter_pids = true;                                                 \
-		s->rodata->cfg_simple_walk = b->simple;                                            \
-		s->rodata->cfg_wake_bytes = 1 << 20;                                               \
-		bpf_map__set_max_entries(s->maps.rings, b->nr_cpus);                               \
-		err = name##_bpf__load(s);                                                         \
-		if (err) {                                                                         \
-			name##_bpf__destroy(s);                                                    \
-			return err;                                                                \
-		}                                                                                  \
-		b->skel = s;                                                                       \
-		b->destroy = (void (*)(void *))name##_bpf__destroy;                                \
-		b->prog = s->progs.fxs_sample;                                                     \
-		b->rings = s->maps.rings;                                                          \
-		b->targets = s->maps.targets;                                                      \
-		b->state = &s->bss->fxs_state;                                                     \
-		return 0;                                                                          \
-	}
+/* The program's value of its A/B map (bpf/sampler.bpf.c's struct walk_ab). */
+struct walk_ab {
+	__u64 frames[FXS_MAX_FRAMES];
+	__u64 agree, differ;
+};
 
-OPEN_SAMPLER(sampler)
-OPEN_SAMPLER(plain)
-OPEN_SAMPLER(getstack)
-OPEN_SAMPLER(abwalk)
-OPEN_SAMPLER(nowalk)
+static int open_sampler(struct bench *b)
+{
+	struct sampler_bpf *s = sampler_bpf__open();
+	int err;
+
+	if (!s)
+		return -errno;
+	s->rodata->cfg_max_frames = b->max_frames;
+	s->rodata->cfg_walker = b->walker;
+	s->rodata->cfg_filter_pids = true;
+	s->rodata->cfg_wake_bytes = 1 << 20;
+	/* As fxsampler without --off-cpu: its programs are not loaded. */
+	bpf_program__set_autoload(s->progs.fxs_offcpu, false);
+	bpf_program__set_autoload(s->progs.fxs_offcpu_sweep, false);
+	bpf_map__set_max_entries(s->maps.rings, b->nr_cpus);
+	if (bpf_map__value_size(s->maps.walk_ab) != sizeof(struct walk_ab)) {
+		sampler_bpf__destroy(s);
+		return -EPROTO;
+	}
+	err = sampler_bpf__load(s);
+	if (err) {
+		sampler_bpf__destroy(s);
+		return err;
+	}
+	b->skel = s;
+	b->destroy = (void (*)(void *))sampler_bpf__destroy;
+	b->prog = s->progs.fxs_sample;
+	b->rings = s->maps.rings;
+	b->targets = s->maps.targets;
+	b->state = &s->bss->fxs_state;
+	if (b->walker == FXS_WALK_AB)
+		b->ab_stats = s->maps.walk_ab;
+	return 0;
+}
 
 static int open_empty(struct bench *b)
 {
@@ -180,6 +187,14 @@ int main(int argc, char **argv)
 		{ "stacks", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct {
+		const char *name;
+		unsigned walker;
+	} walkers[] = {
+		{ "fast", FXS_WALK_FAST },	   { "simple", FXS_WALK_SIMPLE }, { "ab", FXS_WALK_AB },
+		{ "plain", FXS_WALK_PLAIN },	   { "getstack", FXS_WALK_GETSTACK },
+		{ "nowalk", FXS_WALK_NONE },
+	};
 	struct bench b = { .hz = 999, .max_frames = FXS_DEFAULT_FRAMES, .seconds = 0 };
 	struct bpf_link *links[FXS_MAX_CPUS] = { 0 };
 	struct bpf_prog_info info = { 0 }, info0 = { 0 };
@@ -187,6 +202,7 @@ int main(int argc, char **argv)
 	int pid = 0, child = 0, go[2] = { -1, -1 }, stats_fd, opt, err, status = 0, nlinks = 0;
 	unsigned long long t0, t1, ab[2] = { 0, 0 };
 	bool exited = false;
+	size_t i;
 
 	if (argc < 2)
 		usage();
@@ -213,19 +229,12 @@ int main(int argc, char **argv)
 		usage();
 	b.nr_cpus = libbpf_num_possible_cpus();
 
-	if (!strcmp(b.prog_name, "fast") || !strcmp(b.prog_name, "simple")) {
-		b.simple = !strcmp(b.prog_name, "simple");
+	for (i = 0; i < sizeof(walkers) / sizeof(walkers[0]); i++)
+		if (!strcmp(b.prog_name, walkers[i].name))
+			break;
+	if (i < sizeof(walkers) / sizeof(walkers[0])) {
+		b.walker = walkers[i].walker;
 		err = open_sampler(&b);
-	} else if (!strcmp(b.prog_name, "plain")) {
-		err = open_plain(&b);
-	} else if (!strcmp(b.prog_name, "nowalk")) {
-		err = open_nowalk(&b);
-	} else if (!strcmp(b.prog_name, "getstack")) {
-		err = open_getstack(&b);
-	} else if (!strcmp(b.prog_name, "ab")) {
-		err = open_abwalk(&b);
-		if (!err)
-			b.ab_stats = ((struct abwalk_bpf *)b.skel)->maps.ab_stats;
 	} else if (!strcmp(b.prog_name, "empty")) {
 		err = open_empty(&b);
 	} else {
@@ -315,13 +324,14 @@ int main(int argc, char **argv)
 	if (b.rb)
 		ring_buffer__consume(b.rb);
 	if (b.ab_stats) {
-		__u64 *v = calloc(b.nr_cpus, sizeof(*v));
+		struct walk_ab *v = calloc(b.nr_cpus, sizeof(*v));
+		__u32 zero = 0;
 
-		for (__u32 k = 0; v && k < 2; k++) {
-			if (bpf_map_lookup_elem(bpf_map__fd(b.ab_stats), &k, v))
-				continue;
-			for (int c = 0; c < b.nr_cpus; c++)
-				ab[k] += v[c];
+		if (v && !bpf_map_lookup_elem(bpf_map__fd(b.ab_stats), &zero, v)) {
+			for (int c = 0; c < b.nr_cpus; c++) {
+				ab[0] += v[c].agree;
+				ab[1] += v[c].differ;
+			}
 		}
 		free(v);
 	}

@@ -700,9 +700,9 @@ def table():
         for d in A_DEPTHS:
             row = a["per_depth"][str(d)]
             print("   %-10d" % d + "".join("%-24s" % fmt(row[p]) for p in A_PROGS))
-        print("   fast = walk_fast, simple = walk_simple (cfg_simple_walk), plain = bench's one-")
-        print("   read-per-frame walker, getstack = bpf_get_stack(BPF_F_USER_STACK), empty = floor;")
-        print("   all but empty run fxsampler's whole program (filter, names, ring write).")
+        print("   fast = walk_fast, simple = walk_simple, plain = the textbook one-read-per-")
+        print("   frame walker, getstack = bpf_get_stack(BPF_F_USER_STACK) (cfg_walker), empty =")
+        print("   floor; all but empty run fxsampler's whole program (filter, names, ring write).")
         print("   fxsampler record (CLI, per-CPU events, idle firings included), 32 frames: %s" %
               fmt(a.get("record_cli_32")))
     if "b_slowdown" in s:

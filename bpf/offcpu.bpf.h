@@ -6,7 +6,9 @@
  * iterator that closes the intervals still open when the capture stops.
  *
  * Included at the end of sampler.bpf.c: it shares the sampler's state word,
- * pid filter, pid namespace and rings, so one skeleton carries both. Loaded
+ * pid filter, pid namespace, rings and walker, so one skeleton carries both.
+ * Its knob, state and maps (cfg_offcpu_min_ns, fxs_off_session, offcpu_slots,
+ * offcpu_counters) are at the top of sampler.bpf.c with the others'. Loaded
  * only when asked for (user space turns autoload on).
  */
 #ifndef FXS_BPF_OFFCPU_BPF_H
@@ -19,41 +21,8 @@
 #define FXS_TASK_DEAD		 0x0080
 #define FXS_TASK_NOLOAD		 0x0400
 
-/* Intervals shorter than this are counted, not written. */
-const volatile __u64 cfg_offcpu_min_ns = 1000000;
-
-/* The session the sched_switch program was attached for (user space sets it). */
-__u64 fxs_off_session;
-
-/*
- * A thread's open interval, from the moment it left the CPU. From hdr on it is
- * the ring record: hdr, iv, comm, frames.
- */
-struct fxs_offcpu_slot {
-	__u64 start; /* 0: no interval open; taken back to 0 by whoever closes it */
-	__u64 session;
-	struct fxs_sample hdr;
-	struct fxs_offcpu iv;
-	struct fxs_comm comm;
-	__u64 frames[FXS_MAX_FRAMES + 1]; /* + 1: the walkers index with n & 0xff */
-};
-
 #define FXS_OFFCPU_REC_BASE                                                                        \
 	(sizeof(struct fxs_sample) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm))
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fxs_offcpu_slot);
-} offcpu_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fxs_offcpu_counters);
-} offcpu_counters SEC(".maps");
 
 static __always_inline void off_count(struct fxs_offcpu_counters *c, int which)
 {
@@ -213,10 +182,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.nr_frames = 0;
 	if (ip) {
 		slot->frames[0] = ip;
-		slot->hdr.nr_frames =
-			cfg_simple_walk
-				? walk_simple(slot->frames, fp, cfg_max_frames, &slot->hdr.flags)
-				: walk_fast(slot->frames, fp, cfg_max_frames, &slot->hdr.flags);
+		slot->hdr.nr_frames = walk_fp(slot->frames, fp, &slot->hdr.flags);
 	}
 	bpf_get_current_comm(slot->comm.thread, sizeof(slot->comm.thread));
 	BPF_CORE_READ_STR_INTO(&slot->comm.process, prev, group_leader, comm);

@@ -16,9 +16,14 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
 
-/* Load-time knobs, set by user space before load. */
+/*
+ * Load-time knobs, set by user space before load (the skeleton's rodata). The
+ * verifier sees their values: a branch they rule out is not even verified.
+ */
 const volatile __u32 cfg_max_frames = FXS_DEFAULT_FRAMES;
+const volatile __u32 cfg_walker = FXS_WALK_FAST; /* enum fxs_walker */
 const volatile bool cfg_filter_pids = false;
+const volatile bool cfg_inherit = false; /* children of targets become targets (fxs_fork) */
 /*
  * The pid namespace of the loader, when it is not the initial one (a
  * container): pids are then that namespace's, and tasks outside it are not
@@ -28,9 +33,6 @@ const volatile __u64 cfg_pidns_dev = 0;
 const volatile __u64 cfg_pidns_ino = 0;
 /* Wake the reader only when a ring holds more than this; otherwise it drains on a timer. */
 const volatile __u64 cfg_wake_bytes = 1 << 20;
-/* Walk with one read per frame instead of page-bounded bulk reads (A/B checks). */
-const volatile bool cfg_simple_walk = false;
-
 /*
  * A session for a non-root client: a target is sampled only while it is fully
  * that user's (see creds_check()); cfg_caps is the client's permitted set.
@@ -38,9 +40,13 @@ const volatile bool cfg_simple_walk = false;
 const volatile bool cfg_check_creds = false;
 const volatile __u32 cfg_uid = 0;
 const volatile __u64 cfg_caps = 0;
+/* Off-CPU intervals shorter than this are counted, not written (offcpu.bpf.h). */
+const volatile __u64 cfg_offcpu_min_ns = 1000000;
 
 /* The state word; .bss is mmapped by user space through the skeleton. */
 __u64 fxs_state;
+/* The session the sched_switch program was attached for (user space sets it). */
+__u64 fxs_off_session;
 
 struct scratch {
 	struct fxs_sample hdr;
@@ -62,6 +68,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+
+/*
+ * walk_fast's window. Per CPU, as a sample never interrupts another on its
+ * CPU; the sched_switch program uses it too, which the sampler's timer cannot
+ * interrupt either (interrupts are off).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_walk_win);
+} walk_win SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -106,6 +124,46 @@ struct {
 	__type(key, __u32);
 	__array(values, struct ring);
 } rings SEC(".maps");
+
+/*
+ * A thread's open off-CPU interval, from the moment it left the CPU. From hdr
+ * on it is the ring record: hdr, iv, comm, frames.
+ */
+struct fxs_offcpu_slot {
+	__u64 start; /* 0: no interval open; taken back to 0 by whoever closes it */
+	__u64 session;
+	struct fxs_sample hdr;
+	struct fxs_offcpu iv;
+	struct fxs_comm comm;
+	__u64 frames[FXS_MAX_FRAMES + 1]; /* + 1: the walkers index with n & 0xff */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fxs_offcpu_slot);
+} offcpu_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_offcpu_counters);
+} offcpu_counters SEC(".maps");
+
+/* The A/B check's (FXS_WALK_AB, bench/ab.sh): walk_simple's frames, and the verdicts. */
+struct walk_ab {
+	__u64 frames[FXS_MAX_FRAMES];
+	__u64 agree, differ;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walk_ab);
+} walk_ab SEC(".maps");
 
 static __always_inline void count(struct fxs_counters *c, int which)
 {
@@ -195,6 +253,107 @@ static __always_inline bool name_changed(struct scratch *s, struct task_struct *
 	return true;
 }
 
+/* The frame-pointer walk of fxsampler's walkers (cfg_walker fast or simple). */
+static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u8 *flags)
+{
+	struct fxs_walk_win *win;
+	__u32 zero = 0;
+
+	if (cfg_walker != FXS_WALK_SIMPLE && (win = bpf_map_lookup_elem(&walk_win, &zero)))
+		return walk_fast(win, frames, fp, cfg_max_frames, flags);
+	return walk_simple(frames, fp, cfg_max_frames, flags);
+}
+
+/*
+ * FXS_WALK_AB: each walk runs in a global function, verified on its own so
+ * that the states of the two walks do not multiply; each returns its frame
+ * count | flags << 16. Any other cfg_walker makes them return at once, so
+ * that the verifier, which checks them whether called or not, has nothing
+ * to walk through.
+ */
+__noinline int ab_fast(__u64 fp, __u32 max)
+{
+	struct fxs_walk_win *win;
+	__u32 zero = 0, n;
+	struct scratch *s;
+	__u8 f = 0;
+
+	if (cfg_walker != FXS_WALK_AB)
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	win = bpf_map_lookup_elem(&walk_win, &zero);
+	if (!s || !win)
+		return 1;
+	n = walk_fast(win, s->frames, fp, max, &f);
+	return n | (__u32)f << 16;
+}
+
+__noinline int ab_simple(__u64 fp, __u32 max)
+{
+	struct walk_ab *ab;
+	__u32 zero = 0, n;
+	__u8 f = 0;
+
+	if (cfg_walker != FXS_WALK_AB)
+		return 0;
+	ab = bpf_map_lookup_elem(&walk_ab, &zero);
+	if (!ab)
+		return 1;
+	n = walk_simple(ab->frames, fp, max, &f);
+	return n | (__u32)f << 16;
+}
+
+/* Count whether both walks gave the same frame count, flags and frames. */
+__noinline int ab_compare(__u32 r1, __u32 r2)
+{
+	__u32 zero = 0, n = r1 & 0xffff;
+	struct walk_ab *ab;
+	struct scratch *s;
+	bool same = r1 == r2;
+
+	if (cfg_walker != FXS_WALK_AB)
+		return 0;
+	ab = bpf_map_lookup_elem(&walk_ab, &zero);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!ab || !s)
+		return 0;
+	for (int i = 1; same && i < FXS_MAX_FRAMES; i++) {
+		if (i >= n)
+			break;
+		if (s->frames[i] != ab->frames[i])
+			same = false;
+	}
+	if (same)
+		ab->agree++;
+	else
+		ab->differ++;
+	return 0;
+}
+
+/*
+ * The sample's user stack into frames[1..] (frames[0] holds the pc), by the
+ * walker cfg_walker names; the frame count, stop reasons into *flags.
+ */
+static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u8 *flags)
+{
+	int r;
+
+	if (cfg_walker == FXS_WALK_PLAIN)
+		return walk_plain(frames, fp, cfg_max_frames, flags);
+	if (cfg_walker == FXS_WALK_GETSTACK)
+		return walk_getstack(ctx, frames, flags);
+	if (cfg_walker == FXS_WALK_NONE)
+		return 1;
+	if (cfg_walker == FXS_WALK_AB) {
+		/* ab_fast writes into the scratch's frames: frames is those. */
+		r = ab_fast(fp, cfg_max_frames);
+		ab_compare(r, ab_simple(fp, cfg_max_frames));
+		*flags |= r >> 16;
+		return r & 0xffff;
+	}
+	return walk_fp(frames, fp, flags);
+}
+
 SEC("perf_event")
 int fxs_sample(struct bpf_perf_event_data *ctx)
 {
@@ -261,8 +420,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = cfg_simple_walk ? walk_simple(s->frames, fp, cfg_max_frames, &s->hdr.flags)
-			    : walk_fast(s->frames, fp, cfg_max_frames, &s->hdr.flags);
+	n = walk(ctx, s->frames, fp, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
@@ -334,8 +492,6 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 	return 0;
 }
-
-const volatile bool cfg_inherit = false;
 
 /* Put a record that is not a sample into the ring, while the session runs. */
 static __always_inline void emit(void *rec, __u64 size)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Frame-pointer walkers of the user stack. BPF only. */
+/*
+ * Frame-pointer walkers of the user stack. BPF only. Each takes the frames to
+ * fill (frames[0] already holds the interrupted pc) and whatever scratch it
+ * needs from its caller: a header defines no map.
+ */
 #ifndef FXS_BPF_WALK_BPF_H
 #define FXS_BPF_WALK_BPF_H
 
@@ -112,27 +116,17 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
 #endif
 #define FXS_WALK_PAGE 4096
 
+/* walk_fast's copy of the stack, from the caller (a per-CPU map value: it is large). */
 struct fxs_walk_win {
 	__u64 w[FXS_WALK_WIN / 8];
 };
 
-/* The window's copy; per CPU, as a sample never interrupts another on its CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fxs_walk_win);
-} walk_win SEC(".maps");
-
-static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
+static __always_inline __u32 walk_fast(struct fxs_walk_win *win, __u64 *frames, __u64 fp, __u32 max,
+				       __u8 *flags)
 {
-	struct fxs_walk_win *win;
 	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi, rec;
-	__u32 zero = 0, n = 1;
+	__u32 n = 1;
 
-	win = bpf_map_lookup_elem(&walk_win, &zero);
-	if (!win)
-		return walk_simple(frames, fp, max, flags);
 	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
 		if (fp == 0)
 			return n;
@@ -185,6 +179,51 @@ static __always_inline __u32 walk_fast(__u64 *frames, __u64 fp, __u32 max, __u8 
 	if (fp != 0)
 		*flags |= FXS_SF_TRUNCATED;
 	return n;
+}
+
+/*
+ * The bench's baselines, behind cfg_walker values fxsampler never loads.
+ *
+ * walk_plain: the textbook walker, one 16-byte read per frame at fp, no stop
+ * reasons but a fault. Kept as it is, so that the baseline does not move when
+ * the walkers above do.
+ */
+static __always_inline __u32 walk_plain(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
+{
+	__u64 pair[2];
+	__u32 n = 1;
+
+	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
+		if (fp == 0 || n >= max)
+			break;
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
+			*flags |= FXS_SF_STOP_FAULT;
+			break;
+		}
+		if (pair[1] == 0)
+			break;
+		frames[n & 0xff] = pair[1];
+		n++;
+		if (pair[0] <= fp)
+			break;
+		fp = pair[0];
+	}
+	return n;
+}
+
+/*
+ * The kernel's own user-stack unwinder in the walker's place: it starts from
+ * the registers of a perf_event program's ctx itself and overwrites frames[0].
+ */
+static __always_inline __u32 walk_getstack(void *ctx, __u64 *frames, __u8 *flags)
+{
+	long r = bpf_get_stack(ctx, frames, FXS_DEFAULT_FRAMES * sizeof(__u64), BPF_F_USER_STACK);
+
+	if (r <= 0) {
+		*flags |= FXS_SF_STOP_FAULT;
+		return 1;
+	}
+	return r / sizeof(__u64);
 }
 
 #endif /* FXS_BPF_WALK_BPF_H */

@@ -18,6 +18,21 @@
 #define FXS_MAX_CPUS   1024
 
 /*
+ * The stack walker of the sampler (its cfg_walker, set before load). fast and
+ * simple are fxsampler's (record --walker); the others exist for the bench
+ * (bench/fxsbench.c). The verifier drops every walker but the one a program
+ * is loaded with.
+ */
+enum fxs_walker {
+	FXS_WALK_FAST = 0,     /* walk_fast: page-bounded bulk reads (the default) */
+	FXS_WALK_SIMPLE = 1,   /* walk_simple: one read per frame */
+	FXS_WALK_PLAIN = 2,    /* walk_plain: the textbook walker, the bench's fixed baseline */
+	FXS_WALK_GETSTACK = 3, /* the kernel's unwinder, bpf_get_stack(BPF_F_USER_STACK) */
+	FXS_WALK_NONE = 4,     /* no walk, frame 0 only: the cost of the rest of the program */
+	FXS_WALK_AB = 5, /* fast and simple on every sample, agreement counted; fast's record */
+};
+
+/*
  * The state word, one u64 shared by the BPF program and user space, packed like
  * Fuchsia's ThreadSampler::state_:
  *

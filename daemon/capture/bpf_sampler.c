@@ -205,7 +205,7 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_max_frames = cfg->max_frames;
 	b->skel->rodata->cfg_filter_pids = b->opts.nr_pids > 0;
 	b->skel->rodata->cfg_inherit = b->opts.inherit;
-	b->skel->rodata->cfg_simple_walk = b->opts.simple_walk;
+	b->skel->rodata->cfg_walker = b->opts.simple_walk ? FXS_WALK_SIMPLE : FXS_WALK_FAST;
 	if (b->opts.check_creds && !b->opts.nr_pids) {
 		err = -EINVAL;
 		goto fail;
@@ -573,13 +573,4 @@ uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu)
 	if (b->links && b->links[cpu])
 		ns += mono_ns() - b->armed_since[cpu];
 	return ns;
-}
-
-unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b)
-{
-	unsigned n = 0;
-
-	for (int i = 0; b->links && i < b->nr_cpus; i++)
-		n += b->links[i] != NULL;
-	return n;
 }

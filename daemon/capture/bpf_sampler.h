@@ -59,7 +59,5 @@ unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
 int bpf_sampler_follow_cpus(struct bpf_sampler *b);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
-/* CPUs with an armed event. */
-unsigned bpf_sampler_nr_armed(const struct bpf_sampler *b);
 
 #endif /* FXS_DAEMON_BPF_SAMPLER_H */

@@ -73,11 +73,6 @@ static const char *const offcpu_counter_names[FXS_OC_NR] = {
 	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
 };
 
-const char *capture_offcpu_counter_name(unsigned which)
-{
-	return which < FXS_OC_NR ? offcpu_counter_names[which] : "?";
-}
-
 /* FXT's thread states are coarser than Linux's: blocked covers S and D. */
 static unsigned fxt_thread_state(unsigned state)
 {

@@ -79,8 +79,6 @@ void capture_stats(const struct capture *c, struct capture_stats *ret);
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
 /* The name the .fxt and the summary give a counter (FXS_CNT_*). */
 const char *capture_counter_name(unsigned which);
-/* The name the .fxt and the summary give an off-CPU counter (FXS_OC_*). */
-const char *capture_offcpu_counter_name(unsigned which);
 /* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */
 void capture__free(struct capture *c);
 

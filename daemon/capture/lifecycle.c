@@ -35,17 +35,6 @@ uint32_t sampler_in_flight(const struct sampler *s)
 	return (load_state(s) & FXS_INFLIGHT_MASK) >> FXS_INFLIGHT_SHIFT;
 }
 
-const char *sampler_state_name(unsigned state)
-{
-	static const char *const names[] = {
-		[FXS_ST_UNALLOCATED] = "unallocated", [FXS_ST_CONFIGURED] = "configured",
-		[FXS_ST_RUNNING] = "running",	      [FXS_ST_STOPPING] = "stopping",
-		[FXS_ST_DESTROYING] = "destroying",
-	};
-
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "invalid";
-}
-
 /*
  * Replace the state (and bump the session when asked) while the program may be
  * adding to the in-flight count: compare-and-swap keeps its bits.

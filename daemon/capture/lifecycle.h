@@ -66,6 +66,5 @@ unsigned sampler_state(const struct sampler *s);
 uint32_t sampler_session(const struct sampler *s);
 /* Writes in flight: what a stop waits out (0 while UNALLOCATED). */
 uint32_t sampler_in_flight(const struct sampler *s);
-const char *sampler_state_name(unsigned state);
 
 #endif /* FXS_DAEMON_LIFECYCLE_H */

@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/sorted.h"
 #include "symbols/elf_symbols.h"
 #include "capture/modules.h"
 #include "capture/proc_maps.h"
@@ -84,23 +85,17 @@ void modules__free(struct modules *m)
 	free(m);
 }
 
+static int cmp_pid(const void *key, const void *elem)
+{
+	pid_t k = *(const pid_t *)key, e = ((const struct proc_ranges *)elem)->pid;
+
+	return (k > e) - (k < e);
+}
+
+/* m->procs is sorted by pid: pid's entry, or NULL and where it would go. */
 static struct proc_ranges *find_proc(const struct modules *m, pid_t pid, size_t *ret_pos)
 {
-	size_t lo = 0, hi = m->nr_procs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->procs[mid].pid == pid)
-			return &m->procs[mid];
-		if (m->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (ret_pos)
-		*ret_pos = lo;
-	return NULL;
+	return sorted_find(m->procs, m->nr_procs, sizeof(*m->procs), &pid, cmp_pid, ret_pos);
 }
 
 static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
@@ -119,21 +114,19 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 	return &m->procs[pos];
 }
 
+/* An address against a range: before it, in it (0), or past it. */
+static int cmp_addr_in_range(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key;
+	const struct range *r = elem;
+
+	return a < r->start ? -1 : a >= r->end ? 1 : 0;
+}
+
+/* p->r is sorted by start, the ranges apart: the one holding addr, or NULL. */
 static const struct range *find_range(const struct proc_ranges *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (addr < p->r[mid].start)
-			hi = mid;
-		else if (addr >= p->r[mid].end)
-			lo = mid + 1;
-		else
-			return &p->r[mid];
-	}
-	return NULL;
+	return sorted_find(p->r, p->n, sizeof(*p->r), &addr, cmp_addr_in_range, NULL);
 }
 
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
@@ -382,9 +375,4 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 			p->rescan_ns *= 2;
 	}
 	return written;
-}
-
-int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
-{
-	return modules_refresh_dir(m, s, ts, pid, NULL);
 }

@@ -42,11 +42,11 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
  * after an exec, or code in no file): scan again, unless pid was scanned less
  * than MODULES_RESCAN_NS ago (by the monotonic clock), a wait that doubles
  * with each rescan that finds nothing new, up to MODULES_RESCAN_MAX_NS.
+ * pid_dir as for modules_scan_dir().
  */
-int modules_refresh(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
 int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 			const char *pid_dir);
-/* Whether modules_refresh() would scan now (so that /proc is not entered in vain). */
+/* Whether modules_refresh_dir() would scan now (so that /proc is not entered in vain). */
 bool modules_refresh_due(const struct modules *m, pid_t pid);
 /* Whether pc lies in an executable mapping already written for pid. */
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);

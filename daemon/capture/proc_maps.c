@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture/proc_maps.h"
+#include "util/sorted.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -233,21 +234,18 @@ int proc_maps_read(const char *path, struct proc_map **ret, size_t *ret_n)
 	return err;
 }
 
+/* An address against a mapping: before it, in it (0), or past it. */
+static int cmp_addr_in_map(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key;
+	const struct proc_map *m = elem;
+
+	return a < m->start ? -1 : a >= m->end ? 1 : 0;
+}
+
 const struct proc_map *proc_maps_find(const struct proc_map *maps, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < maps[mid].start)
-			hi = mid;
-		else if (addr >= maps[mid].end)
-			lo = mid + 1;
-		else
-			return &maps[mid];
-	}
-	return NULL;
+	return sorted_find(maps, n, sizeof(*maps), &addr, cmp_addr_in_map, NULL);
 }
 
 unsigned proc_map_elf_flags(const struct proc_map *map)

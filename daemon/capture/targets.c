@@ -13,6 +13,7 @@
 
 #include "capture/authz.h"
 #include "util/containers.h"
+#include "util/sorted.h"
 #include "capture/procinfo.h"
 #include "capture/targets.h"
 
@@ -64,23 +65,17 @@ void targets__free(struct targets *t)
 	free(t);
 }
 
+static int cmp_pid(const void *key, const void *elem)
+{
+	pid_t k = *(const pid_t *)key, e = ((const struct target *)elem)->pid;
+
+	return (k > e) - (k < e);
+}
+
+/* t->v is sorted by pid: pid's entry, or NULL and where it would go. */
 static struct target *find(const struct targets *t, pid_t pid, size_t *ret_pos)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->v[mid].pid == pid)
-			return &t->v[mid];
-		if (t->v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (ret_pos)
-		*ret_pos = lo;
-	return NULL;
+	return sorted_find(t->v, t->n, sizeof(*t->v), &pid, cmp_pid, ret_pos);
 }
 
 static void forget(struct targets *t, struct target *e)

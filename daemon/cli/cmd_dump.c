@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* fxsampler dump: one line per record of a .fxt. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,12 @@ int cmd_dump(int argc, char **argv)
 		fxt_record_format(&rec, line, sizeof(line));
 		puts(line);
 	}
-	if (n < 0)
-		cli_say("%s: %s", argv[1], n == -EBADMSG ? fxt_reader_error(r) : strerror(-n));
+	/* A malformed record's error names its offset; a failed read says how far it got. */
+	if (n == -EBADMSG)
+		cli_say("%s: %s", argv[1], fxt_reader_error(r));
+	else if (n < 0)
+		cli_say("%s: cannot read past byte %" PRIu64 ": %s", argv[1], fxt_reader_offset(r),
+			strerror(-n));
 	fxt_reader__free(r);
 	if (fflush(stdout) && n >= 0) {
 		cli_say("cannot write the dump: %s", strerror(errno));

@@ -69,7 +69,11 @@ struct fxt_reader;
 
 /* NULL with errno set (ENOENT, ENOMEM, ...) when the file cannot be opened. */
 struct fxt_reader *fxt_reader__open(const char *path);
-/* Reads from memory; the bytes must outlive the reader. */
+/*
+ * Reads from memory; the bytes must outlive the reader. Part of the contract
+ * for decoding what is already in memory: the fuzz target, and tests that
+ * decode a stream they just wrote.
+ */
 struct fxt_reader *fxt_reader__open_mem(const void *data, size_t len);
 void fxt_reader__free(struct fxt_reader *r);
 
@@ -81,7 +85,7 @@ void fxt_reader__free(struct fxt_reader *r);
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret);
 /* NULL as long as fxt_reader_next() has returned no error. */
 const char *fxt_reader_error(const struct fxt_reader *r);
-/* Offset of the end of the last whole record read. */
+/* Offset of the end of the last whole record read: how far a failed read got. */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);
 
 #endif /* FXS_DAEMON_FXT_READER_H */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/containers.h"
+#include "util/sorted.h"
 #include "symbols/dwarf_lines.h"
 #include "symbols/elf_symbols.h"
 
@@ -428,20 +429,19 @@ static int index_funcs(struct cu_funcs *f, Dwarf_Die *parent)
 	return err;
 }
 
+static int cmp_range_start(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = ((const struct die_range *)elem)->start;
+
+	return (k > e) - (k < e);
+}
+
 /* The range of v[0..n) (sorted) holding addr, or NULL. */
 static struct die_range *find_range(struct die_range *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n, i;
+	size_t i = sorted_upper(v, n, sizeof(*v), &addr, cmp_range_start);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = hi; i-- > 0;) {
+	while (i-- > 0) {
 		if (v[i].max_end <= addr)
 			break;
 		if (addr < v[i].end)

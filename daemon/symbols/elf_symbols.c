@@ -24,6 +24,7 @@
 
 #include "symbols/elf_symbols.h"
 #include "util/safe_open.h"
+#include "util/sorted.h"
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_ELFDATA ELFDATA2LSB
@@ -861,21 +862,20 @@ void elf_symbols__free(struct elf_symbols *es)
 	free(es);
 }
 
+static int cmp_sym_addr(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = ((const struct sym *)elem)->addr;
+
+	return (k > e) - (k < e);
+}
+
 static const struct sym *find_sym(const struct elf_symbols *es, uint64_t vaddr)
 {
-	size_t lo = 0, hi = es->nr_syms, i;
+	/* The number of symbols starting at or below vaddr. */
+	size_t i = sorted_upper(es->syms, es->nr_syms, sizeof(*es->syms), &vaddr, cmp_sym_addr);
 
-	/* hi ends as the number of symbols starting at or below vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (es->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Walk back over nested symbols that end before vaddr. */
-	for (i = hi; i-- > 0;) {
+	while (i-- > 0) {
 		const struct sym *s = &es->syms[i];
 
 		if (s->max_end <= vaddr)

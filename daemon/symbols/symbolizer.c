@@ -15,6 +15,7 @@
 
 #include "util/containers.h"
 #include "util/hash.h"
+#include "util/sorted.h"
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt_reader.h"
 #include "capture/proc_maps.h"
@@ -161,20 +162,17 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
+static int cmp_proc_pid(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = (*(struct process *const *)elem)->pid;
+
+	return (k > e) - (k < e);
+}
+
 /* Index of pid in s->procs, or where it would be inserted. */
 static size_t proc_index(const struct symbolizer *s, uint64_t pid)
 {
-	size_t lo = 0, hi = s->nr_procs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->procs[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sorted_lower(s->procs, s->nr_procs, sizeof(*s->procs), &pid, cmp_proc_pid);
 }
 
 static struct process *find_process(const struct symbolizer *s, uint64_t pid)
@@ -340,23 +338,24 @@ static void sort_maps(struct process *p)
 	p->sorted = true;
 }
 
+static int cmp_map_start(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = (*(struct mapping *const *)elem)->pub.start;
+
+	return (k > e) - (k < e);
+}
+
 /* The newest mapping of p covering pc. */
 static struct mapping *find_mapping(struct process *p, uint64_t pc)
 {
 	struct mapping *best = NULL;
-	size_t lo = 0, hi = p->nr_maps, i;
+	size_t i;
 
 	if (!p->sorted)
 		sort_maps(p);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid]->pub.start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = hi; i-- > 0;) {
+	/* From the last mapping starting at or below pc, back while one may cover it. */
+	for (i = sorted_upper(p->maps, p->nr_maps, sizeof(*p->maps), &pc, cmp_map_start);
+	     i-- > 0;) {
 		struct mapping *m = p->maps[i];
 
 		if (m->max_end <= pc)

@@ -255,23 +255,6 @@ START_TEST(test_init_unallocated)
 }
 END_TEST
 
-START_TEST(test_state_names)
-{
-	static const char *const want[] = {
-		[FXS_ST_UNALLOCATED] = "unallocated", [FXS_ST_CONFIGURED] = "configured",
-		[FXS_ST_RUNNING] = "running",	      [FXS_ST_STOPPING] = "stopping",
-		[FXS_ST_DESTROYING] = "destroying",
-	};
-
-	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		ck_assert_str_eq(sampler_state_name(i), want[i]);
-	for (unsigned i = FXS_ST_DESTROYING + 1; i <= FXS_STATE_MASK; i++)
-		ck_assert_str_eq(sampler_state_name(i), "invalid");
-	ck_assert_str_eq(sampler_state_name(~0U), "invalid");
-	ck_assert_str_eq(sampler_state_name(1U << 31), "invalid");
-}
-END_TEST
-
 /* The accessors decode the word's three fields independently. */
 START_TEST(test_accessors_decode_word)
 {
@@ -1170,7 +1153,6 @@ static Suite *lifecycle_suite(void)
 	tc = tcase_create("state");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_init_unallocated);
-	tcase_add_test(tc, test_state_names);
 	tcase_add_test(tc, test_accessors_decode_word);
 	tcase_add_test(tc, test_state_matrix);
 	tcase_add_test(tc, test_calls_while_stopping_or_destroying);

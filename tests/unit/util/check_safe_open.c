@@ -404,6 +404,25 @@ START_TEST(test_dump_special_paths)
 }
 END_TEST
 
+/*
+ * A .fxt that cannot be read past some byte (here a directory: read() fails
+ * with EISDIR): dump fails with 1 and says how far it got and why.
+ */
+START_TEST(test_dump_read_error)
+{
+	const char *dump[] = {"dump", tmpdir, NULL};
+	char *out, *err;
+
+	arm();
+	ck_assert_int_eq(run_cli(dump, &out, &err), 1);
+	ck_assert_str_eq(out, "");
+	ck_assert_ptr_nonnull(strstr(err, ": cannot read past byte 0: Is a directory\n"));
+	free(out);
+	free(err);
+	alarm(0);
+}
+END_TEST
+
 /* In-process too: report_run() on the same file, with a pprof written. */
 START_TEST(test_report_run_special_paths)
 {
@@ -433,6 +452,7 @@ int main(void)
 	tcase_add_test(tc, test_debug_files_fifo);
 	tcase_add_test(tc, test_report_special_paths);
 	tcase_add_test(tc, test_dump_special_paths);
+	tcase_add_test(tc, test_dump_read_error);
 	tcase_add_test(tc, test_report_run_special_paths);
 	/* valgrind slows the in-process run; the alarm still bounds each test. */
 	tcase_set_timeout(tc, 60);
