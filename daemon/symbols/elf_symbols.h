@@ -15,9 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* FXT stores the build id length in 8 bits. */
-#define ELF_BUILD_ID_MAX 255
-#define ELF_DEBUG_DIR	 "/usr/lib/debug"
+#include "symbols/elf_file.h" /* ELF_BUILD_ID_MAX, ELF_DEBUG_DIR, the build id paths */
 
 struct elf_symbols_opts {
 	/*
@@ -100,16 +98,6 @@ const char *elf_symbols__debug_path(const struct elf_symbols *es);
  */
 int elf_symbols__offset_to_vaddr(const struct elf_symbols *es, uint64_t file_offset, unsigned flags,
 				 uint64_t *ret_vaddr);
-
-/*
- * "<debug_dir>/.build-id/xx/yyyy.debug" for a build id. Returns 0, -EINVAL for
- * an empty id, -ENAMETOOLONG when buf is too small.
- */
-int elf_build_id_debug_path(const char *debug_dir, const uint8_t *id, size_t len, char *buf,
-			    size_t size);
-
-/* Lowercase hex of a build id into buf (2 * len + 1 bytes); returns buf. */
-char *elf_build_id_hex(const uint8_t *id, size_t len, char *buf, size_t size);
 
 /*
  * Where pc falls in the ELF file mapped by a segment loaded at map_start whose
