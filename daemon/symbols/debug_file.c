@@ -38,12 +38,12 @@ static int file_crc32(int fd, uint32_t *ret)
 }
 
 /*
- * Open a candidate debug file: it must be an ELF object with a .symtab, and
- * carry the same build id as the main file, or, when the main file has none,
- * the CRC its .gnu_debuglink gives.
+ * Open a candidate debug file: an ELF object that carries the build id
+ * wanted, or, when there is none, the CRC .gnu_debuglink gives; then take()
+ * has its say.
  */
-static int open_debug_candidate(const char *path, const uint8_t *build_id, size_t build_id_len,
-				const uint32_t *crc, struct elf_file *ret)
+static int open_candidate(const char *path, const struct debug_file_query *q, const uint32_t *crc,
+			  debug_file_take_fn take, void *ctx, struct elf_file *ret)
 {
 	struct elf_file f;
 	GElf_Ehdr ehdr;
@@ -55,9 +55,9 @@ static int open_debug_candidate(const char *path, const uint8_t *build_id, size_
 	err = elf_file_open(path, &f, &ehdr);
 	if (err)
 		return err;
-	if (build_id_len) {
-		if (!elf_find_build_id(f.elf, id, &id_len) || id_len != build_id_len ||
-		    memcmp(id, build_id, id_len)) {
+	if (q->build_id_len) {
+		if (!elf_find_build_id(f.elf, id, &id_len) || id_len != q->build_id_len ||
+		    memcmp(id, q->build_id, id_len)) {
 			err = -ESTALE;
 			goto fail;
 		}
@@ -78,11 +78,13 @@ static int open_debug_candidate(const char *path, const uint8_t *build_id, size_
 		err = -ESTALE;
 		goto fail;
 	}
-	if (!elf_has_section_type(f.elf, SHT_SYMTAB)) {
-		err = -ENODATA;
+	err = take(ctx, &f);
+	if (err)
 		goto fail;
-	}
-	*ret = f;
+	if (ret)
+		*ret = f;
+	else
+		elf_file_close(&f);
 	return 0;
 fail:
 	elf_file_close(&f);
@@ -122,44 +124,63 @@ static int read_debuglink(Elf *elf, char *name, size_t size, uint32_t *ret_crc)
 	return 0;
 }
 
-int debug_file_find(Elf *elf, const char *path, const uint8_t *build_id, size_t build_id_len,
-		    const char *debug_dir, struct elf_file *ret, char **ret_path)
+/* Each candidate in gdb's order; 0 when one was taken, path in cand. */
+static int find(const struct debug_file_query *q, debug_file_take_fn take, void *ctx,
+		struct elf_file *ret, char *cand, size_t size)
 {
-	char cand[PATH_MAX], link[NAME_MAX + 1], dir[PATH_MAX];
+	const char *debug_dir = q->debug_dir ? q->debug_dir : ELF_DEBUG_DIR;
+	char real[PATH_MAX], link[NAME_MAX + 1];
+	const char *dir;
 	uint32_t crc;
 	char *slash;
 	int n;
 
-	if (build_id_len &&
-	    !elf_build_id_debug_path(debug_dir, build_id, build_id_len, cand, sizeof(cand)) &&
-	    !open_debug_candidate(cand, build_id, build_id_len, NULL, ret))
-		goto found;
-	if (!path || read_debuglink(elf, link, sizeof(link), &crc))
+	if (q->build_id_len &&
+	    !elf_build_id_debug_path(debug_dir, q->build_id, q->build_id_len, cand, size) &&
+	    !open_candidate(cand, q, NULL, take, ctx, ret))
+		return 0;
+	if (!q->path || !q->elf || read_debuglink(q->elf, link, sizeof(link), &crc))
 		return -ENOENT;
-	if (!realpath(path, dir))
+	/*
+	 * Beside the real file, as gdb looks: a symlink to a binary (a
+	 * /usr/bin/ alternative, a library's soname) is not where its debug
+	 * file was installed.
+	 */
+	if (!realpath(q->path, real))
 		return -ENOENT;
-	slash = strrchr(dir, '/');
+	slash = strrchr(real, '/');
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
+	dir = real;
 
-	n = snprintf(cand, sizeof(cand), "%s/%s", dir, link);
-	if (n > 0 && (size_t)n < sizeof(cand) &&
-	    !open_debug_candidate(cand, build_id, build_id_len, &crc, ret))
-		goto found;
-	n = snprintf(cand, sizeof(cand), "%s/.debug/%s", dir, link);
-	if (n > 0 && (size_t)n < sizeof(cand) &&
-	    !open_debug_candidate(cand, build_id, build_id_len, &crc, ret))
-		goto found;
-	n = snprintf(cand, sizeof(cand), "%s%s/%s", debug_dir, dir, link);
-	if (n > 0 && (size_t)n < sizeof(cand) &&
-	    !open_debug_candidate(cand, build_id, build_id_len, &crc, ret))
-		goto found;
+	/* Not the file itself: a debuglink may name a file as stripped as it is. */
+	n = snprintf(cand, size, "%s/%s", dir, link);
+	if (n > 0 && (size_t)n < size && strcmp(link, slash + 1) &&
+	    !open_candidate(cand, q, &crc, take, ctx, ret))
+		return 0;
+	n = snprintf(cand, size, "%s/.debug/%s", dir, link);
+	if (n > 0 && (size_t)n < size && !open_candidate(cand, q, &crc, take, ctx, ret))
+		return 0;
+	n = snprintf(cand, size, "%s%s/%s", debug_dir, dir, link);
+	if (n > 0 && (size_t)n < size && !open_candidate(cand, q, &crc, take, ctx, ret))
+		return 0;
 	return -ENOENT;
-found:
+}
+
+int debug_file_find(const struct debug_file_query *q, debug_file_take_fn take, void *ctx,
+		    struct elf_file *ret, char **ret_path)
+{
+	char cand[PATH_MAX];
+	int err;
+
+	err = find(q, take, ctx, ret, cand, sizeof(cand));
+	if (err)
+		return err;
 	*ret_path = strdup(cand);
 	if (!*ret_path) {
-		elf_file_close(ret);
+		if (ret)
+			elf_file_close(ret);
 		return -ENOMEM;
 	}
 	return 0;

@@ -14,14 +14,34 @@
 
 #include "symbols/elf_file.h"
 
+/* What the debug file is looked for from. */
+struct debug_file_query {
+	/* The ELF file's path; NULL for an image in memory: by build id only. */
+	const char *path;
+	/* The file opened, for its .gnu_debuglink; NULL: by build id only. */
+	Elf *elf;
+	/* The build the debug file must be of (the file's, or one recorded); NULL when none. */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	/* Root of the separate debug files; NULL: ELF_DEBUG_DIR. */
+	const char *debug_dir;
+};
+
 /*
- * Find and open the debug file of the ELF object elf, read from path (NULL
- * for an image in memory: by build id only). A candidate is used when it is
- * an ELF object with a .symtab that carries build_id, or, when build_id_len
- * is 0, whose CRC is the one .gnu_debuglink records. 0 with *ret open (close
- * it with elf_file_close()) and *ret_path malloc'd; -ENOENT, -ENOMEM.
+ * Whether a candidate that is the debug file (its build id or its CRC
+ * matches) has what the caller reads: 0 takes it, a negative errno goes on to
+ * the next candidate. f is open; it stays the finder's.
  */
-int debug_file_find(Elf *elf, const char *path, const uint8_t *build_id, size_t build_id_len,
-		    const char *debug_dir, struct elf_file *ret, char **ret_path);
+typedef int (*debug_file_take_fn)(void *ctx, struct elf_file *f);
+
+/*
+ * Find the debug file: a candidate is the debug file when it is an ELF object
+ * that carries q->build_id or, when there is none, whose CRC is the one
+ * .gnu_debuglink records; the first one that take() takes is the answer.
+ * 0 with *ret_path malloc'd and, when ret is not NULL, *ret open (close it
+ * with elf_file_close()); -ENOENT when none, -ENOMEM.
+ */
+int debug_file_find(const struct debug_file_query *q, debug_file_take_fn take, void *ctx,
+		    struct elf_file *ret, char **ret_path);
 
 #endif /* FXS_DAEMON_DEBUG_FILE_H */

@@ -8,17 +8,16 @@
  * through .debug_aranges, which some producers (Go, clang) leave out.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/containers.h"
 #include "util/sorted.h"
+#include "util/safe_open.h"
+#include "symbols/debug_file.h"
 #include "symbols/dwarf_lines.h"
-#include "symbols/elf_symbols.h"
+#include "symbols/elf_file.h"
 
 #ifdef HAVE_LIBDW
 
@@ -26,7 +25,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
-#include <zlib.h>
 
 #ifdef HAVE_LIBDEBUGINFOD
 #include <elfutils/debuginfod.h>
@@ -98,104 +96,27 @@ static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **
 	return 0;
 }
 
-/*
- * Open a regular file only: O_NONBLOCK so that a FIFO named as a module does
- * not hang the report, and no reading of a device that never ends.
- */
-static int open_regular(const char *path)
+/* A debug file the finder found is of use when libdw reads DWARF in it. */
+static int take_dwarf(void *ctx, struct elf_file *f)
 {
-	struct stat st;
-	int fd;
+	struct dwarf_lines *dl = ctx;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENODATA;
-	}
-	return fd;
-}
-
-static int open_dwarf_path(const char *path, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
-			   Dwarf **ret_dbg)
-{
-	int fd, err;
-
-	fd = open_regular(path);
-	if (fd < 0)
-		return fd;
-	err = open_dwarf_fd(fd, want_id, want_len, ret_elf, ret_dbg);
-	close(fd);
-	return err;
-}
-
-/* CRC-32 of a file, as .gnu_debuglink records it. */
-static int file_crc(const char *path, uint32_t *ret)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0, NULL, 0);
-	ssize_t n;
-	int fd;
-
-	fd = open_regular(path);
-	if (fd < 0)
-		return fd;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, (uInt)n);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	*ret = (uint32_t)crc;
-	return 0;
-}
-
-static int try_debug_file(struct dwarf_lines *dl, const char *cand, const uint8_t *id,
-			  size_t id_len, const uint32_t *crc)
-{
-	uint32_t got;
-
-	/* Without a build id, only the CRC says a debuglink file is the right one. */
-	if (!id_len && (!crc || file_crc(cand, &got) || got != *crc))
-		return -ESTALE;
-	if (open_dwarf_path(cand, id, id_len, &dl->elf, &dl->dbg))
-		return -ENODATA;
-	dl->path = strdup(cand);
-	return dl->path ? 0 : -ENOMEM;
+	/* The finder has matched the build id already. */
+	return open_dwarf_fd(f->fd, NULL, 0, &dl->elf, &dl->dbg);
 }
 
 /* The separate debug file, as gdb looks for it: build id, then .gnu_debuglink. */
 static int find_debug_file(struct dwarf_lines *dl, Elf *elf, const char *path, const uint8_t *id,
 			   size_t id_len, const char *debug_dir)
 {
-	char cand[4096], dir[4096];
-	const char *link, *slash;
-	GElf_Word crc;
-	int n;
+	struct debug_file_query q = {.path = path,
+				     .elf = elf,
+				     .build_id = id,
+				     .build_id_len = id_len,
+				     .debug_dir = debug_dir};
+	int err = debug_file_find(&q, take_dwarf, dl, NULL, &dl->path);
 
-	if (id_len && !elf_build_id_debug_path(debug_dir, id, id_len, cand, sizeof(cand)) &&
-	    !try_debug_file(dl, cand, id, id_len, NULL))
-		return 0;
-	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
-	if (!link || !path || strchr(link, '/'))
-		return -ENODATA;
-	slash = strrchr(path, '/');
-	n = slash ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path)
-		  : snprintf(dir, sizeof(dir), ".");
-	if (n < 0 || (size_t)n >= sizeof(dir))
-		return -ENODATA;
-	n = snprintf(cand, sizeof(cand), "%s/%s", dir, link);
-	if (n > 0 && (size_t)n < sizeof(cand) && strcmp(cand, path) &&
-	    !try_debug_file(dl, cand, id, id_len, &crc))
-		return 0;
-	n = snprintf(cand, sizeof(cand), "%s/.debug/%s", dir, link);
-	if (n > 0 && (size_t)n < sizeof(cand) && !try_debug_file(dl, cand, id, id_len, &crc))
-		return 0;
-	n = snprintf(cand, sizeof(cand), "%s%s%s/%s", debug_dir, dir[0] == '/' ? "" : "/", dir,
-		     link);
-	if (n > 0 && (size_t)n < sizeof(cand) && !try_debug_file(dl, cand, id, id_len, &crc))
-		return 0;
-	return -ENODATA;
+	return err == -ENOENT ? -ENODATA : err;
 }
 
 static int fetch_debug_file(struct dwarf_lines *dl, struct dwarf_debuginfod *d, const uint8_t *id,
@@ -246,7 +167,7 @@ struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 		return NULL;
 	}
 	if (path) {
-		fd = open_regular(path);
+		fd = safe_open_regular(path, NULL);
 		if (fd >= 0)
 			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (elf && elf_kind(elf) != ELF_K_ELF) {

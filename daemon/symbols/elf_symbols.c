@@ -255,13 +255,21 @@ static int load_segments(struct elf_symbols *es, Elf *elf)
 	return 0;
 }
 
+/* A debug file is of use here when it has the .symtab its stripped twin lacks. */
+static int take_symtab(void *ctx, struct elf_file *f)
+{
+	(void)ctx;
+	return elf_has_section_type(f->elf, SHT_SYMTAB) ? 0 : -ENODATA;
+}
+
 static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const char *path,
 				const char *name, const struct elf_symbols_opts *opts)
 {
 	struct elf_file dbg = {.fd = -1};
+	struct debug_file_query dq = {
+		.path = path, .elf = f->elf, .debug_dir = opts ? opts->debug_dir : NULL};
 	struct raw_syms rs = {};
 	struct elf_symbols *es;
-	const char *debug_dir = opts && opts->debug_dir ? opts->debug_dir : ELF_DEBUG_DIR;
 	int err;
 
 	es = calloc(1, sizeof(*es));
@@ -283,11 +291,12 @@ static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const
 	if (!es->build_id_len)
 		es->go_build_id = elf_find_go_build_id(f->elf);
 
+	dq.build_id = es->build_id;
+	dq.build_id_len = es->build_id_len;
 	if (elf_has_section_type(f->elf, SHT_SYMTAB)) {
 		err = load_symtab(f->elf, SHT_SYMTAB, &rs);
 	} else if (!(opts && opts->no_debug_file) &&
-		   !debug_file_find(f->elf, path, es->build_id, es->build_id_len, debug_dir, &dbg,
-				    &es->debug_path)) {
+		   !debug_file_find(&dq, take_symtab, NULL, &dbg, &es->debug_path)) {
 		err = load_symtab(dbg.elf, SHT_SYMTAB, &rs);
 	}
 	if (err)

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests of the one separate-debug-file finder (symbols/debug_file.h)
+ * that ELF symbols and DWARF lines share: a binary reached through a symlink
+ * finds the .gnu_debuglink file beside the real binary, as gdb does, through
+ * both elf_symbols__open() and dwarf_lines__open().
+ *
+ * The fixture is built here: a program without a build id (so only the
+ * debuglink and its CRC can name its debug file), stripped, its debug file
+ * beside it in real/, and link/prog a symlink to real/prog.
+ */
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/dwarf_lines.h"
+#include "symbols/elf_symbols.h"
+
+#include "fixture.h"
+#include "check_main.h"
+
+static const char src[] = "__attribute__((noinline)) int fxs_linked_fn(int x)\n"
+			  "{\n"
+			  "\treturn x * 3 + 1;\n"
+			  "}\n"
+			  "int main(int argc, char **argv)\n"
+			  "{\n"
+			  "\t(void)argv;\n"
+			  "\treturn fxs_linked_fn(argc) == 4;\n"
+			  "}\n";
+
+#define LINE_FN_BODY 3 /* "return x * 3 + 1;" */
+
+static char realdir[PATH_MAX];
+static char want_debug[PATH_MAX + 32];
+static char debug_root[PATH_MAX + 16];
+static bool have_libdw;
+
+static void build_fixtures(void)
+{
+	const char *cc = getenv("FXS_TEST_CC") ?: "gcc";
+	FILE *out;
+	int err = 0;
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fxs_debug_file.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(tmpdir) || !realpath(tmpdir, realdir)) {
+		perror(tmpdir);
+		exit(EXIT_FAILURE);
+	}
+	/* The debug root holds nothing: only the debuglink beside the file can work. */
+	snprintf(debug_root, sizeof(debug_root), "%s/debug", tmpdir);
+	snprintf(want_debug, sizeof(want_debug), "%s/real/prog.debug", realdir);
+	out = fopen(fx("prog.c"), "we");
+	if (!out || fputs(src, out) < 0 || fclose(out)) {
+		perror("prog.c");
+		exit(EXIT_FAILURE);
+	}
+	err |= run("cd %s && mkdir -p real link debug && "
+		   "%s -O1 -g -fno-inline -Wl,--build-id=none prog.c -o real/prog.full && "
+		   "cd real && objcopy --only-keep-debug prog.full prog.debug && "
+		   "strip --strip-all -o prog prog.full && "
+		   "objcopy --add-gnu-debuglink=prog.debug prog && rm prog.full",
+		   tmpdir, cc);
+	/* An absolute link, in another directory than the file and its debug file. */
+	err |= run("ln -s %s/real/prog %s/link/prog", realdir, tmpdir);
+	if (err) {
+		fprintf(stderr, "cannot build the fixtures in %s\n", tmpdir);
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* fxs_linked_fn's address in the debug file, from binutils' nm. */
+static uint64_t fn_addr(void)
+{
+	char cmd[PATH_MAX + 128];
+	unsigned long long a = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"fxs_linked_fn\" {print $1}'", want_debug);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(fscanf(p, "%llx", &a), 1);
+	pclose(p);
+	ck_assert_uint_ne(a, 0);
+	return a;
+}
+
+START_TEST(test_fixture_is_debuglink_only)
+{
+	struct elf_symbols *es;
+
+	/* No build id: the debuglink is the only way to the debug file. */
+	es = elf_symbols__open(fx("real/prog"), &(struct elf_symbols_opts){.no_debug_file = true});
+	ck_assert_ptr_nonnull(es);
+	ck_assert_ptr_null(elf_symbols__build_id(es, NULL));
+	ck_assert_ptr_null(elf_symbols__lookup(es, fn_addr(), NULL));
+	elf_symbols__free(es);
+	ck_assert_int_ne(access(fx("link/prog.debug"), F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_symlink_elf_symbols)
+{
+	struct elf_symbols_opts o = {.debug_dir = debug_root};
+	uint64_t off = 1, a = fn_addr();
+	struct elf_symbols *es;
+	const char *name;
+
+	es = elf_symbols__open(fx("link/prog"), &o);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_ptr_nonnull(elf_symbols__debug_path(es));
+	ck_assert_str_eq(elf_symbols__debug_path(es), want_debug);
+	name = elf_symbols__lookup(es, a, &off);
+	ck_assert_ptr_nonnull(name);
+	ck_assert_str_eq(name, "fxs_linked_fn");
+	ck_assert_uint_eq(off, 0);
+	elf_symbols__free(es);
+}
+END_TEST
+
+START_TEST(test_symlink_dwarf_lines)
+{
+	struct dwarf_lines_opts o = {.debug_dir = debug_root};
+	struct dwarf_frame fr[DWARF_MAX_FRAMES];
+	struct dwarf_lines *dl;
+	int n;
+
+	if (!have_libdw) {
+		printf("SKIP: check_debug_file: built without libdw (HAVE_LIBDW); NOT RUN\n");
+		return;
+	}
+	dl = dwarf_lines__open(fx("link/prog"), NULL, 0, &o, NULL);
+	ck_assert_msg(dl, "link/prog: no DWARF: %s", strerror(errno));
+	ck_assert_str_eq(dwarf_lines__path(dl), want_debug);
+	n = dwarf_lines__lookup(dl, fn_addr(), fr, DWARF_MAX_FRAMES);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(fr[0].function, "fxs_linked_fn");
+	ck_assert_ptr_nonnull(fr[0].file);
+	ck_assert_ptr_nonnull(strstr(fr[0].file, "prog.c"));
+	ck_assert_uint_ge(fr[0].line, 1);
+	ck_assert_uint_le(fr[0].line, LINE_FN_BODY);
+	ck_assert_uint_eq(fr[0].decl_line, 1);
+	dwarf_lines__free(dl);
+}
+END_TEST
+
+static Suite *debug_file_suite(void)
+{
+	Suite *s = suite_create("debug_file");
+	TCase *tc = tcase_create("debuglink");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fixture_is_debuglink_only);
+	tcase_add_test(tc, test_symlink_elf_symbols);
+	tcase_add_test(tc, test_symlink_dwarf_lines);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	struct dwarf_lines *probe;
+	int status;
+
+	/* Never ask a debuginfod server here: the fixture is on disk. */
+	unsetenv("DEBUGINFOD_URLS");
+	errno = 0;
+	probe = dwarf_lines__open("/proc/self/exe", NULL, 0, NULL, NULL);
+	have_libdw = probe || errno != EOPNOTSUPP;
+	dwarf_lines__free(probe);
+	build_fixtures();
+	status = check_run(debug_file_suite());
+	if (status == EXIT_SUCCESS && !getenv("FXS_KEEP_FIXTURES"))
+		run("rm -rf '%s'", tmpdir);
+	return status;
+}
