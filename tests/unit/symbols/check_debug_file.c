@@ -7,7 +7,8 @@
  *
  * The fixture is built here: a program without a build id (so only the
  * debuglink and its CRC can name its debug file), stripped, its debug file
- * beside it in real/, and link/prog a symlink to real/prog.
+ * beside it in real/, and link/prog a symlink to real/prog; bad/prog beside
+ * another program's debug file of the same name.
  */
 #include <check.h>
 #include <errno.h>
@@ -67,6 +68,12 @@ static void build_fixtures(void)
 		   tmpdir, cc);
 	/* An absolute link, in another directory than the file and its debug file. */
 	err |= run("ln -s %s/real/prog %s/link/prog", realdir, tmpdir);
+	/* bad/prog.debug is another program's: the CRC the debuglink records tells. */
+	err |= run("cd %s && mkdir -p bad && cp real/prog bad/prog && "
+		   "sed 's/x \\* 3 + 1/x * 5 + 2/' prog.c > other.c && "
+		   "%s -O1 -g -fno-inline -Wl,--build-id=none other.c -o other && "
+		   "objcopy --only-keep-debug other bad/prog.debug",
+		   tmpdir, cc);
 	if (err) {
 		fprintf(stderr, "cannot build the fixtures in %s\n", tmpdir);
 		exit(EXIT_FAILURE);
@@ -148,6 +155,28 @@ START_TEST(test_symlink_dwarf_lines)
 }
 END_TEST
 
+START_TEST(test_crc_mismatch)
+{
+	struct elf_symbols_opts o = {.debug_dir = debug_root};
+	char cmd[2 * PATH_MAX + 64];
+	struct elf_symbols *es;
+
+	/* The fixture must really differ, or the CRC decides nothing. */
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", fx("bad/prog.debug"), want_debug);
+	ck_assert_int_ne(system(cmd), 0);
+	es = elf_symbols__open(fx("bad/prog"), &o);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_ptr_null(elf_symbols__debug_path(es));
+	elf_symbols__free(es);
+	if (!have_libdw)
+		return;
+	ck_assert_ptr_null(dwarf_lines__open(fx("bad/prog"), NULL, 0,
+					     &(struct dwarf_lines_opts){.debug_dir = debug_root},
+					     NULL));
+	ck_assert_int_eq(errno, ENODATA);
+}
+END_TEST
+
 static Suite *debug_file_suite(void)
 {
 	Suite *s = suite_create("debug_file");
@@ -157,6 +186,7 @@ static Suite *debug_file_suite(void)
 	tcase_add_test(tc, test_fixture_is_debuglink_only);
 	tcase_add_test(tc, test_symlink_elf_symbols);
 	tcase_add_test(tc, test_symlink_dwarf_lines);
+	tcase_add_test(tc, test_crc_mismatch);
 	suite_add_tcase(s, tc);
 	return s;
 }
