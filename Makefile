@@ -96,7 +96,7 @@ BINS := fxsampler fxsamplerd
 .PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
 	fuzz test bench demo install \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
-	format format-check clean progs
+	format format-check layout-check clean progs
 
 all: $(BINS)
 
@@ -231,6 +231,7 @@ deps-if-missing:
 test: deps-if-missing
 	$(MAKE) all
 	$(MAKE) format-check
+	$(MAKE) layout-check
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) check-valgrind
@@ -416,6 +417,10 @@ format:
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRCS) && \
 		echo "format-check: $(words $(FORMAT_SRCS)) files clang-formatted"
+# daemon/'s shape: README's Layout table names every folder and module, no
+# include cycle, folder-qualified includes, no file of over 800 lines.
+layout-check:
+	@python3 tests/layout.py
 
 clean:
 	rm -rf $(OUTPUT) fxsampler fxsamplerd

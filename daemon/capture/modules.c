@@ -340,11 +340,6 @@ out:
 	return err;
 }
 
-int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid)
-{
-	return modules_scan_dir(m, s, ts, pid, NULL);
-}
-
 bool modules_refresh_due(const struct modules *m, pid_t pid)
 {
 	const struct proc_ranges *p = find_proc(m, pid, NULL);

@@ -23,14 +23,10 @@ void modules__free(struct modules *m);
 /*
  * Write module and mmap records for the executable mappings of pid that were
  * not written yet (all of them the first time; the new ones after a dlopen or
- * an exec). Returns the number of mappings written, or -errno; -ESRCH when
- * the process is gone.
- */
-int modules_scan(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid);
-/*
- * The same, reading pid's files under pid_dir (a /proc/PID directory held by
- * an fd, "/proc/self/fd/N", that cannot turn into another process), or under
- * <proc_root>/<pid> when NULL.
+ * an exec). Reads pid's files under pid_dir (a /proc/PID directory held by an
+ * fd, "/proc/self/fd/N", that cannot turn into another process), or under
+ * <proc_root>/<pid> when NULL. Returns the number of mappings written, or
+ * -errno; -ESRCH when the process is gone.
  */
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		     const char *pid_dir);

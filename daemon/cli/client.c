@@ -355,6 +355,23 @@ static int run(struct cl *cl, volatile sig_atomic_t *stop_flag, uint64_t duratio
 	return 0;
 }
 
+/* A connection not made yet (fd -1), writing DATA to out_fd; NULL: no memory (said in errbuf). */
+static struct cl *cl_new(int out_fd, const struct client_hooks *hooks, char *errbuf, size_t errlen)
+{
+	struct cl *cl = calloc(1, sizeof(*cl));
+
+	if (!cl) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	cl->fd = -1;
+	cl->out_fd = out_fd;
+	cl->hooks = hooks;
+	cl->errbuf = errbuf;
+	cl->errlen = errlen;
+	return cl;
+}
+
 int client_record(const char *socket_path, const struct capture_opts *opts, int out_fd,
 		  volatile sig_atomic_t *stop_flag, uint64_t duration_ns,
 		  const struct client_hooks *hooks, struct client_result *ret, char *errbuf,
@@ -366,16 +383,9 @@ int client_record(const char *socket_path, const struct capture_opts *opts, int 
 	struct cl *cl;
 	int err;
 
-	cl = calloc(1, sizeof(*cl));
-	if (!cl) {
-		snprintf(errbuf, errlen, "out of memory");
+	cl = cl_new(out_fd, hooks, errbuf, errlen);
+	if (!cl)
 		return -ENOMEM;
-	}
-	cl->fd = -1;
-	cl->out_fd = out_fd;
-	cl->hooks = hooks;
-	cl->errbuf = errbuf;
-	cl->errlen = errlen;
 	memset(&res, 0, sizeof(res));
 
 	err = protocol_setup_from_opts(opts, &m.setup);
@@ -460,14 +470,9 @@ int client_query_status(const char *socket_path, struct fxs_msg_status *ret, cha
 	struct cl *cl;
 	int err;
 
-	cl = calloc(1, sizeof(*cl));
-	if (!cl) {
-		snprintf(errbuf, errlen, "out of memory");
+	cl = cl_new(-1, NULL, errbuf, errlen);
+	if (!cl)
 		return -ENOMEM;
-	}
-	cl->out_fd = -1;
-	cl->errbuf = errbuf;
-	cl->errlen = errlen;
 	err = client_connect(client_socket_path(socket_path), &cl->fd, errbuf, errlen);
 	if (err) {
 		free(cl);

@@ -70,19 +70,6 @@ static int stop_daemon(pid_t pid)
 }
 
 /* A process that burns CPU as uid/gid until killed (uid 0: stays root). */
-static pid_t spinner(uid_t uid, gid_t gid)
-{
-	pid_t pid = fork();
-	volatile unsigned long x = 0;
-
-	if (pid)
-		return pid;
-	if (uid && (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
-		_exit(126);
-	for (;;)
-		x++;
-}
-
 static void reap(pid_t pid)
 {
 	if (pid > 0) {
@@ -409,7 +396,7 @@ static void suite_teardown(void)
 START_TEST(test_root_records_pid)
 {
 	struct child_report r;
-	pid_t target = spinner(0, 0);
+	pid_t target = spinner_as(0, 0);
 	char out[192];
 	long n;
 
@@ -427,7 +414,7 @@ END_TEST
 
 START_TEST(test_user_records_own_process)
 {
-	pid_t target = spinner(user_uid, user_gid);
+	pid_t target = spinner_as(user_uid, user_gid);
 	struct child_report r;
 	char out[192];
 	long n;
@@ -443,7 +430,7 @@ END_TEST
 
 START_TEST(test_user_refused_root_process)
 {
-	pid_t target = spinner(0, 0);
+	pid_t target = spinner_as(0, 0);
 	struct child_report r;
 	char out[192], want[128];
 	int rc;
@@ -476,7 +463,7 @@ END_TEST
 
 START_TEST(test_second_client_busy)
 {
-	pid_t target = spinner(0, 0);
+	pid_t target = spinner_as(0, 0);
 	struct fxs_msg m;
 	int a, b;
 
@@ -514,7 +501,7 @@ END_TEST
 
 START_TEST(test_lifecycle_states)
 {
-	pid_t target = spinner(0, 0);
+	pid_t target = spinner_as(0, 0);
 	struct fxs_msg m;
 	int a = raw_connect();
 
@@ -712,7 +699,7 @@ END_TEST
 START_TEST(test_sigkill_client_mid_session)
 {
 	char before[4096], after[4096], during[4096], ours[4096], left[4096], out[192];
-	pid_t target = spinner(0, 0), client;
+	pid_t target = spinner_as(0, 0), client;
 	int fd, i;
 
 	perf_progs(before, sizeof(before));
@@ -748,7 +735,7 @@ START_TEST(test_sigkill_client_mid_session)
 		      ours);
 	reap(target);
 	/* and the daemon serves the next client */
-	target = spinner(0, 0);
+	target = spinner_as(0, 0);
 	{
 		struct child_report r;
 
@@ -765,7 +752,7 @@ START_TEST(test_sigterm_finishes_capture)
 {
 	char sock2[160], log[192], out[192];
 	struct client_result res;
-	pid_t d2, target = spinner(0, 0), client;
+	pid_t d2, target = spinner_as(0, 0), client;
 	uint64_t counters = 0;
 	int fd, pfd[2], st, i;
 	long n;
@@ -837,7 +824,7 @@ START_TEST(test_continuous_mode)
 	char sock2[160], log[192], conf[192], dir[192], out[192], path[448];
 	struct rotate_file *files;
 	struct child_report r;
-	pid_t d2, target = spinner(0, 0);
+	pid_t d2, target = spinner_as(0, 0);
 	bool partial;
 	size_t nr, i;
 	FILE *f;
@@ -975,7 +962,7 @@ START_TEST(test_continuous_killed_salvaged)
 	char empty[448], legacy[448], part_name[NAME_MAX + 1] = "", *text;
 	static const uint8_t cut[12] = {0x3a, 0x00, 0x02, 0x10}; /* a 3-word record, cut */
 	struct rotate_file *files;
-	pid_t d2, target = spinner(0, 0);
+	pid_t d2, target = spinner_as(0, 0);
 	uint64_t killed_at, last;
 	struct fxt_buf hdr = {0};
 	struct stat st;
@@ -1159,7 +1146,7 @@ END_TEST
 START_TEST(test_cli_as_user)
 {
 	char cmd[2048], out[192];
-	pid_t target = spinner(user_uid, user_gid);
+	pid_t target = spinner_as(user_uid, user_gid);
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/cli", tmpdir);

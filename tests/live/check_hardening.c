@@ -409,21 +409,6 @@ static double read_until_eof(int fd, unsigned timeout_s, char ret_error[FXS_PROT
 	return mono_s() - t0;
 }
 
-/* A process that burns CPU until killed, as uid (0: as we are). */
-static pid_t spinner(uid_t uid)
-{
-	pid_t pid = fork();
-	volatile unsigned long x = 0;
-
-	ck_assert_int_ge(pid, 0);
-	if (pid)
-		return pid;
-	if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid)))
-		_exit(126);
-	for (;;)
-		x++;
-}
-
 /*
  * One user's 16 idle connections: only max_clients_per_uid of them get in,
  * and root and another user still capture through the daemon.
@@ -532,7 +517,7 @@ END_TEST
  */
 START_TEST(test_daemon_stalled_client)
 {
-	pid_t target = spinner(0);
+	pid_t target = spinner_as(0, 0);
 	char why[FXS_PROTO_MAX_TEXT], path[300];
 	struct fxs_msg m = {.type = FXS_MSG_START};
 	struct run r;
@@ -570,7 +555,7 @@ END_TEST
 /* max_session_length ends a capture with a complete file, and says so. */
 START_TEST(test_daemon_max_session_length)
 {
-	pid_t target = spinner(0);
+	pid_t target = spinner_as(0, 0);
 	char path[300], pid[16];
 	struct run r;
 	double t0 = mono_s();
@@ -740,8 +725,8 @@ START_TEST(test_max_rate_ends)
 	ck_assert_msg(rc == 0, "exit %d after %.1f s: %s", rc, t, r.err);
 	ck_assert_msg(t < 5, "-F 50000 -- sleep 0.3 took %.1f s", t);
 	assert_fxt(path);
-	spin[0] = spinner(0);
-	spin[1] = spinner(0);
+	spin[0] = spinner_as(0, 0);
+	spin[1] = spinner_as(0, 0);
 	err = temp_fd();
 	rec = START(err, "record", "-q", "-a", "-F", "50000", "-o", path);
 	live_msleep(1500);
@@ -848,7 +833,7 @@ START_TEST(test_targets)
 		const char *mode = via ? "--daemon" : "-q";
 		char sockarg[400];
 
-		spin = spinner(0);
+		spin = spinner_as(0, 0);
 		snprintf(pid, sizeof(pid), "%d", (int)spin);
 		snprintf(sockarg, sizeof(sockarg), "--socket=%s", sock);
 		if (!fork()) {
@@ -909,7 +894,7 @@ START_TEST(test_status)
 	ck_assert_msg(strstr(r.out, want), "%s", r.out);
 
 	start_daemon("");
-	target = spinner(0);
+	target = spinner_as(0, 0);
 	fd = raw_connect();
 	raw_setup(fd, target, 999);
 	raw_msg(fd, &m);

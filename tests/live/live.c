@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -143,6 +144,34 @@ void stop_prog(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+pid_t spinner_as(uid_t uid, gid_t gid)
+{
+	volatile unsigned long x = 0;
+	int ready[2];
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		close(ready[0]);
+		if (uid &&
+		    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
+			_exit(126);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(126);
+		close(ready[1]);
+		for (;;)
+			x++;
+	}
+	close(ready[1]);
+	ck_assert_msg(read(ready[0], &c, 1) == 1, "the spinner could not become uid %u",
+		      (unsigned)uid);
+	close(ready[0]);
+	return pid;
 }
 
 /* --- reading a capture; every record keeps its position in the file --- */
