@@ -336,7 +336,12 @@ int fxt_stream_error(const struct fxt_stream *s)
 	return s->err ? s->err : s->buf.err;
 }
 
-int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
+/*
+ * A kernel object record named name, with one argument arg_name = *arg
+ * (none when arg is NULL); the strings are interned in that order.
+ */
+static int stream_kobj(struct fxt_stream *s, unsigned obj_type, uint64_t koid, const char *name,
+		       const char *arg_name, struct fxt_arg *arg)
 {
 	struct fxt_sref nref;
 	int err;
@@ -344,9 +349,16 @@ int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
 	err = stream_begin(s);
 	if (!err)
 		err = stream_sref(s, name, &nref);
+	if (!err && arg)
+		err = stream_sref(s, arg_name, &arg->name);
 	if (!err)
-		err = fxt_put_kobj(&s->buf, FXT_OBJ_PROCESS, pid, nref, NULL, 0);
+		err = fxt_put_kobj(&s->buf, obj_type, koid, nref, arg, arg ? 1 : 0);
 	return stream_end(s, err);
+}
+
+int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name)
+{
+	return stream_kobj(s, FXT_OBJ_PROCESS, pid, name, NULL, NULL);
 }
 
 int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *name,
@@ -354,38 +366,19 @@ int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *n
 {
 	struct fxt_arg arg = {.type = FXT_ARG_STRING};
 	size_t len = cmdline ? strnlen(cmdline, FXT_CMDLINE_MAX) : 0;
-	struct fxt_sref nref;
-	int err;
 
 	if (!len)
 		return fxt_stream_process(s, pid, name);
-	err = stream_begin(s);
-	if (!err)
-		err = stream_sref(s, name, &nref);
-	if (!err)
-		err = stream_sref(s, "cmdline", &arg.name);
-	if (!err) {
-		arg.str.s = cmdline;
-		arg.str.len = len;
-		err = fxt_put_kobj(&s->buf, FXT_OBJ_PROCESS, pid, nref, &arg, 1);
-	}
-	return stream_end(s, err);
+	arg.str.s = cmdline;
+	arg.str.len = len;
+	return stream_kobj(s, FXT_OBJ_PROCESS, pid, name, "cmdline", &arg);
 }
 
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name)
 {
 	struct fxt_arg arg = {.type = FXT_ARG_KOID, .u = pid};
-	struct fxt_sref nref;
-	int err;
 
-	err = stream_begin(s);
-	if (!err)
-		err = stream_sref(s, name, &nref);
-	if (!err)
-		err = stream_sref(s, "process", &arg.name);
-	if (!err)
-		err = fxt_put_kobj(&s->buf, FXT_OBJ_THREAD, tid, nref, &arg, 1);
-	return stream_end(s, err);
+	return stream_kobj(s, FXT_OBJ_THREAD, tid, name, "process", &arg);
 }
 
 int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
