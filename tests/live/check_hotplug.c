@@ -249,19 +249,27 @@ START_TEST(test_quick_cycle)
 }
 END_TEST
 
+/*
+ * CPU 1 goes offline mid-capture and stays so: its sampled time ends there.
+ * It is kept busy until then: an idle CPU's clock event does not fire, and
+ * the sampler takes an event that stops firing for one that died, so an idle
+ * CPU 1 could have counted 0 ns.
+ */
 START_TEST(test_offline_until_the_end)
 {
 	struct result res;
-	pid_t rec;
+	pid_t rec, busy;
 
-	rec = start_record("2");
-	usleep(500000);
+	rec = start_record("3");
+	busy = busy_on_cpu1("0.5");
 	ck_assert_int_eq(set_cpu1(0), 0);
 	wait_record(rec);
 	all_online();
-	read_result(NULL, 0, &res);
+	read_result(&busy, 1, &res);
 	ck_assert_msg(res.invariant_ok, "counters do not add up");
-	ck_assert_uint_gt(res.cpu1_ns, 0);
+	ck_assert_msg(res.samples_of[0] > 100, "%zu samples on cpu 1 before it went offline",
+		      res.samples_of[0]);
+	ck_assert_uint_gt(res.cpu1_ns, 400000000ULL);
 	ck_assert_uint_lt(res.cpu1_ns, res.cpu0_ns);
 }
 END_TEST
