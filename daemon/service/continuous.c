@@ -112,14 +112,6 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
 	free(files);
 }
 
-/* The file name of o's temporary file, for messages and the budget. */
-static const char *temp_base(const struct outfile *o)
-{
-	const char *slash = strrchr(o->tmp, '/');
-
-	return slash ? slash + 1 : o->tmp;
-}
-
 /*
  * o, a partial file open for reading and writing: cut it to its last whole
  * record and commit it (it takes its complete name, done), or remove it when
@@ -245,7 +237,7 @@ void cont_finish(struct daemon *d)
 		return;
 	err = capture_finish(s->cap);
 	session_clear(s);
-	snprintf(part, sizeof(part), "%s", temp_base(&s->file));
+	snprintf(part, sizeof(part), "%s", basename(s->file.tmp));
 	if (err) {
 		/* what it holds up to the failure is kept, cut to its last whole record */
 		log_err("continuous capture '%s' failed: %s; salvaging what it holds", s->name,
@@ -304,8 +296,8 @@ void cont_start(struct daemon *d)
 	err = capture__new(&o, file_sink, s, &s->cap, &holder);
 	if (!err) {
 		/* The sampler lock is ours now: no other capture writes in the directory. */
-		cont_salvage(d, temp_base(&s->file));
-		cont_prune(d, dfd, temp_base(&s->file));
+		cont_salvage(d, basename(s->file.tmp));
+		cont_prune(d, dfd, basename(s->file.tmp));
 		err = capture_start(s->cap);
 		if (err) {
 			capture__free(s->cap);

@@ -53,17 +53,14 @@ static int open_direct(struct outfile *o, unsigned flags)
 #define TEMP_NAME_KEEP 200
 #define TEMP_SUFFIX    ".XXXXXX"
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-/* The temporary file beside o->final, still 0600: o->tmp and o->fd. */
+/*
+ * The temporary file beside o->final, still 0600: o->tmp and o->fd. basename()
+ * here and below is GNU's (<string.h>, _GNU_SOURCE): it never modifies its
+ * argument, and a name ending in '/' has an empty base.
+ */
 static int make_temp(struct outfile *o)
 {
-	int dirlen = (int)(base_name(o->final) - o->final), n;
+	int dirlen = (int)(basename(o->final) - o->final), n;
 
 	n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%.*s" TEMP_SUFFIX, dirlen, o->final,
 		     TEMP_NAME_KEEP, o->final + dirlen);
@@ -178,7 +175,7 @@ int outfile_open(struct outfile *o, const char *path, unsigned flags)
 
 int outfile_create(struct outfile *o, const char *path, mode_t mode)
 {
-	const char *base = base_name(path);
+	const char *base = basename(path);
 	struct stat st;
 	int err;
 
