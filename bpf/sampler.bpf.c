@@ -429,6 +429,9 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.tid = tid;
 	s->hdr.cpu = cpu;
 	s->hdr.nr_frames = n;
+	s->hdr.left_reason = 0;
+	s->hdr.unwind_end = 0;
+	s->hdr.nr_kframes = 0;
 	s->hdr.pad = 0;
 	n &= 0xff;
 	size = sizeof(s->hdr) + n * sizeof(__u64);
@@ -545,7 +548,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		if (why) {
 			bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
 			out.hdr.flags = FXS_SF_LEFT;
-			out.hdr.pad = why;
+			out.hdr.left_reason = why;
 			emit(&out.hdr, sizeof(out.hdr));
 			return 0;
 		}

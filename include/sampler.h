@@ -66,7 +66,8 @@ enum fxs_walker {
 #define FXS_SF_OFFCPU	    0x80 /* not a sample: an off-CPU interval (struct fxs_offcpu) */
 /*
  * Not a sample: pid left the target set at an exec that changed its
- * credentials (nr_frames is 0, no names); pad holds the FXS_LEFT_* reason.
+ * credentials (nr_frames is 0, no names); left_reason holds the FXS_LEFT_*
+ * reason. flags has no free bit left: a new kind of record needs a field.
  */
 #define FXS_SF_LEFT 0x40
 
@@ -74,7 +75,7 @@ enum fxs_walker {
 #define FXS_TARGET_YES	1
 #define FXS_TARGET_LEFT 2
 
-/* Why a target left (fxs_sample.pad of an FXS_SF_LEFT record). */
+/* Why a target left (fxs_sample.left_reason of an FXS_SF_LEFT record). */
 #define FXS_LEFT_UID	1 /* its real, effective or saved uid is not the session's */
 #define FXS_LEFT_CAPS	2 /* it holds capabilities the session's client does not */
 #define FXS_LEFT_SECURE 3 /* a secure exec otherwise: set-group-ID, an LSM transition */
@@ -91,7 +92,14 @@ struct fxs_sample {
 	__u16 cpu;
 	__u8 nr_frames;
 	__u8 flags;
-	__u32 pad; /* 0, or the FXS_LEFT_* reason of an FXS_SF_LEFT record */
+	__u8 left_reason; /* FXS_LEFT_* of an FXS_SF_LEFT record, else 0 */
+	/*
+	 * Reserved, 0 until their work lands: why a table-driven (CFI) walk
+	 * ended, and how many kernel frames follow the user frames.
+	 */
+	__u8 unwind_end;
+	__u8 nr_kframes;
+	__u8 pad;
 };
 
 struct fxs_comm {

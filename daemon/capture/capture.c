@@ -324,7 +324,7 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (s->flags & FXS_SF_LEFT) {
 		/* the kernel took it out at an exec that changed its credentials */
 		if (c->targets && targets_deny(c->targets, s->pid))
-			target_left(c, s->pid, (int)s->pad);
+			target_left(c, s->pid, (int)s->left_reason);
 		return 0;
 	}
 	if (c->targets && targets_denied(c->targets, s->pid)) {
