@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Unwind tables of the CFI walker (record --unwind=cfi|auto): what crosses
+ * the BPF / user-space boundary. User space generates a module's table from
+ * its .eh_frame (or .debug_frame); the BPF walker looks up the row of a pc and
+ * applies its rule to find the caller's CFA, pc and frame pointer.
+ *
+ * A table is an array of rows sorted by pc. A row covers [pc, next row's pc);
+ * the last row of a table, and every gap between FDEs, is a row of kind
+ * FXS_CFI_NONE. pc is the ELF virtual address of the module (p_vaddr space,
+ * as symbols are), low 32 bits: a module whose code lies above 4 GiB of
+ * vaddr gets no table.
+ *
+ * A rule is one 32-bit word:
+ *   bits  0..2   kind (FXS_CFI_*)
+ *   bits  3..15  CFA offset / 8, unsigned (the CFA is base register + offset)
+ *   bits 16..23  where the return address is saved, signed, in 8-byte words
+ *                from the CFA; 0: not saved, still in its register (arm64
+ *                x30, riscv64 ra: valid only for the innermost frame)
+ *   bits 24..31  where the frame pointer (rbp, x29, s0) is saved, signed, in
+ *                8-byte words from the CFA; 0: not saved, unchanged
+ * Offsets that do not fit, a CFA that is not sp- or fp-based, and saves by
+ * expression make the row FXS_CFI_UNSUPPORTED: the walker ends the stack
+ * there with a reason, never a guess.
+ */
+#ifndef FXS_INCLUDE_UNWIND_H
+#define FXS_INCLUDE_UNWIND_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum fxs_cfi_kind {
+	FXS_CFI_NONE = 0,	 /* no FDE covers this pc */
+	FXS_CFI_SP = 1,		 /* CFA = sp + offset */
+	FXS_CFI_FP = 2,		 /* CFA = fp + offset */
+	FXS_CFI_END = 3,	 /* the outermost frame: return address undefined */
+	FXS_CFI_UNSUPPORTED = 4, /* a rule the walker does not apply */
+	FXS_CFI_SIGNAL = 5,	 /* a signal frame (CIE augmentation "S") */
+	FXS_CFI_PLT = 6,	 /* x86-64 .plt: CFA = rsp + 8, + 8 once past the push */
+};
+
+#define FXS_CFI_KIND_BITS    3
+#define FXS_CFI_CFA_SHIFT    3
+#define FXS_CFI_CFA_MAX	     0x1fff /* in 8-byte words */
+#define FXS_CFI_RA_SHIFT     16
+#define FXS_CFI_FP_SHIFT     24
+#define FXS_CFI_RULE_KIND(r) ((r) & 0x7)
+#define FXS_CFI_RULE_CFA(r)  ((((r) >> FXS_CFI_CFA_SHIFT) & FXS_CFI_CFA_MAX) * 8)
+#define FXS_CFI_RULE_RA(r)   ((__s64)(__s8)(((r) >> FXS_CFI_RA_SHIFT) & 0xff) * 8)
+#define FXS_CFI_RULE_FP(r)   ((__s64)(__s8)(((r) >> FXS_CFI_FP_SHIFT) & 0xff) * 8)
+
+struct fxs_cfi_row {
+	__u32 pc;
+	__u32 rule;
+};
+
+#endif /* FXS_INCLUDE_UNWIND_H */
