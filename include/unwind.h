@@ -45,7 +45,7 @@ enum fxs_cfi_kind {
 #define FXS_CFI_CFA_MAX	     0x1fff /* in 8-byte words */
 #define FXS_CFI_RA_SHIFT     16
 #define FXS_CFI_FP_SHIFT     24
-#define FXS_CFI_RULE_KIND(r) ((r) & 0x7)
+#define FXS_CFI_RULE_KIND(r) ((r)&0x7)
 #define FXS_CFI_RULE_CFA(r)  ((((r) >> FXS_CFI_CFA_SHIFT) & FXS_CFI_CFA_MAX) * 8)
 #define FXS_CFI_RULE_RA(r)   ((__s64)(__s8)(((r) >> FXS_CFI_RA_SHIFT) & 0xff) * 8)
 #define FXS_CFI_RULE_FP(r)   ((__s64)(__s8)(((r) >> FXS_CFI_FP_SHIFT) & 0xff) * 8)
