@@ -33,19 +33,19 @@
 #define CFI_TABLE_MAX_FDES (1u << 21)
 
 struct cfi_table_opts {
-	uint32_t max_rows; /* more rows: -E2BIG; 0: CFI_TABLE_MAX_ROWS */
-	uint32_t max_fdes; /* more FDEs: -E2BIG; 0: CFI_TABLE_MAX_FDES */
+	uint32_t max_rows;   /* more rows: -E2BIG; 0: CFI_TABLE_MAX_ROWS */
+	uint32_t max_fdes;   /* more FDEs: -E2BIG; 0: CFI_TABLE_MAX_FDES */
 	bool no_debug_frame; /* .eh_frame only */
 };
 
 struct cfi_table_stats {
-	uint32_t fdes;		/* FDEs read (zero-length ones included) */
-	uint32_t fdes_empty;	/* zero-length FDEs, skipped */
-	uint32_t fdes_bad;	/* CFA program unreadable: its range UNSUPPORTED */
-	uint32_t fdes_overlap;	/* FDEs overlapping another: the union UNSUPPORTED */
-	uint32_t fdes_fp;	/* FDEs with an fp-based CFA at some pc (frame-pointer code) */
-	uint32_t rows;		/* rows of the table, merged */
-	uint32_t rows_unmerged; /* rows before adjacent equal rules were merged */
+	uint32_t fdes;		  /* FDEs read (zero-length ones included) */
+	uint32_t fdes_empty;	  /* zero-length FDEs, skipped */
+	uint32_t fdes_bad;	  /* CFA program unreadable: its range UNSUPPORTED */
+	uint32_t fdes_overlap;	  /* FDEs overlapping another: the union UNSUPPORTED */
+	uint32_t fdes_fp;	  /* FDEs with an fp-based CFA at some pc (frame-pointer code) */
+	uint32_t rows;		  /* rows of the table, merged */
+	uint32_t rows_unmerged;	  /* rows before adjacent equal rules were merged */
 	uint32_t rows_by_kind[8]; /* rows by FXS_CFI_* kind */
 	uint64_t bytes;		  /* rows * sizeof(struct fxs_cfi_row) */
 	uint64_t text_bytes;	  /* bytes of code the FDEs cover */
@@ -53,9 +53,9 @@ struct cfi_table_stats {
 };
 
 struct cfi_table {
-	uint16_t machine;	    /* EM_X86_64, EM_AARCH64, EM_RISCV */
-	bool from_debug_frame;	    /* .debug_frame (the module has no .eh_frame) */
-	struct fxs_cfi_row *rows;   /* sorted by pc, unique */
+	uint16_t machine;	  /* EM_X86_64, EM_AARCH64, EM_RISCV */
+	bool from_debug_frame;	  /* .debug_frame (the module has no .eh_frame) */
+	struct fxs_cfi_row *rows; /* sorted by pc, unique */
 	uint32_t nrows;
 	struct cfi_table_stats stats;
 };

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests: the CFI tables of real objects against binutils. Every row
+ * readelf --debug-dump=frames-interp prints is turned into the rule it means
+ * (here, from readelf's text alone) and looked up in our table, at the row's
+ * first and last byte; every byte no FDE covers must be NONE. Objects: a
+ * program built here with -O2 -fomit-frame-pointer, a library built with
+ * frame pointers, the same program with .debug_frame only, Debian's libc,
+ * ld.so and python3.11, and the committed arm64 and riscv64 fixtures.
+ */
+#include <check.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unwind/cfi_table.h"
+
+#include "fixture.h"
+#include "check_main.h"
+
+#define LIBC  "/lib/x86_64-linux-gnu/libc.so.6"
+#define LDSO  "/lib64/ld-linux-x86-64.so.2"
+#define PY311 "/usr/bin/python3.11"
+
+static const char fixture_src[] =
+	"#include <stdio.h>\n"
+	"#include <stdlib.h>\n"
+	"#include <string.h>\n"
+	"__attribute__((noinline)) long leaf(long *v, long n) {\n"
+	"	long s = 0; for (long i = 0; i < n; i++) s += v[i] * i; return s; }\n"
+	"__attribute__((noinline)) long mid(long n) {\n"
+	"	long *v = __builtin_alloca(n * sizeof(long));\n"
+	"	for (long i = 0; i < n; i++) v[i] = i ^ n;\n"
+	"	return leaf(v, n) + (n > 3 ? mid(n - 1) : 0); }\n"
+	"__attribute__((noinline)) long big(long n) {\n"
+	"	char buf[100000]; memset(buf, (int)n, sizeof(buf));\n"
+	"	return buf[n % sizeof(buf)] + mid(n); }\n"
+	"int main(int argc, char **argv) {\n"
+	"	printf(\"%ld\\n\", big(argc + 10)); return 0; }\n";
+
+/* One row of readelf's table: a location and the text of its columns. */
+struct re_row {
+	uint64_t loc;
+	char cfa[32], ra[16], fp[16], sp[16];
+};
+
+struct re_fde {
+	uint64_t begin, end;
+	bool signal;
+	unsigned first, n; /* rows in re_table.rows */
+};
+
+struct re_table {
+	struct re_fde *fdes;
+	unsigned nfdes;
+	struct re_row *rows;
+	unsigned nrows, caprows, capfdes;
+};
+
+/* A CIE's initial row: what an FDE without instructions inherits. */
+#define MAX_CIES 1024
+
+struct re_cie {
+	unsigned long off;
+	bool signal;
+	struct re_row row;
+	bool has_row;
+};
+
+static bool is_fp_name(const char *n)
+{
+	return !strcmp(n, "rbp") || !strcmp(n, "x29") || !strcmp(n, "s0") || !strcmp(n, "fp");
+}
+
+static bool is_sp_name(const char *n)
+{
+	return !strcmp(n, "rsp") || !strcmp(n, "sp");
+}
+
+static struct re_row *new_row(struct re_table *t)
+{
+	if (t->nrows == t->caprows) {
+		t->caprows = t->caprows ? t->caprows * 2 : 4096;
+		t->rows = realloc(t->rows, t->caprows * sizeof(*t->rows));
+		ck_assert(t->rows);
+	}
+	memset(&t->rows[t->nrows], 0, sizeof(t->rows[0]));
+	return &t->rows[t->nrows++];
+}
+
+/* Parse a row line under the column names cols[]. */
+static void parse_row(const char *line, char cols[][16], int ncols, struct re_row *r)
+{
+	char buf[512], *save = NULL, *tok;
+	int i = -1;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	strcpy(r->ra, "u");
+	strcpy(r->fp, "u");
+	strcpy(r->sp, "u");
+	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save), i++) {
+		if (i < 0) {
+			r->loc = strtoull(tok, NULL, 16);
+			continue;
+		}
+		/* "r9 (r9)": a register rule names the register twice. */
+		if (tok[0] == '(') {
+			i--;
+			continue;
+		}
+		ck_assert_msg(i < ncols, "readelf row with too many columns: %s", line);
+		if (!strcmp(cols[i], "CFA"))
+			snprintf(r->cfa, sizeof(r->cfa), "%s", tok);
+		else if (!strcmp(cols[i], "ra"))
+			snprintf(r->ra, sizeof(r->ra), "%s", tok);
+		else if (is_fp_name(cols[i]))
+			snprintf(r->fp, sizeof(r->fp), "%s", tok);
+		else if (is_sp_name(cols[i]))
+			snprintf(r->sp, sizeof(r->sp), "%s", tok);
+	}
+}
+
+/* readelf's frames-interp of section (".eh_frame" or ".debug_frame") of path. */
+static void readelf_frames(const char *path, const char *section, struct re_table *t)
+{
+	static struct re_cie cies[MAX_CIES];
+	char cmd[PATH_MAX + 64], line[1024], cols[48][16];
+	unsigned ncies = 0;
+	int ncols = 0;
+	bool in_section = false, in_cie = false;
+	struct re_cie *cie = NULL;
+	struct re_fde *fde = NULL;
+	FILE *p;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(cmd, sizeof(cmd), "readelf -W -wN --debug-dump=frames-interp '%s' 2>/dev/null",
+		 path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long off, cieoff;
+		uint64_t a, b;
+		char aug[32];
+
+		if (!strncmp(line, "Contents of the ", 16)) {
+			char name[64];
+
+			in_section = sscanf(line, "Contents of the %63s", name) == 1 &&
+				     !strcmp(name, section);
+			fde = NULL;
+			cie = NULL;
+			continue;
+		}
+		if (!in_section)
+			continue;
+		if (strstr(line, " CIE \"") && sscanf(line, "%lx", &off) == 1) {
+			aug[0] = 0;
+			sscanf(strstr(line, " CIE \""), " CIE \"%31[^\"]", aug);
+			ck_assert(ncies < MAX_CIES);
+			cie = &cies[ncies++];
+			memset(cie, 0, sizeof(*cie));
+			cie->off = off;
+			cie->signal = strchr(aug, 'S') != NULL;
+			in_cie = true;
+			fde = NULL;
+			continue;
+		}
+		if (sscanf(line, "%lx %*x %*x FDE cie=%lx pc=%" SCNx64 "..%" SCNx64, &off, &cieoff,
+			   &a, &b) == 4) {
+			struct re_cie *c = NULL;
+
+			for (unsigned i = 0; i < ncies; i++)
+				if (cies[i].off == cieoff)
+					c = &cies[i];
+			ck_assert_msg(c, "FDE at %lx: CIE %lx not seen", off, cieoff);
+			if (t->nfdes == t->capfdes) {
+				t->capfdes = t->capfdes ? t->capfdes * 2 : 1024;
+				t->fdes = realloc(t->fdes, t->capfdes * sizeof(*t->fdes));
+				ck_assert(t->fdes);
+			}
+			fde = &t->fdes[t->nfdes++];
+			*fde = (struct re_fde){
+				.begin = a, .end = b, .signal = c->signal, .first = t->nrows};
+			/* No instructions, no table printed: the CIE's row holds. */
+			if (c->has_row) {
+				struct re_row *r = new_row(t);
+
+				*r = c->row;
+				r->loc = a;
+				fde->n = 1;
+			}
+			in_cie = false;
+			continue;
+		}
+		if (!strncmp(line, "   LOC", 6)) {
+			char buf[512], *save = NULL, *tok;
+
+			snprintf(buf, sizeof(buf), "%s", line);
+			ncols = 0;
+			tok = strtok_r(buf, " \t\n", &save); /* LOC */
+			while ((tok = strtok_r(NULL, " \t\n", &save)) && ncols < 48)
+				snprintf(cols[ncols++], sizeof(cols[0]), "%s", tok);
+			/* An FDE with its own table does not start from the CIE's copy. */
+			if (fde && fde->n == 1 && t->nrows == fde->first + 1) {
+				t->nrows--;
+				fde->n = 0;
+			}
+			continue;
+		}
+		if (line[0] >= '0' && line[0] <= '9' && strlen(line) > 17 && line[16] == ' ') {
+			if (in_cie && cie) {
+				parse_row(line, cols, ncols, &cie->row);
+				cie->has_row = true;
+			} else if (fde) {
+				parse_row(line, cols, ncols, new_row(t));
+				fde->n++;
+			}
+		}
+	}
+	ck_assert_int_eq(pclose(p), 0);
+}
+
+/* "c-16" -> -16; false when not of that form. */
+static bool parse_c(const char *s, int64_t *off)
+{
+	char *end;
+
+	if (s[0] != 'c' || (s[1] != '-' && s[1] != '+'))
+		return false;
+	*off = strtoll(s + 1, &end, 10);
+	return *end == 0;
+}
+
+static bool word8(int64_t off, uint32_t *w)
+{
+	if (off % 8 || off == 0 || off < -1024 || off > 1016)
+		return false;
+	*w = (uint8_t)(int8_t)(off / 8);
+	return true;
+}
+
+enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR };
+
+/*
+ * The rule readelf's row means. On arm64 and riscv64 readelf prints "u" both
+ * for a return address still in its register and for DW_CFA_undefined:
+ * *how says which answers are right.
+ */
+static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool signal,
+			      uint64_t plt_lo, uint64_t plt_hi, enum ra_expect *how)
+{
+	uint32_t kind, cfa = 0, ra = 0, fp = 0;
+	char base[16];
+	long long off;
+	int64_t o;
+	int n = 0;
+
+	*how = RA_EXACT;
+	if (signal)
+		return FXS_CFI_SIGNAL;
+	if (!strcmp(r->ra, "u")) {
+		if (machine == EM_X86_64) {
+			*how = RA_END;
+			return FXS_CFI_END;
+		}
+		*how = RA_END_OR_LR;
+	}
+	if (!strcmp(r->cfa, "exp")) {
+		if (machine == EM_X86_64 && r->loc >= plt_lo && r->loc < plt_hi)
+			return FXS_CFI_PLT | 1 << FXS_CFI_CFA_SHIFT | 0xffu << FXS_CFI_RA_SHIFT;
+		return FXS_CFI_UNSUPPORTED;
+	}
+	if (sscanf(r->cfa, "%15[a-z0-9]+%lld%n", base, &off, &n) != 2 || r->cfa[n] || off < 0 ||
+	    off % 8 || off / 8 > FXS_CFI_CFA_MAX)
+		return FXS_CFI_UNSUPPORTED;
+	if (is_sp_name(base))
+		kind = FXS_CFI_SP;
+	else if (is_fp_name(base))
+		kind = FXS_CFI_FP;
+	else
+		return FXS_CFI_UNSUPPORTED;
+	cfa = (uint32_t)(off / 8);
+	if (parse_c(r->ra, &o)) {
+		if (!word8(o, &ra))
+			return FXS_CFI_UNSUPPORTED;
+	} else if (!(machine != EM_X86_64 && (!strcmp(r->ra, "u") || !strcmp(r->ra, "s")))) {
+		return FXS_CFI_UNSUPPORTED;
+	}
+	if (parse_c(r->fp, &o)) {
+		if (!word8(o, &fp))
+			return FXS_CFI_UNSUPPORTED;
+	} else if (strcmp(r->fp, "u") && strcmp(r->fp, "s")) {
+		return FXS_CFI_UNSUPPORTED;
+	}
+	if (strcmp(r->sp, "u") && strcmp(r->sp, "s"))
+		return FXS_CFI_UNSUPPORTED;
+	return kind | cfa << FXS_CFI_CFA_SHIFT | ra << FXS_CFI_RA_SHIFT | fp << FXS_CFI_FP_SHIFT;
+}
+
+static uint32_t rule_at(const struct cfi_table *t, uint64_t pc)
+{
+	const struct fxs_cfi_row *row = cfi_table_lookup(t, pc);
+
+	return row ? row->rule : FXS_CFI_NONE;
+}
+
+static void check_rule(const char *path, uint64_t pc, uint32_t got, uint32_t want,
+		       enum ra_expect how, const struct re_row *r)
+{
+	bool ok;
+
+	switch (how) {
+	case RA_END:
+		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END;
+		break;
+	case RA_END_OR_LR:
+		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END || got == want;
+		break;
+	default:
+		ok = FXS_CFI_RULE_KIND(want) == FXS_CFI_SIGNAL ? FXS_CFI_RULE_KIND(got) == want
+							       : got == want;
+	}
+	ck_assert_msg(ok, "%s: pc %#" PRIx64 " (readelf: CFA %s ra %s fp %s): rule %#x, want %#x",
+		      path, pc, r->cfa, r->ra, r->fp, got, want);
+}
+
+static void section_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char cmd[PATH_MAX + 128], line[512];
+	FILE *p;
+
+	*lo = *hi = 0;
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s'", path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *b = strchr(line, ']'), sname[64], type[32];
+		uint64_t addr, off, size;
+
+		if (b &&
+		    sscanf(b + 1, "%63s %31s %" SCNx64 " %" SCNx64 " %" SCNx64, sname, type, &addr,
+			   &off, &size) == 5 &&
+		    !strcmp(sname, name)) {
+			*lo = addr;
+			*hi = addr + size;
+		}
+	}
+	pclose(p);
+}
+
+/*
+ * Build path's table and check every readelf row and every gap; returns the
+ * table for more checks.
+ */
+static struct cfi_table *check_against_readelf(const char *path, const char *section)
+{
+	struct cfi_table *t = NULL;
+	struct re_table re;
+	uint64_t plt_lo, plt_hi, covered = 0;
+	uint32_t fdes_fp = 0;
+	int err;
+
+	err = cfi_table_from_path(path, NULL, &t);
+	ck_assert_msg(!err, "%s: %s (%d)", path, cfi_table_strerror(err), err);
+	ck_assert_int_eq(t->from_debug_frame, !strcmp(section, ".debug_frame"));
+	readelf_frames(path, section, &re);
+	ck_assert_msg(re.nfdes > 0, "%s: readelf shows no FDE in %s", path, section);
+	section_range(path, ".plt", &plt_lo, &plt_hi);
+
+	/* The table's own shape: sorted, unique, merged, NONE last. */
+	ck_assert_uint_gt(t->nrows, 1);
+	for (uint32_t i = 1; i < t->nrows; i++) {
+		ck_assert_uint_gt(t->rows[i].pc, t->rows[i - 1].pc);
+		ck_assert_uint_ne(t->rows[i].rule, t->rows[i - 1].rule);
+	}
+	ck_assert_uint_eq(t->rows[t->nrows - 1].rule, FXS_CFI_NONE);
+	ck_assert_uint_eq(t->stats.fdes_bad, 0);
+	ck_assert_uint_eq(t->stats.fdes_overlap, 0);
+	ck_assert_uint_eq(t->stats.bytes, t->nrows * 8ull);
+
+	for (unsigned f = 0; f < re.nfdes; f++) {
+		const struct re_fde *fde = &re.fdes[f];
+		bool fp_counted = false;
+
+		if (fde->begin == fde->end)
+			continue;
+		covered += fde->end - fde->begin;
+		for (unsigned k = 0; k < fde->n; k++) {
+			const struct re_row *r = &re.rows[fde->first + k];
+			uint64_t last = k + 1 < fde->n ? re.rows[fde->first + k + 1].loc : fde->end;
+			enum ra_expect how;
+			uint32_t want;
+			char base[16];
+
+			if (sscanf(r->cfa, "%15[a-z0-9]+", base) == 1 && is_fp_name(base) &&
+			    r->loc < fde->end && !fp_counted) {
+				fdes_fp++;
+				fp_counted = true;
+			}
+			if (r->loc >= fde->end || last <= r->loc)
+				continue;
+			if (last > fde->end)
+				last = fde->end;
+			want = expected_rule(r, t->machine, fde->signal, plt_lo, plt_hi, &how);
+			check_rule(path, r->loc, rule_at(t, r->loc), want, how, r);
+			check_rule(path, last - 1, rule_at(t, last - 1), want, how, r);
+		}
+		/* The byte after the FDE is NONE unless another FDE starts there. */
+		if (!(f + 1 < re.nfdes && re.fdes[f + 1].begin == fde->end)) {
+			bool next = false;
+
+			for (unsigned g = 0; g < re.nfdes; g++)
+				if (re.fdes[g].begin <= fde->end && fde->end < re.fdes[g].end)
+					next = true;
+			if (!next)
+				ck_assert_msg(rule_at(t, fde->end) == FXS_CFI_NONE,
+					      "%s: pc %#" PRIx64 " after an FDE is not NONE", path,
+					      fde->end);
+		}
+	}
+	ck_assert_uint_eq(t->stats.text_bytes, covered);
+	ck_assert_uint_eq(t->stats.fdes_fp, fdes_fp);
+	ck_assert_uint_eq(t->stats.fdes - t->stats.fdes_empty,
+			  (uint32_t)re.nfdes - t->stats.fdes_empty);
+	free(re.fdes);
+	free(re.rows);
+	return t;
+}
+
+/* The address of a symbol (readelf -s or --dyn-syms), 0 when none. */
+static uint64_t symbol(const char *path, const char *name)
+{
+	char cmd[PATH_MAX + 128], line[512];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -sW --dyn-syms '%s'", path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (fgets(line, sizeof(line), p)) {
+		char n[256];
+		uint64_t a;
+
+		if (sscanf(line, "%*s %" SCNx64 " %*s %*s %*s %*s %*s %255s", &a, n) == 2 &&
+		    !strcmp(n, name))
+			addr = a;
+	}
+	pclose(p);
+	return addr;
+}
+
+static void build_fixtures(void)
+{
+	const char *cc = getenv("FXS_TEST_CC") ?: "gcc";
+	FILE *f;
+	int err = 0;
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fxs_cfi.XXXXXX", getenv("TMPDIR") ?: "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+	f = fopen(fx("prog.c"), "we");
+	if (!f || fputs(fixture_src, f) < 0 || fclose(f)) {
+		perror("prog.c");
+		exit(EXIT_FAILURE);
+	}
+	err |= run("cd %s && %s -O2 -fomit-frame-pointer -o omitfp prog.c", tmpdir, cc);
+	err |= run("cd %s && %s -O2 -fno-omit-frame-pointer -fPIC -shared -o fp.so prog.c", tmpdir,
+		   cc);
+	/* .debug_frame only: no unwind tables, and crt's .eh_frame removed. */
+	err |= run("cd %s && %s -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables "
+		   "-o dbgframe prog.c && objcopy -R .eh_frame -R .eh_frame_hdr dbgframe",
+		   tmpdir, cc);
+	err |= run("cd %s && objcopy -R .debug_frame dbgframe noframe", tmpdir);
+	if (err) {
+		fprintf(stderr, "cannot build the fixtures in %s\n", tmpdir);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void remove_fixtures(void)
+{
+	if (tmpdir[0] && !getenv("FXS_KEEP_FIXTURES"))
+		run("rm -rf '%s'", tmpdir);
+}
+
+static void check_end_at(const struct cfi_table *t, const char *path, const char *sym)
+{
+	uint64_t a = symbol(path, sym);
+
+	ck_assert_msg(a, "%s: no symbol %s", path, sym);
+	/* arm64's _start says so after its first instruction (bti c). */
+	a += 4;
+	ck_assert_msg(FXS_CFI_RULE_KIND(rule_at(t, a)) == FXS_CFI_END,
+		      "%s: %s at %#" PRIx64 ": rule %#x, not END", path, sym, a, rule_at(t, a));
+}
+
+START_TEST(test_omit_frame_pointer)
+{
+	struct cfi_table *t = check_against_readelf(fx("omitfp"), ".eh_frame");
+
+	ck_assert_uint_eq(t->machine, EM_X86_64);
+	/* mid()'s alloca keeps rbp as a frame pointer even so. */
+	ck_assert_uint_eq(t->stats.fdes_fp, 1);
+	ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_SP], 3);
+	check_end_at(t, fx("omitfp"), "_start");
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_frame_pointer_library)
+{
+	struct cfi_table *t = check_against_readelf(fx("fp.so"), ".eh_frame");
+
+	/* mid, big and main keep rbp: their CFA becomes rbp + 16. */
+	ck_assert_uint_ge(t->stats.fdes_fp, 3);
+	ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_FP], 0);
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_debug_frame)
+{
+	struct cfi_table *t = check_against_readelf(fx("dbgframe"), ".debug_frame");
+
+	ck_assert(t->from_debug_frame);
+	cfi_table_free(t);
+}
+END_TEST
+
+static const char *const debian_x86[] = {LIBC, LDSO, PY311};
+
+START_TEST(test_debian_objects)
+{
+	const char *path = debian_x86[_i];
+	struct cfi_table *t = check_against_readelf(path, ".eh_frame");
+
+	ck_assert_uint_gt(t->stats.fdes, 200);
+	/* Issue 22: libc's table is at most 256 KiB. */
+	if (!strcmp(path, LIBC)) {
+		ck_assert_uint_le(t->stats.bytes, 256 << 10);
+		ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_PLT], 0);
+		/* __restore_rt, the sigreturn trampoline ("zRS"). */
+		ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_SIGNAL], 0);
+	}
+	cfi_table_free(t);
+}
+END_TEST
+
+static const char *const cross_objects[] = {"elf/arm64/exe", "elf/arm64/lib.so", "elf/riscv64/exe",
+					    "elf/riscv64/lib.so", "elf/riscv64/vdso.so"};
+
+START_TEST(test_cross_objects)
+{
+	const char *path = test_data(cross_objects[_i]);
+	struct cfi_table *t = check_against_readelf(path, ".eh_frame");
+
+	ck_assert_uint_eq(t->machine, strstr(path, "arm64") ? EM_AARCH64 : EM_RISCV);
+	if (strstr(path, "/exe"))
+		check_end_at(t, path, "_start");
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	static const char not_elf[] = "#!/bin/sh\necho hi\n";
+	struct cfi_table *t = (struct cfi_table *)1;
+	struct cfi_table_opts few = {.max_rows = 4};
+
+	ck_assert_int_eq(cfi_table_from_mem(not_elf, sizeof(not_elf), NULL, &t), -ENOEXEC);
+	ck_assert_ptr_null(t);
+	ck_assert_int_eq(cfi_table_from_path(fx("noframe"), NULL, &t), -ENOENT);
+	ck_assert_int_eq(cfi_table_from_path(fx("dbgframe"),
+					     &(struct cfi_table_opts){.no_debug_frame = true}, &t),
+			 -ENOENT);
+	ck_assert_int_eq(cfi_table_from_path(fx("missing"), NULL, &t), -ENOENT);
+	ck_assert_int_eq(cfi_table_from_path(LIBC, &few, &t), -E2BIG);
+	ck_assert_int_eq(cfi_table_from_path(LIBC, &(struct cfi_table_opts){.max_fdes = 10}, &t),
+			 -E2BIG);
+	ck_assert_ptr_null(t);
+	ck_assert_str_eq(cfi_table_strerror(-ENOENT), "no .eh_frame or .debug_frame");
+}
+END_TEST
+
+static Suite *cfi_table_suite(void)
+{
+	Suite *s = suite_create("cfi_table");
+	TCase *tc = tcase_create("readelf");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_omit_frame_pointer);
+	tcase_add_test(tc, test_frame_pointer_library);
+	tcase_add_test(tc, test_debug_frame);
+	tcase_add_loop_test(tc, test_debian_objects, 0, 3);
+	tcase_add_loop_test(tc, test_cross_objects, 0, 5);
+	tcase_add_test(tc, test_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	int status;
+
+	build_fixtures();
+	status = check_run(cfi_table_suite());
+	remove_fixtures();
+	return status;
+}
