@@ -171,8 +171,9 @@ check-asan: $(SKELS)
 check-valgrind: $(UNIT_BINS)
 	tests/sanitize.sh valgrind $(UNIT_BINS)
 
-# libFuzzer targets of the FXT reader, the ELF reader, the maps parser and the
-# daemon's message decoder, FUZZ_SECONDS each (60 by default, as in CI).
+# libFuzzer targets of the FXT reader, the ELF reader, the maps parser, the
+# daemon's message decoder and the CFI table generator, FUZZ_SECONDS each (60
+# by default, as in CI).
 fuzz: $(SKELS)
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) LIB_SRCS="$(LIB_SRCS)" tests/fuzz/run.sh
 

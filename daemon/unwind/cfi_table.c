@@ -241,7 +241,8 @@ static int collect_fdes(const struct cfi_section *sec, uint32_t max_fdes,
 		free(refs);
 		return err;
 	}
-	qsort(refs, n, sizeof(*refs), cmp_ref);
+	if (n)
+		qsort(refs, n, sizeof(*refs), cmp_ref);
 	*ret = refs;
 	*ret_n = n;
 	return 0;
@@ -320,45 +321,30 @@ static int count_kinds(struct cfi_table *t)
 	return 0;
 }
 
-int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_table **ret)
+int cfi_table_from_section(uint16_t machine, const struct cfi_section *sec,
+			   const struct cfi_table_opts *opts, struct cfi_table **ret)
 {
 	uint64_t t0 = mono_ns();
-	struct cfi_section sec = {0};
 	struct builder b = {0};
 	struct fde_ref *refs = NULL;
 	struct cfi_table *t;
-	unsigned char *ident;
-	GElf_Ehdr ehdr;
 	size_t n = 0;
 	int err;
 
 	*ret = NULL;
-	ident = (unsigned char *)elf_getident(elf, NULL);
-	if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB ||
-	    !gelf_getehdr(elf, &ehdr) || (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN))
-		return -ENOEXEC;
-	b.arch = cfa_arch_of(ehdr.e_machine);
+	b.arch = cfa_arch_of(machine);
 	if (!b.arch)
 		return -ENOEXEC;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->machine = ehdr.e_machine;
-	err = section_of(elf, ".eh_frame", &sec);
-	if (err == -ENOENT && !(opts && opts->no_debug_frame)) {
-		err = section_of(elf, ".debug_frame", &sec);
-		sec.debug_frame = true;
-		t->from_debug_frame = true;
-	}
-	if (err)
-		goto fail;
-	sec.text_vaddr = section_addr(elf, ".text");
-	sec.data_vaddr = section_addr(elf, ".got");
-	err = collect_fdes(&sec, opts && opts->max_fdes ? opts->max_fdes : CFI_TABLE_MAX_FDES,
+	t->machine = machine;
+	t->from_debug_frame = sec->debug_frame;
+	err = collect_fdes(sec, opts && opts->max_fdes ? opts->max_fdes : CFI_TABLE_MAX_FDES,
 			   &t->stats, &refs, &n);
 	if (err)
 		goto fail;
-	b.sec = &sec;
+	b.sec = sec;
 	b.stats = &t->stats;
 	b.max_rows = opts && opts->max_rows ? opts->max_rows : CFI_TABLE_MAX_ROWS;
 	err = build_rows(&b, refs, n);
@@ -376,6 +362,35 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 	return 0;
 fail:
 	cfi_table_free(t);
+	return err;
+}
+
+int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_table **ret)
+{
+	uint64_t t0 = mono_ns();
+	struct cfi_section sec = {0};
+	unsigned char *ident;
+	GElf_Ehdr ehdr;
+	int err;
+
+	*ret = NULL;
+	ident = (unsigned char *)elf_getident(elf, NULL);
+	if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB ||
+	    !gelf_getehdr(elf, &ehdr) || (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) ||
+	    !cfa_arch_of(ehdr.e_machine))
+		return -ENOEXEC;
+	err = section_of(elf, ".eh_frame", &sec);
+	if (err == -ENOENT && !(opts && opts->no_debug_frame)) {
+		err = section_of(elf, ".debug_frame", &sec);
+		sec.debug_frame = true;
+	}
+	if (err)
+		return err;
+	sec.text_vaddr = section_addr(elf, ".text");
+	sec.data_vaddr = section_addr(elf, ".got");
+	err = cfi_table_from_section(ehdr.e_machine, &sec, opts, ret);
+	if (!err)
+		(*ret)->stats.gen_ns = mono_ns() - t0;
 	return err;
 }
 

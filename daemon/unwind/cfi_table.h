@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "unwind.h"
+#include "unwind/eh_frame.h"
 
 /* Default caps (cfi_table_opts 0 takes them). libc.so.6 has ~10 k rows. */
 #define CFI_TABLE_MAX_ROWS (1u << 22) /* 32 MiB of rows */
@@ -80,6 +81,12 @@ int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts,
 /* The same for an image in memory (copied first; libelf may write to it). */
 int cfi_table_from_mem(const void *data, size_t size, const struct cfi_table_opts *opts,
 		       struct cfi_table **ret);
+/*
+ * The same from a section already in memory, for an arch's EM_* number (the
+ * fuzzer and the unit tests reach the parser this way).
+ */
+int cfi_table_from_section(uint16_t machine, const struct cfi_section *sec,
+			   const struct cfi_table_opts *opts, struct cfi_table **ret);
 void cfi_table_free(struct cfi_table *t);
 
 /*

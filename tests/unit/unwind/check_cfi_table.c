@@ -19,6 +19,7 @@
 
 #include "unwind/cfi_table.h"
 
+#include "cfi_bytes.h"
 #include "fixture.h"
 #include "check_main.h"
 
@@ -588,6 +589,188 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* --- tables of sections written by hand ----------------------------------------- */
+
+static struct bytes w;
+
+#define RULE(kind, cfa, ra, fp)                                                                    \
+	((uint32_t)(kind) | (uint32_t)(cfa) << FXS_CFI_CFA_SHIFT |                                 \
+	 (uint32_t)(uint8_t)(int8_t)(ra) << FXS_CFI_RA_SHIFT |                                     \
+	 (uint32_t)(uint8_t)(int8_t)(fp) << FXS_CFI_FP_SHIFT)
+#define X86_ENTRY RULE(FXS_CFI_SP, 1, -1, 0)
+
+static struct cfi_table *table_of(uint16_t machine, int want_err)
+{
+	struct cfi_section sec = {.data = w.b, .size = w.n, .vaddr = 0x10000};
+	struct cfi_table *t = NULL;
+
+	ck_assert_int_eq(cfi_table_from_section(machine, &sec, NULL, &t), want_err);
+	return t;
+}
+
+static void expect_rows(const struct cfi_table *t, const struct fxs_cfi_row *want, unsigned n)
+{
+	for (unsigned i = 0; i < n && i < t->nrows; i++)
+		ck_assert_msg(t->rows[i].pc == want[i].pc && t->rows[i].rule == want[i].rule,
+			      "row %u: %#x %#x, want %#x %#x", i, t->rows[i].pc, t->rows[i].rule,
+			      want[i].pc, want[i].rule);
+	ck_assert_uint_eq(t->nrows, n);
+}
+
+START_TEST(test_gaps_merges_overlaps)
+{
+	struct cfi_table *t;
+	size_t cie;
+
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	/* Out of order on purpose: the table sorts them. */
+	eh_fde(&w, cie, 0x1020, 0x10, INSNS(0x41, 0x0e, 16, 0x86, 2));
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1010, 0x8, INSNS(0)); /* adjacent, same rule: merged */
+	eh_fde(&w, cie, 0x1040, 0, INSNS(0));	/* empty */
+	eh_fde(&w, cie, 0x1050, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1058, 0x10, INSNS(0));    /* overlaps the one before */
+	eh_fde(&w, cie, 0x1070, 0x10, INSNS(0x3f)); /* a program we cannot read */
+	eh_fde(&w, cie, 0x1080, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1018, FXS_CFI_NONE},
+			    {0x1020, X86_ENTRY},
+			    {0x1021, RULE(FXS_CFI_SP, 2, -1, -2)},
+			    {0x1030, FXS_CFI_NONE},
+			    {0x1050, FXS_CFI_UNSUPPORTED},
+			    {0x1068, FXS_CFI_NONE},
+			    {0x1070, FXS_CFI_UNSUPPORTED},
+			    {0x1080, X86_ENTRY},
+			    {0x1090, FXS_CFI_NONE},
+		    },
+		    10);
+	ck_assert_uint_eq(t->stats.fdes, 8);
+	ck_assert_uint_eq(t->stats.fdes_empty, 1);
+	ck_assert_uint_eq(t->stats.fdes_overlap, 2);
+	ck_assert_uint_eq(t->stats.fdes_bad, 1);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0xfff));
+	ck_assert_uint_eq(cfi_table_lookup(t, 0x1017)->rule, X86_ENTRY);
+	ck_assert_uint_eq(cfi_table_lookup(t, 0x1025)->pc, 0x1021);
+	ck_assert_uint_eq(cfi_table_lookup(t, 0xffffffff)->rule, FXS_CFI_NONE);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0x100000000ull));
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_rules)
+{
+	struct cfi_table *t;
+	size_t cie, sig;
+
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	sig = eh_cie(&w, "S", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x100,
+	       INSNS(0x0e, 12, 0x41,		    /* rsp + 12: not 8-aligned */
+		     0x0c, 10, 8, 0x41,		    /* r10 + 8 */
+		     0x0c, 7, 0x80, 0x80, 4, 0x41,  /* rsp + 0x10000: over 0x1fff words */
+		     0x0c, 6, 16, 0x41,		    /* rbp + 16 */
+		     0x86, 2, 0x41,		    /* rbp at CFA - 16 */
+		     0x09, 6, 3, 0x41,		    /* rbp in rbx */
+		     0x11, 16, 0x80, 0x02, 0x41,    /* ra at CFA - 2048 */
+		     0x11, 16, 0x7f, 0x06, 6, 0x41, /* ra at CFA + 8; rbp restored */
+		     0x08, 16, 0x41,		    /* ra "same value" on x86-64 */
+		     0x07, 16, 0x41,		    /* ra undefined: the outermost frame */
+		     0x0f, 1, 0x30, 0x41,	    /* def_cfa_expression, ra still undefined */
+		     0x0c, 7, 8, 0x90, 1, 0x10, 7, 1, 0x77, 0x41, /* rsp's rule an expression */
+		     0x0c, 7, 8, 0x14, 7, 0)); /* rsp = CFA + 0: what the walker does */
+	eh_fde(&w, sig, 0x2000, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, FXS_CFI_UNSUPPORTED},
+			    {0x1003, RULE(FXS_CFI_FP, 2, -1, 0)},
+			    {0x1004, RULE(FXS_CFI_FP, 2, -1, -2)},
+			    {0x1005, FXS_CFI_UNSUPPORTED},
+			    {0x1007, RULE(FXS_CFI_FP, 2, 1, 0)},
+			    {0x1008, FXS_CFI_UNSUPPORTED},
+			    {0x1009, RULE(FXS_CFI_END, 2, 0, 0)},
+			    {0x100a, RULE(FXS_CFI_END, 0, 0, 0)},
+			    {0x100b, FXS_CFI_UNSUPPORTED},
+			    {0x100c, X86_ENTRY},
+			    {0x1100, FXS_CFI_NONE},
+			    {0x2000, RULE(FXS_CFI_SIGNAL, 1, -1, 0)},
+			    {0x2010, FXS_CFI_NONE},
+		    },
+		    13);
+	cfi_table_free(t);
+
+	/* arm64: the return address still in x30 is a rule (ra 0); riscv64 the same in ra. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 4, -8, 30, 0x03, INSNS(0x0c, 31, 0));
+	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1, 0x41, 0x0c, 29, 16));
+	t = table_of(EM_AARCH64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, RULE(FXS_CFI_SP, 0, 0, 0)},
+			    {0x1004, RULE(FXS_CFI_SP, 2, -1, -2)},
+			    {0x1008, RULE(FXS_CFI_FP, 2, -1, -2)},
+			    {0x1020, FXS_CFI_NONE},
+		    },
+		    4);
+	cfi_table_free(t);
+	/* A CIE whose return address column is not the link register. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 4, -8, 17, 0x03, INSNS(0x0c, 31, 0));
+	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0));
+	t = table_of(EM_AARCH64, 0);
+	ck_assert_uint_eq(t->rows[0].rule, FXS_CFI_UNSUPPORTED);
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_crafted_errors)
+{
+	struct cfi_section sec;
+	struct cfi_table *t;
+	size_t cie;
+
+	/* Found by fuzz_cfi_table: a CIE and no FDE made an empty, valid table. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	t = table_of(EM_X86_64, 0);
+	ck_assert_uint_eq(t->nrows, 0);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0x1000));
+	cfi_table_free(t);
+	/* Code at 4 GiB. */
+	eh_fde(&w, cie, 0xfffffff0, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, -ERANGE);
+	ck_assert_ptr_null(t);
+	/* Malformed framing fails the table; an unknown arch too. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	w.b[0] = 0xff;
+	t = table_of(EM_X86_64, -EBADMSG);
+	sec = (struct cfi_section){.data = w.b, .size = w.n};
+	ck_assert_int_eq(cfi_table_from_section(EM_386, &sec, NULL, &t), -ENOEXEC);
+	/* The row cap. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	for (unsigned i = 0; i < 2000; i++)
+		eh_fde(&w, cie, 0x1000 + 32 * i, 16, INSNS(0));
+	sec = (struct cfi_section){.data = w.b, .size = w.n, .vaddr = 0x10000};
+	ck_assert_int_eq(cfi_table_from_section(EM_X86_64, &sec,
+						&(struct cfi_table_opts){.max_rows = 4000}, &t),
+			 0);
+	ck_assert_uint_eq(t->nrows, 4000);
+	cfi_table_free(t);
+	ck_assert_int_eq(cfi_table_from_section(EM_X86_64, &sec,
+						&(struct cfi_table_opts){.max_rows = 3999}, &t),
+			 -E2BIG);
+	ck_assert_ptr_null(t);
+}
+END_TEST
+
 static Suite *cfi_table_suite(void)
 {
 	Suite *s = suite_create("cfi_table");
@@ -600,6 +783,11 @@ static Suite *cfi_table_suite(void)
 	tcase_add_loop_test(tc, test_debian_objects, 0, 3);
 	tcase_add_loop_test(tc, test_cross_objects, 0, 5);
 	tcase_add_test(tc, test_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("crafted");
+	tcase_add_test(tc, test_gaps_merges_overlaps);
+	tcase_add_test(tc, test_rules);
+	tcase_add_test(tc, test_crafted_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
