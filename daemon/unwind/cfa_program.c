@@ -352,8 +352,12 @@ int cfa_run(const struct cfa_arch *arch, const struct cfi_section *s, const stru
 	in->fn = fn;
 	in->ctx = ctx;
 	in->loc = fde->pc_begin;
-	/* Until a CIE says otherwise the CFA is undefined: an expression we do not apply. */
-	in->st.cfa_kind = CFA_CFA_EXPR;
+	/*
+	 * Until a CIE says otherwise the CFA is register "none" + 0: riscv64's
+	 * CIEs start with def_cfa_register sp alone, keeping that 0.
+	 */
+	in->st.cfa_kind = CFA_CFA_REG;
+	in->st.cfa_reg = UINT64_MAX;
 	in->in_cie = true;
 	err = run_program(in, fde->cie.insns, fde->cie.insns + fde->cie.insns_len);
 	if (err)

@@ -27,7 +27,7 @@ struct builder {
 	struct fxs_cfi_row *rows;
 	uint32_t nrows, cap, max_rows;
 	struct cfi_table_stats *stats;
-	bool fde_fp; /* the running FDE has an fp-based CFA row */
+	bool fde_fp; /* the running FDE has an fp-based CFA at some pc */
 	int fatal;   /* an error of ours (row cap, memory) inside cfa_run's callback */
 };
 
@@ -42,13 +42,27 @@ static int cmp_ref(const void *a, const void *b)
 	return 0;
 }
 
-/* A signed offset from the CFA in 8-byte words that fits a rule's 8 bits, not 0. */
-static bool word8(int64_t off, uint32_t *ret)
+/*
+ * off + from as a signed count of 8-byte words that fits a rule's 8 bits,
+ * not 0 (0 says "not saved").
+ */
+static bool word8(int64_t off, int64_t from, uint32_t *ret)
 {
+	if (__builtin_add_overflow(off, from, &off))
+		return false;
 	if (off % 8 || off == 0 || off < -128 * 8 || off > 127 * 8)
 		return false;
 	*ret = (uint8_t)(int8_t)(off / 8);
 	return true;
+}
+
+/* Whether the saved RA and FP, counted from CFA - from, fit a rule. */
+static bool saves_fit(const struct cfa_state *st, int64_t from)
+{
+	uint32_t w;
+
+	return (st->ra.how != CFA_RULE_OFFSET || word8(st->ra.off, from, &w)) &&
+	       (st->fp.how != CFA_RULE_OFFSET || word8(st->fp.off, from, &w));
 }
 
 static uint32_t make_rule(uint32_t kind, uint32_t cfa_words, uint32_t ra, uint32_t fp)
@@ -67,6 +81,8 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 			const struct cfa_state *st)
 {
 	uint32_t kind = FXS_CFI_UNSUPPORTED, cfa = 0, ra = 0, fp = 0;
+	int64_t from = 0; /* the saves are counted from CFA - from */
+	uint32_t low_fp = 0;
 	bool ok = true;
 
 	if (st->cfa_kind == CFA_CFA_PLT) {
@@ -84,9 +100,20 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	} else {
 		ok = false;
 	}
+	/*
+	 * Saves too far below the CFA: counted from the base register - 8
+	 * (arm64's frame record at the bottom of a large frame: x29 at [base]
+	 * is 1, x30 at [base + 8] is 2; 0 still says "not saved").
+	 */
+	if ((kind == FXS_CFI_SP || kind == FXS_CFI_FP) && !saves_fit(st, 0) &&
+	    saves_fit(st, st->cfa_off + 8)) {
+		low_fp = kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0;
+		kind = FXS_CFI_LOW;
+		from = st->cfa_off + 8;
+	}
 	switch (st->ra.how) {
 	case CFA_RULE_OFFSET:
-		ok = ok && word8(st->ra.off, &ra);
+		ok = ok && word8(st->ra.off, from, &ra);
 		break;
 	case CFA_RULE_SAME:
 		/* Still in the link register: only where the arch has one and the CIE names it. */
@@ -99,7 +126,7 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	}
 	switch (st->fp.how) {
 	case CFA_RULE_OFFSET:
-		ok = ok && word8(st->fp.off, &fp);
+		ok = ok && word8(st->fp.off, from, &fp);
 		break;
 	case CFA_RULE_SAME:
 		break;
@@ -109,13 +136,14 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	/* The walker takes the caller's sp to be the CFA. */
 	if (st->sp.how != CFA_RULE_SAME && !(st->sp.how == CFA_RULE_VAL_OFFSET && st->sp.off == 0))
 		ok = false;
-	if (!ok)
+	/* END and SIGNAL rows keep their fields only when counted from the CFA. */
+	if (!ok || ((cie->signal || st->ra.how == CFA_RULE_UNDEF) && from))
 		cfa = ra = fp = 0;
 	if (cie->signal)
 		return make_rule(FXS_CFI_SIGNAL, cfa, ra, fp);
 	if (st->ra.how == CFA_RULE_UNDEF)
 		return make_rule(FXS_CFI_END, cfa, 0, fp);
-	return ok ? make_rule(kind, cfa, ra, fp) : FXS_CFI_UNSUPPORTED;
+	return ok ? make_rule(kind, cfa, ra, fp) | low_fp : FXS_CFI_UNSUPPORTED;
 }
 
 /* Append a row, merged with the last when their rules are equal. */
@@ -158,7 +186,7 @@ static int on_row(void *ctx, uint64_t pc, const struct cfa_state *st)
 	struct builder *b = ctx;
 	uint32_t rule = rule_of(b->arch, &b->fde->cie, st);
 
-	if (FXS_CFI_RULE_KIND(rule) == FXS_CFI_FP)
+	if (st->cfa_kind == CFA_CFA_REG && st->cfa_reg == b->arch->fp)
 		b->fde_fp = true;
 	b->fatal = add_row(b, pc, rule);
 	return b->fatal;

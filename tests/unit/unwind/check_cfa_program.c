@@ -199,6 +199,28 @@ START_TEST(test_arm64_negate_ra_state)
 }
 END_TEST
 
+START_TEST(test_riscv64_cie)
+{
+	struct seen s;
+
+	/* Debian's riscv64 CIEs say only def_cfa_register sp: CFA = sp + 0. */
+	ck_assert_int_eq(run_on(EM_RISCV, 1, -4, INSNS(0x0d, 2),
+				INSNS(0x42, 0x0e, 16, 0x42, 0x81, 2, 0x88, 4), 16, &s),
+			 0);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_int_eq(s.st[0].cfa_kind, CFA_CFA_REG);
+	ck_assert_uint_eq(s.st[0].cfa_reg, 2);
+	ck_assert_int_eq(s.st[0].cfa_off, 0);
+	ck_assert_int_eq(s.st[0].ra.how, CFA_RULE_SAME);
+	ck_assert_int_eq(s.st[2].ra.off, -8);
+	ck_assert_int_eq(s.st[2].fp.off, -16);
+	/* With no CIE rule at all, the CFA's register is none of ours. */
+	ck_assert_int_eq(run_on(EM_RISCV, 1, -4, INSNS(0), INSNS(0), 16, &s), 0);
+	ck_assert_uint_ne(s.st[0].cfa_reg, 2);
+	ck_assert_uint_ne(s.st[0].cfa_reg, 8);
+}
+END_TEST
+
 START_TEST(test_refused)
 {
 	static uint8_t big[CFA_MAX_PROGRAM + 1];
@@ -253,6 +275,7 @@ static Suite *cfa_program_suite(void)
 	tcase_add_test(tc, test_plt_expression);
 	tcase_add_test(tc, test_register_rules);
 	tcase_add_test(tc, test_arm64_negate_ra_state);
+	tcase_add_test(tc, test_riscv64_cie);
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);
 	return s;

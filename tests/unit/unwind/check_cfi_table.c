@@ -7,6 +7,8 @@
  * program built here with -O2 -fomit-frame-pointer, a library built with
  * frame pointers, the same program with .debug_frame only, Debian's libc,
  * ld.so and python3.11, and the committed arm64 and riscv64 fixtures.
+ * FXS_CFI_OBJECTS="PATH:PATH..." checks more objects the same way (e.g.
+ * Debian's arm64 libc from libc6-arm64-cross, or every module of a host).
  */
 #include <check.h>
 #include <elf.h>
@@ -52,6 +54,7 @@ struct re_row {
 struct re_fde {
 	uint64_t begin, end;
 	bool signal;
+	unsigned ra_col;   /* the CIE's return address column */
 	unsigned first, n; /* rows in re_table.rows */
 };
 
@@ -68,6 +71,7 @@ struct re_table {
 struct re_cie {
 	unsigned long off;
 	bool signal;
+	unsigned ra_col;
 	struct re_row row;
 	bool has_row;
 };
@@ -166,6 +170,8 @@ static void readelf_frames(const char *path, const char *section, struct re_tabl
 			memset(cie, 0, sizeof(*cie));
 			cie->off = off;
 			cie->signal = strchr(aug, 'S') != NULL;
+			ck_assert(strstr(line, " ra=") &&
+				  sscanf(strstr(line, " ra="), " ra=%u", &cie->ra_col) == 1);
 			in_cie = true;
 			fde = NULL;
 			continue;
@@ -184,8 +190,11 @@ static void readelf_frames(const char *path, const char *section, struct re_tabl
 				ck_assert(t->fdes);
 			}
 			fde = &t->fdes[t->nfdes++];
-			*fde = (struct re_fde){
-				.begin = a, .end = b, .signal = c->signal, .first = t->nrows};
+			*fde = (struct re_fde){.begin = a,
+					       .end = b,
+					       .signal = c->signal,
+					       .ra_col = c->ra_col,
+					       .first = t->nrows};
 			/* No instructions, no table printed: the CIE's row holds. */
 			if (c->has_row) {
 				struct re_row *r = new_row(t);
@@ -244,7 +253,7 @@ static bool word8(int64_t off, uint32_t *w)
 	return true;
 }
 
-enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR };
+enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR, RA_END_OR_UNSUPPORTED };
 
 /*
  * The rule readelf's row means. On arm64 and riscv64 readelf prints "u" both
@@ -252,9 +261,11 @@ enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR };
  * *how says which answers are right.
  */
 static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool signal,
-			      uint64_t plt_lo, uint64_t plt_hi, enum ra_expect *how)
+			      unsigned ra_col, uint64_t plt_lo, uint64_t plt_hi,
+			      enum ra_expect *how)
 {
 	uint32_t kind, cfa = 0, ra = 0, fp = 0;
+	int64_t from = 0;
 	char base[16];
 	long long off;
 	int64_t o;
@@ -267,6 +278,11 @@ static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool sig
 		if (machine == EM_X86_64) {
 			*how = RA_END;
 			return FXS_CFI_END;
+		}
+		/* In a register that is not the link register (arm64 rawmemchr: x15). */
+		if (ra_col != (machine == EM_AARCH64 ? 30u : 1u)) {
+			*how = RA_END_OR_UNSUPPORTED;
+			return FXS_CFI_UNSUPPORTED;
 		}
 		*how = RA_END_OR_LR;
 	}
@@ -285,14 +301,30 @@ static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool sig
 	else
 		return FXS_CFI_UNSUPPORTED;
 	cfa = (uint32_t)(off / 8);
+	/*
+	 * Saves over 1 KiB below the CFA are counted from its base register
+	 * - 8 instead (FXS_CFI_LOW), when that fits.
+	 */
+	if (kind == FXS_CFI_SP || kind == FXS_CFI_FP) {
+		int64_t o2;
+		uint32_t w;
+		bool far = (parse_c(r->ra, &o) && !word8(o, &w)) ||
+			   (parse_c(r->fp, &o2) && !word8(o2, &w));
+
+		if (far && (!parse_c(r->ra, &o) || word8(o + off + 8, &w)) &&
+		    (!parse_c(r->fp, &o2) || word8(o2 + off + 8, &w))) {
+			kind = FXS_CFI_LOW | (kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0);
+			from = off + 8;
+		}
+	}
 	if (parse_c(r->ra, &o)) {
-		if (!word8(o, &ra))
+		if (!word8(o + from, &ra))
 			return FXS_CFI_UNSUPPORTED;
 	} else if (!(machine != EM_X86_64 && (!strcmp(r->ra, "u") || !strcmp(r->ra, "s")))) {
 		return FXS_CFI_UNSUPPORTED;
 	}
 	if (parse_c(r->fp, &o)) {
-		if (!word8(o, &fp))
+		if (!word8(o + from, &fp))
 			return FXS_CFI_UNSUPPORTED;
 	} else if (strcmp(r->fp, "u") && strcmp(r->fp, "s")) {
 		return FXS_CFI_UNSUPPORTED;
@@ -319,6 +351,7 @@ static void check_rule(const char *path, uint64_t pc, uint32_t got, uint32_t wan
 		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END;
 		break;
 	case RA_END_OR_LR:
+	case RA_END_OR_UNSUPPORTED:
 		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END || got == want;
 		break;
 	default:
@@ -406,7 +439,8 @@ static struct cfi_table *check_against_readelf(const char *path, const char *sec
 				continue;
 			if (last > fde->end)
 				last = fde->end;
-			want = expected_rule(r, t->machine, fde->signal, plt_lo, plt_hi, &how);
+			want = expected_rule(r, t->machine, fde->signal, fde->ra_col, plt_lo,
+					     plt_hi, &how);
 			check_rule(path, r->loc, rule_at(t, r->loc), want, how, r);
 			check_rule(path, last - 1, rule_at(t, last - 1), want, how, r);
 		}
@@ -568,6 +602,54 @@ START_TEST(test_cross_objects)
 }
 END_TEST
 
+/* Debian 12's arm64 and riscv64 libc and ld.so (make deps: libc6-ARCH-cross). */
+static const char *const debian_cross[] = {
+	"/usr/aarch64-linux-gnu/lib/libc.so.6",
+	"/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1",
+	"/usr/riscv64-linux-gnu/lib/libc.so.6",
+	"/usr/riscv64-linux-gnu/lib/ld-linux-riscv64-lp64d.so.1",
+};
+
+START_TEST(test_debian_cross_objects)
+{
+	const char *path = debian_cross[_i];
+	struct cfi_table *t;
+
+	if (access(path, R_OK)) {
+		printf("SKIP: %s: not installed (make deps installs libc6-arm64-cross and "
+		       "libc6-riscv64-cross): NOT RUN\n",
+		       path);
+		return;
+	}
+	t = check_against_readelf(path, ".eh_frame");
+	ck_assert_uint_gt(t->stats.fdes, 10);
+	/* Both arches' libc: a few rows the walker cannot apply, not whole functions. */
+	ck_assert_uint_lt(t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED], 10);
+	if (strstr(path, "aarch64") && strstr(path, "libc.so"))
+		ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_LOW], 50);
+	cfi_table_free(t);
+}
+END_TEST
+
+/* The objects named by $FXS_CFI_OBJECTS, if any: the same checks. */
+START_TEST(test_more_objects)
+{
+	char *list = strdup(getenv("FXS_CFI_OBJECTS") ?: ""), *save = NULL, *path;
+	unsigned n = 0;
+
+	ck_assert(list);
+	for (path = strtok_r(list, ":", &save); path; path = strtok_r(NULL, ":", &save), n++) {
+		struct cfi_table *t = check_against_readelf(path, ".eh_frame");
+
+		printf("%s: %u FDEs, %u rows, %llu bytes, fdes_fp %u, unsupported rows %u\n", path,
+		       t->stats.fdes, t->nrows, (unsigned long long)t->stats.bytes,
+		       t->stats.fdes_fp, t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED]);
+		cfi_table_free(t);
+	}
+	free(list);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	static const char not_elf[] = "#!/bin/sh\necho hi\n";
@@ -708,6 +790,14 @@ START_TEST(test_rules)
 	w.n = 0;
 	cie = eh_cie(&w, "", 4, -8, 30, 0x03, INSNS(0x0c, 31, 0));
 	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1, 0x41, 0x0c, 29, 16));
+	/*
+	 * A large frame: sub sp, sp, 1088; stp x29, x30, [sp]; add x29, sp, 0
+	 * with CFA x29 + 2400: the frame record at the bottom, counted from
+	 * the base register - 8 (FXS_CFI_LOW).
+	 */
+	eh_fde(&w, cie, 0x2000, 0x20,
+	       INSNS(0x41, 0x0e, 0xc0, 0x08, 0x41, 0x9d, 0x88, 0x01, 0x9e, 0x87, 0x01, 0x41, 0x0c,
+		     29, 0xe0, 0x12, 0x9d, 0xac, 0x02, 0x9e, 0xab, 0x02, 0x41, 0x9d, 0x80, 0x01));
 	t = table_of(EM_AARCH64, 0);
 	expect_rows(t,
 		    (const struct fxs_cfi_row[]){
@@ -715,8 +805,18 @@ START_TEST(test_rules)
 			    {0x1004, RULE(FXS_CFI_SP, 2, -1, -2)},
 			    {0x1008, RULE(FXS_CFI_FP, 2, -1, -2)},
 			    {0x1020, FXS_CFI_NONE},
+			    {0x2000, RULE(FXS_CFI_SP, 0, 0, 0)},
+			    {0x2004, RULE(FXS_CFI_SP, 136, 0, 0)},
+			    {0x2008, RULE(FXS_CFI_LOW, 136, 2, 1)},
+			    {0x200c, RULE(FXS_CFI_LOW, 300, 2, 1) | FXS_CFI_LOW_FP},
+			    /* x29 at CFA - 1024, x30 at CFA - 2392: neither form fits both. */
+			    {0x2010, FXS_CFI_UNSUPPORTED},
+			    {0x2020, FXS_CFI_NONE},
 		    },
-		    4);
+		    10);
+	ck_assert(t->rows[7].rule & FXS_CFI_LOW_FP);
+	ck_assert_uint_eq(FXS_CFI_RULE_CFA(t->rows[7].rule), 2400);
+	ck_assert_int_eq(FXS_CFI_RULE_RA(t->rows[7].rule), 16);
 	cfi_table_free(t);
 	/* A CIE whose return address column is not the link register. */
 	w.n = 0;
@@ -782,7 +882,10 @@ static Suite *cfi_table_suite(void)
 	tcase_add_test(tc, test_debug_frame);
 	tcase_add_loop_test(tc, test_debian_objects, 0, 3);
 	tcase_add_loop_test(tc, test_cross_objects, 0, 5);
+	tcase_add_loop_test(tc, test_debian_cross_objects, 0, 4);
 	tcase_add_test(tc, test_errors);
+	if (getenv("FXS_CFI_OBJECTS"))
+		tcase_add_test(tc, test_more_objects);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("crafted");
 	tcase_add_test(tc, test_gaps_merges_overlaps);
