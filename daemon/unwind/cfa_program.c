@@ -261,9 +261,12 @@ static int extended_op(struct interp *in, uint8_t op, const uint8_t **p, const u
 	case DW_CFA_def_cfa_register:
 		if (cfi_read_uleb(p, end, &reg))
 			return -EBADMSG;
-		/* Only meaningful after a register rule; an expression's CFA keeps no offset. */
-		if (in->st.cfa_kind != CFA_CFA_REG)
-			return -EBADMSG;
+		/*
+		 * DWARF allows it only after a register rule; after an expression
+		 * (libgcrypt's asm) libgcc and binutils take the offset from before
+		 * the expression, which is still in cfa_off.
+		 */
+		in->st.cfa_kind = CFA_CFA_REG;
 		in->st.cfa_reg = reg;
 		return 0;
 	case DW_CFA_def_cfa_offset:

@@ -133,6 +133,12 @@ START_TEST(test_plt_expression)
 		       16, &s),
 		0);
 	ck_assert_int_eq(s.st[0].cfa_kind, CFA_CFA_EXPR);
+	/* def_cfa_register after an expression: the offset from before it (libgcrypt). */
+	ck_assert_int_eq(RUN_X86(&s, 32, 0x0e, 56, 0x41, 0x0f, 1, 0x77, 0x41, 0x0d, 7), 0);
+	ck_assert_int_eq(s.st[1].cfa_kind, CFA_CFA_EXPR);
+	ck_assert_int_eq(s.st[2].cfa_kind, CFA_CFA_REG);
+	ck_assert_uint_eq(s.st[2].cfa_reg, 7);
+	ck_assert_int_eq(s.st[2].cfa_off, 56);
 	/* def_cfa_offset on an expression's CFA is malformed. */
 	ck_assert_int_eq(RUN_X86(&s, 32, 0x0f, 1, 0x77, 0x0e, 16), -EBADMSG);
 }
