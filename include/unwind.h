@@ -35,6 +35,14 @@
  * FXS_CFI_PLT: CFA = sp + 8, and 8 more where (pc & 15) >= 11, i.e. once the
  * 16-byte lazy-binding entry's "push $index" has run; the return address at
  * CFA - 8, the frame pointer unchanged (the rule's fields say so too).
+ *
+ * Applying a row: look up the innermost frame at its pc, every caller at its
+ * return address - 1 (the call, not what follows it: a noreturn call may end
+ * its function). CFA = sp or fp + offset; the caller's sp is the CFA, its pc
+ * and fp are read where the fields say (or kept, for 0). FXS_CFI_END ends the
+ * stack normally (_start, clone, start_thread: return address undefined);
+ * NONE, UNSUPPORTED and SIGNAL end it with their reason. The fields of END
+ * and SIGNAL rows are filled where they fit, for information only.
  */
 #ifndef FXS_INCLUDE_UNWIND_H
 #define FXS_INCLUDE_UNWIND_H

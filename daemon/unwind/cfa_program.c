@@ -304,8 +304,10 @@ static int extended_op(struct interp *in, uint8_t op, const uint8_t **p, const u
 	}
 }
 
-static int run_program(struct interp *in, const uint8_t *p, const uint8_t *end)
+static int run_program(struct interp *in, const uint8_t *p, size_t len)
 {
+	const uint8_t *end = len ? p + len : p;
+
 	while (p < end) {
 		uint8_t op = *p++, low = op & 0x3f;
 		int64_t off;
@@ -362,7 +364,7 @@ int cfa_run(const struct cfa_arch *arch, const struct cfi_section *s, const stru
 	in->st.cfa_kind = CFA_CFA_REG;
 	in->st.cfa_reg = UINT64_MAX;
 	in->in_cie = true;
-	err = run_program(in, fde->cie.insns, fde->cie.insns + fde->cie.insns_len);
+	err = run_program(in, fde->cie.insns, fde->cie.insns_len);
 	if (err)
 		return err;
 	/* remember_state in a CIE would leak into every FDE: not a thing compilers emit. */
@@ -370,7 +372,7 @@ int cfa_run(const struct cfa_arch *arch, const struct cfi_section *s, const stru
 		return -EBADMSG;
 	in->initial = in->st;
 	in->in_cie = false;
-	err = run_program(in, fde->insns, fde->insns + fde->insns_len);
+	err = run_program(in, fde->insns, fde->insns_len);
 	if (err)
 		return err;
 	if (in->loc < fde->pc_end)

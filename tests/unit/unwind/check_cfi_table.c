@@ -402,8 +402,15 @@ static struct cfi_table *check_against_readelf(const char *path, const char *sec
 	ck_assert_msg(!err, "%s: %s (%d)", path, cfi_table_strerror(err), err);
 	ck_assert_int_eq(t->from_debug_frame, !strcmp(section, ".debug_frame"));
 	readelf_frames(path, section, &re);
-	ck_assert_msg(re.nfdes > 0, "%s: readelf shows no FDE in %s", path, section);
 	section_range(path, ".plt", &plt_lo, &plt_hi);
+	/* A CIE alone (libnss_files' stub): an empty table, which the walker reads as NONE. */
+	if (!re.nfdes) {
+		ck_assert_uint_eq(t->stats.fdes, 0);
+		ck_assert_uint_eq(t->nrows, 0);
+		free(re.fdes);
+		free(re.rows);
+		return t;
+	}
 
 	/* The table's own shape: sorted, unique, merged, NONE last. */
 	ck_assert_uint_gt(t->nrows, 1);
