@@ -25,6 +25,10 @@
 #include "fixture.h"
 #include "check_main.h"
 
+#define RULE(kind, cfa, ra, fp)                                                                    \
+	((uint32_t)(kind) | (uint32_t)(cfa) << FXS_CFI_CFA_SHIFT |                                 \
+	 (uint32_t)(uint8_t)(int8_t)(ra) << FXS_CFI_RA_SHIFT |                                     \
+	 (uint32_t)(uint8_t)(int8_t)(fp) << FXS_CFI_FP_SHIFT)
 #define LIBC  "/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO  "/lib64/ld-linux-x86-64.so.2"
 #define PY311 "/usr/bin/python3.11"
@@ -518,7 +522,13 @@ static void build_fixtures(void)
 	err |= run("cd %s && %s -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables "
 		   "-o dbgframe prog.c && objcopy -R .eh_frame -R .eh_frame_hdr dbgframe",
 		   tmpdir, cc);
-	err |= run("cd %s && objcopy -R .debug_frame dbgframe noframe", tmpdir);
+	err |= run("cd %s && objcopy -R .debug_frame dbgframe noframe && "
+		   "objcopy --compress-debug-sections=zlib dbgframe dbgframe_z",
+		   tmpdir);
+	/* Frame pointers everywhere but in leaves, as Fedora and Ubuntu 24.04 build. */
+	err |= run("cd %s && %s -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer -o leafomit "
+		   "prog.c",
+		   tmpdir, cc);
 	if (err) {
 		fprintf(stderr, "cannot build the fixtures in %s\n", tmpdir);
 		exit(EXIT_FAILURE);
@@ -569,8 +579,26 @@ END_TEST
 START_TEST(test_debug_frame)
 {
 	struct cfi_table *t = check_against_readelf(fx("dbgframe"), ".debug_frame");
+	struct cfi_table *z = check_against_readelf(fx("dbgframe_z"), ".debug_frame");
 
 	ck_assert(t->from_debug_frame);
+	/* Compressed (SHF_COMPRESSED), the same rows. */
+	ck_assert_uint_eq(z->nrows, t->nrows);
+	ck_assert(!memcmp(z->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	cfi_table_free(t);
+	cfi_table_free(z);
+}
+END_TEST
+
+START_TEST(test_omit_leaf_frame_pointer)
+{
+	struct cfi_table *t = check_against_readelf(fx("leafomit"), ".eh_frame");
+	uint64_t leaf = symbol(fx("leafomit"), "leaf"), mid = symbol(fx("leafomit"), "mid");
+
+	/* leaf() keeps no frame: its caller comes from rsp, not rbp. */
+	ck_assert(leaf && mid);
+	ck_assert_uint_eq(rule_at(t, leaf), RULE(FXS_CFI_SP, 1, -1, 0));
+	ck_assert_uint_eq(FXS_CFI_RULE_KIND(rule_at(t, mid + 32)), FXS_CFI_FP);
 	cfi_table_free(t);
 }
 END_TEST
@@ -682,10 +710,6 @@ END_TEST
 
 static struct bytes w;
 
-#define RULE(kind, cfa, ra, fp)                                                                    \
-	((uint32_t)(kind) | (uint32_t)(cfa) << FXS_CFI_CFA_SHIFT |                                 \
-	 (uint32_t)(uint8_t)(int8_t)(ra) << FXS_CFI_RA_SHIFT |                                     \
-	 (uint32_t)(uint8_t)(int8_t)(fp) << FXS_CFI_FP_SHIFT)
 #define X86_ENTRY RULE(FXS_CFI_SP, 1, -1, 0)
 
 static struct cfi_table *table_of(uint16_t machine, int want_err)
@@ -887,6 +911,7 @@ static Suite *cfi_table_suite(void)
 	tcase_add_test(tc, test_omit_frame_pointer);
 	tcase_add_test(tc, test_frame_pointer_library);
 	tcase_add_test(tc, test_debug_frame);
+	tcase_add_test(tc, test_omit_leaf_frame_pointer);
 	tcase_add_loop_test(tc, test_debian_objects, 0, 3);
 	tcase_add_loop_test(tc, test_cross_objects, 0, 5);
 	tcase_add_loop_test(tc, test_debian_cross_objects, 0, 4);
