@@ -7,12 +7,14 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "symbols/elf_file.h"
 #include "unwind/cfa_program.h"
 #include "unwind/cfi_table.h"
 #include "unwind/eh_frame.h"
 #include "util/clock.h"
+#include "util/safe_open.h"
 
 /* Where an FDE is and what it covers, for sorting before its program runs. */
 struct fde_ref {
@@ -435,6 +437,30 @@ int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts, str
 		return err;
 	err = cfi_table_from_elf(f.elf, opts, ret);
 	elf_file_close(&f);
+	if (!err)
+		(*ret)->stats.gen_ns = mono_ns() - t0;
+	return err;
+}
+
+int cfi_table_from_fd(int fd, const struct cfi_table_opts *opts, struct cfi_table **ret)
+{
+	uint64_t t0 = mono_ns();
+	struct stat st;
+	Elf *elf;
+	int err;
+
+	*ret = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -SAFE_OPEN_ENOTREG;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	err = elf_kind(elf) == ELF_K_ELF ? cfi_table_from_elf(elf, opts, ret) : -ENOEXEC;
+	elf_end(elf);
 	if (!err)
 		(*ret)->stats.gen_ns = mono_ns() - t0;
 	return err;

@@ -78,6 +78,11 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 /* The same for a file: opened as a regular file only and mapped (elf_file_open()). */
 int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts,
 			struct cfi_table **ret);
+/*
+ * The same for a file already open (e.g. through a re-authorized /proc/PID
+ * path): fd must be a regular file, it is mapped read-only and stays open.
+ */
+int cfi_table_from_fd(int fd, const struct cfi_table_opts *opts, struct cfi_table **ret);
 /* The same for an image in memory (copied first; libelf may write to it). */
 int cfi_table_from_mem(const void *data, size_t size, const struct cfi_table_opts *opts,
 		       struct cfi_table **ret);

@@ -13,6 +13,7 @@
 #include <check.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -580,13 +581,31 @@ START_TEST(test_debug_frame)
 {
 	struct cfi_table *t = check_against_readelf(fx("dbgframe"), ".debug_frame");
 	struct cfi_table *z = check_against_readelf(fx("dbgframe_z"), ".debug_frame");
+	int fd;
 
 	ck_assert(t->from_debug_frame);
 	/* Compressed (SHF_COMPRESSED), the same rows. */
 	ck_assert_uint_eq(z->nrows, t->nrows);
 	ck_assert(!memcmp(z->rows, t->rows, t->nrows * sizeof(t->rows[0])));
-	cfi_table_free(t);
 	cfi_table_free(z);
+	/* From an open file: the same rows again, the fd left open. */
+	fd = open(fx("dbgframe_z"), O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), 0);
+	ck_assert_uint_eq(z->nrows, t->nrows);
+	ck_assert(!memcmp(z->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	close(fd);
+	cfi_table_free(z);
+	cfi_table_free(t);
+	fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), -EMEDIUMTYPE);
+	close(fd);
+	fd = open(fx("prog.c"), O_RDONLY);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), -ENOEXEC);
+	close(fd);
+	ck_assert_int_eq(cfi_table_from_fd(-1, NULL, &z), -EBADF);
+	ck_assert_ptr_null(z);
 }
 END_TEST
 
