@@ -334,6 +334,63 @@ static int section_of(Elf *elf, const char *name, struct cfi_section *sec)
 	return 0;
 }
 
+/* The file bytes of vaddr [addr, end of its PT_LOAD's file part), or NULL. */
+static const uint8_t *loaded_bytes(Elf *elf, const uint8_t *file, size_t file_size, size_t phnum,
+				   uint64_t addr, size_t *ret_len)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr - ph.p_vaddr >= ph.p_filesz || ph.p_offset > file_size ||
+		    ph.p_filesz > file_size - ph.p_offset)
+			continue;
+		*ret_len = (size_t)(ph.p_filesz - (addr - ph.p_vaddr));
+		return file + ph.p_offset + (addr - ph.p_vaddr);
+	}
+	return NULL;
+}
+
+/*
+ * .eh_frame found as the loader finds it, for an object without section
+ * headers (sstrip): PT_GNU_EH_FRAME is .eh_frame_hdr, whose eh_frame_ptr
+ * says where .eh_frame starts; it runs to its zero terminator, at most to the
+ * end of its PT_LOAD.
+ */
+static int eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
+{
+	const uint8_t *file, *hdr, *p;
+	size_t file_size, phnum, hdr_len;
+	struct cfi_section hs = {0};
+	uint64_t at;
+
+	file = (const uint8_t *)elf_rawfile(elf, &file_size);
+	if (!file || elf_getphdrnum(elf, &phnum))
+		return -ENOENT;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		hdr = loaded_bytes(elf, file, file_size, phnum, ph.p_vaddr, &hdr_len);
+		if (!hdr || hdr_len < 4 || hdr[0] != 1)
+			return -EBADMSG;
+		hs = (struct cfi_section){.data = hdr,
+					  .size = hdr_len,
+					  .vaddr = ph.p_vaddr,
+					  .data_vaddr = ph.p_vaddr};
+		p = hdr + 4;
+		if (cfi_read_pointer(&hs, &p, hdr + hdr_len, hdr[1], &at))
+			return -EBADMSG;
+		sec->data = loaded_bytes(elf, file, file_size, phnum, at, &sec->size);
+		if (!sec->data)
+			return -EBADMSG;
+		sec->vaddr = at;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 static uint64_t section_addr(Elf *elf, const char *name)
 {
 	GElf_Shdr shdr;
@@ -401,6 +458,7 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 	struct cfi_section sec = {0};
 	unsigned char *ident;
 	GElf_Ehdr ehdr;
+	size_t shnum;
 	int err;
 
 	*ret = NULL;
@@ -410,6 +468,9 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 	    !cfa_arch_of(ehdr.e_machine))
 		return -ENOEXEC;
 	err = section_of(elf, ".eh_frame", &sec);
+	/* Only without any section header: objcopy -R .eh_frame leaves a stale segment. */
+	if (err == -ENOENT && !elf_getshdrnum(elf, &shnum) && !shnum)
+		err = eh_frame_of_segments(elf, &sec);
 	if (err == -ENOENT && !(opts && opts->no_debug_frame)) {
 		err = section_of(elf, ".debug_frame", &sec);
 		sec.debug_frame = true;

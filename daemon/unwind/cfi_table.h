@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A module's unwind table for the CFI walker (include/unwind.h's rows): built
- * from its .eh_frame, or from its .debug_frame where it has no .eh_frame, by
+ * from its .eh_frame (found through PT_GNU_EH_FRAME in an object without
+ * section headers), or from its .debug_frame where it has no .eh_frame, by
  * our own parser (daemon/unwind/eh_frame, cfa_program; no libdw, so the static
  * cross builds have it too). The architecture comes from the ELF header:
  * x86-64, arm64, riscv64 (64-bit, little-endian).

@@ -517,6 +517,11 @@ static void build_fixtures(void)
 		exit(EXIT_FAILURE);
 	}
 	err |= run("cd %s && %s -O2 -fomit-frame-pointer -o omitfp prog.c", tmpdir, cc);
+	/* The same with no section headers: e_shoff, e_shnum and e_shstrndx zeroed. */
+	err |= run("cd %s && cp omitfp noshdr && printf '\\0\\0\\0\\0\\0\\0\\0\\0' | "
+		   "dd of=noshdr bs=1 seek=40 conv=notrunc status=none && "
+		   "printf '\\0\\0\\0\\0' | dd of=noshdr bs=1 seek=60 conv=notrunc status=none",
+		   tmpdir);
 	err |= run("cd %s && %s -O2 -fno-omit-frame-pointer -fPIC -shared -o fp.so prog.c", tmpdir,
 		   cc);
 	/* .debug_frame only: no unwind tables, and crt's .eh_frame removed. */
@@ -555,13 +560,18 @@ static void check_end_at(const struct cfi_table *t, const char *path, const char
 
 START_TEST(test_omit_frame_pointer)
 {
-	struct cfi_table *t = check_against_readelf(fx("omitfp"), ".eh_frame");
+	struct cfi_table *t = check_against_readelf(fx("omitfp"), ".eh_frame"), *u;
 
 	ck_assert_uint_eq(t->machine, EM_X86_64);
 	/* mid()'s alloca keeps rbp as a frame pointer even so. */
 	ck_assert_uint_eq(t->stats.fdes_fp, 1);
 	ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_SP], 3);
 	check_end_at(t, fx("omitfp"), "_start");
+	/* Without section headers (sstrip): .eh_frame through PT_GNU_EH_FRAME, the same rows. */
+	ck_assert_int_eq(cfi_table_from_path(fx("noshdr"), NULL, &u), 0);
+	ck_assert_uint_eq(u->nrows, t->nrows);
+	ck_assert(!memcmp(u->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	cfi_table_free(u);
 	cfi_table_free(t);
 }
 END_TEST
