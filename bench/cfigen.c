@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbols/elf_file.h"
 #include "unwind/cfi_table.h"
 #include "util/clock.h"
 
@@ -30,6 +31,22 @@ static int cmp_u64(const void *a, const void *b)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The size of the module's .text, 0 when it has none. */
+static uint64_t text_size(const char *path)
+{
+	struct elf_file f;
+	GElf_Ehdr ehdr;
+	GElf_Shdr shdr;
+	uint64_t size = 0;
+
+	if (elf_file_open(path, &f, &ehdr))
+		return 0;
+	if (elf_find_section(f.elf, ".text", &shdr))
+		size = shdr.sh_size;
+	elf_file_close(&f);
+	return size;
 }
 
 static int one(const char *path, int rounds)
@@ -56,14 +73,14 @@ static int one(const char *path, int rounds)
 	       "\"rows\": %u, \"rows_unmerged\": %u, \"bytes\": %llu, \"text_bytes\": %llu, "
 	       "\"rows_unsupported\": %u, \"rows_fp\": %u, \"rows_end\": %u, \"rows_plt\": %u, "
 	       "\"rows_signal\": %u, \"debug_frame\": %s, \"gen_ns_median\": %llu, "
-	       "\"gen_ns_min\": %llu}\n",
+	       "\"gen_ns_min\": %llu, \"text_size\": %llu}\n",
 	       path, t->stats.fdes, t->stats.fdes_fp, t->stats.fdes_bad, t->stats.rows,
 	       t->stats.rows_unmerged, (unsigned long long)t->stats.bytes,
 	       (unsigned long long)t->stats.text_bytes, t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED],
 	       t->stats.rows_by_kind[FXS_CFI_FP], t->stats.rows_by_kind[FXS_CFI_END],
 	       t->stats.rows_by_kind[FXS_CFI_PLT], t->stats.rows_by_kind[FXS_CFI_SIGNAL],
 	       t->from_debug_frame ? "true" : "false", (unsigned long long)ns[rounds / 2],
-	       (unsigned long long)ns[0]);
+	       (unsigned long long)ns[0], (unsigned long long)text_size(path));
 	cfi_table_free(t);
 	return 0;
 }

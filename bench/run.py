@@ -691,7 +691,9 @@ def section_o():
 # --- t. CFI unwind tables (issue 22) ---------------------------------------------------
 
 T_MODULES = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2",
-             "/usr/bin/python3.11"]
+             "/usr/bin/python3.11",
+             # Debian 12's arm64 and riscv64 libc (make deps: libc6-ARCH-cross)
+             "/usr/aarch64-linux-gnu/lib/libc.so.6", "/usr/riscv64-linux-gnu/lib/libc.so.6"]
 
 
 def cfigen(args):
@@ -799,14 +801,21 @@ def table():
     if "t_cfi_tables" in s:
         t = s["t_cfi_tables"]
         print("\nt. CFI unwind tables (8-byte rows; generation = median of rounds, one core)")
-        print("   %-34s%8s%8s%9s%10s%10s" % ("module", "FDEs", "fp FDE", "rows", "KiB", "ms"))
+        print("   %-34s%8s%8s%9s%10s%10s%8s" % ("module", "FDEs", "fp FDE", "rows", "KiB", "ms",
+                                              ".text %"))
         for m in t["modules"]:
             if "error" in m:
                 print("   %-34s %s" % (m["path"], m["error"]))
                 continue
-            print("   %-34s%8d%8d%9d%10.1f%10.2f" % (
-                os.path.basename(m["path"]), m["fdes"], m["fdes_fp"], m["rows"],
-                m["bytes"] / 1024, m["gen_ns_median"] / 1e6))
+            name = os.path.basename(m["path"])
+            if m["path"].startswith("/usr/aarch64") or m["path"].startswith("/usr/riscv64"):
+                name += " (" + m["path"].split("/")[2].split("-")[0] + ")"
+            print("   %-34s%8d%8d%9d%10.1f%10.2f%8.1f" % (
+                name, m["fdes"], m["fdes_fp"], m["rows"], m["bytes"] / 1024,
+                m["gen_ns_median"] / 1e6,
+                100.0 * m["text_bytes"] / m["text_size"] if m.get("text_size") else 0))
+        print("   fp FDE: FDEs whose CFA is fp-based at some pc; .text %: share of .text the "
+              "FDEs cover")
         h = t["host"]
         print("   whole host (every file mapped executable now): %d modules (%d without a "
               "table), %.1f MiB, %.0f ms; %.1f %% of %d FDEs keep a frame pointer, at most "
