@@ -16,8 +16,8 @@
 static const char report_usage[] =
 	"usage: fxsampler report FILE [--top N] [--lines] [--wide] [--folded] [--pprof OUT]\n"
 	"                        [--svg OUT] [--svg-inverted] [--perf-script OUT]\n"
-	"                        [--merge-threads] [--pid P] [--tid T] [--debug-dir DIR]\n"
-	"                        [--no-debuginfod]\n"
+	"                        [--split-threads] [--split-processes] [--no-thread-frames]\n"
+	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
@@ -32,7 +32,12 @@ static const char report_usage[] =
 	"      --svg-inverted the flame graph as an icicle: the root on top\n"
 	"      --perf-script OUT  also write the samples in time order as `perf script`\n"
 	"                     prints them (speedscope, Firefox Profiler, Perfetto)\n"
-	"      --merge-threads  folded/SVG: one frame per thread name, not name-TID\n"
+	"      --split-threads  folded/SVG: a frame per thread (name-TID), not one per\n"
+	"                     thread name\n"
+	"      --split-processes  folded/SVG: a frame per command line, not one per\n"
+	"                     process name\n"
+	"      --no-thread-frames  folded/SVG: no process and thread frames at all\n"
+	"      --merge-threads  one frame per thread name: the default, kept for scripts\n"
 	"      --pid P        only the samples of process P\n"
 	"      --tid T        only the samples of thread T\n"
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
@@ -70,6 +75,9 @@ int cmd_report(int argc, char **argv)
 		OPT_DEBUG_DIR,
 		OPT_PERF_SCRIPT,
 		OPT_MERGE_THREADS,
+		OPT_SPLIT_THREADS,
+		OPT_SPLIT_PROCESSES,
+		OPT_NO_THREAD_FRAMES,
 		OPT_LINES,
 		OPT_NO_DEBUGINFOD,
 		OPT_WIDE,
@@ -87,6 +95,9 @@ int cmd_report(int argc, char **argv)
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"perf-script", required_argument, NULL, OPT_PERF_SCRIPT},
 		{"merge-threads", no_argument, NULL, OPT_MERGE_THREADS},
+		{"split-threads", no_argument, NULL, OPT_SPLIT_THREADS},
+		{"split-processes", no_argument, NULL, OPT_SPLIT_PROCESSES},
+		{"no-thread-frames", no_argument, NULL, OPT_NO_THREAD_FRAMES},
 		{"lines", no_argument, NULL, OPT_LINES},
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 		{"wide", no_argument, NULL, OPT_WIDE},
@@ -145,7 +156,16 @@ int cmd_report(int argc, char **argv)
 			o.perf_script_path = optarg;
 			break;
 		case OPT_MERGE_THREADS:
-			o.merge_threads = true;
+			o.split_threads = false;
+			break;
+		case OPT_SPLIT_THREADS:
+			o.split_threads = true;
+			break;
+		case OPT_SPLIT_PROCESSES:
+			o.split_processes = true;
+			break;
+		case OPT_NO_THREAD_FRAMES:
+			o.no_root_frames = true;
 			break;
 		case OPT_LINES:
 			o.lines = true;

@@ -36,7 +36,9 @@ struct report *report__new(const struct report_opts *opts)
 	if (opts) {
 		r->top = opts->top;
 		r->folded_no_thread = opts->folded_no_thread;
-		r->merge_threads = opts->merge_threads;
+		r->split_processes = opts->split_processes;
+		r->split_threads = opts->split_threads;
+		r->no_root_frames = opts->no_root_frames;
 		r->keep_samples = !!opts->perf_script_path;
 		r->lines = opts->lines;
 		r->svg_inverted = opts->svg_inverted;

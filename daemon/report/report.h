@@ -30,10 +30,17 @@ struct report_opts {
 	bool folded;	       /* report_run: folded stacks to out instead of the top view */
 	bool folded_no_thread; /* leave the thread out of folded stacks and the SVG */
 	/*
-	 * Folded/SVG thread frames are "name-TID", one per thread; this merges
-	 * the threads of a process that share a name into one "name" frame.
+	 * The root frames of folded stacks and the SVG. By default a process
+	 * frame is the process's name and a thread frame the thread's name, so
+	 * the processes and threads that share a name share their frames (a pool
+	 * of 200 "worker" threads is one frame). split_processes makes the
+	 * process frame the command line the capture found, split_threads the
+	 * thread frame "name-TID"; both give the per-process, per-thread frames
+	 * of fxsampler 0.1. no_root_frames leaves out both kinds of frame.
 	 */
-	bool merge_threads;
+	bool split_processes;
+	bool split_threads;
+	bool no_root_frames;
 	/* report_run: also write the samples in `perf script` text format here. */
 	const char *perf_script_path;
 	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
@@ -84,8 +91,9 @@ int report_add(struct report *r, const struct fxt_record *rec);
 int report_write_top(struct report *r, FILE *out, unsigned n);
 /*
  * "process;thread;outer;...;leaf count" lines, sorted; see struct report_opts.
- * The process frame is the command line the capture found in /proc, else the
- * process name; the thread frame "name-TID" (or "name", merge_threads).
+ * The process frame is the process name (split_processes: the command line
+ * the capture found in /proc, else the name); the thread frame the thread
+ * name (split_threads: "name-TID"); neither with no_root_frames.
  */
 int report_write_folded(struct report *r, FILE *out);
 /* A gzip-compressed profile.proto for `go tool pprof`. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/containers.h"
+#include "util/idset.h"
 #include "report/report_internal.h"
 #include "report/report_svg.h"
 
@@ -28,6 +29,8 @@ struct node {
 	uint64_t count;
 	struct node *children;
 	size_t nr, cap;
+	/* A process or thread frame: the processes and threads it holds. */
+	struct idset pids, tids;
 };
 
 static void node_free(struct node *n)
@@ -38,6 +41,8 @@ static void node_free(struct node *n)
 		node_free(&n->children[i]);
 	free(n->children);
 	free(n->label);
+	idset_free(&n->pids);
+	idset_free(&n->tids);
 }
 
 static struct node *node_child(struct node *n, const char *label, enum node_kind kind)
@@ -59,6 +64,14 @@ static struct node *node_child(struct node *n, const char *label, enum node_kind
 	c->kind = kind;
 	n->nr++;
 	return c;
+}
+
+/* A process or thread frame holds the stack's process and thread. */
+static int node_hold(struct node *n, const struct stack *s)
+{
+	/* idset refuses id 0, which no sampled process or thread has. */
+	return (s->pid && idset_add(&n->pids, s->pid) < 0) ||
+	       (s->tid && idset_add(&n->tids, s->tid) < 0);
 }
 
 static int node_order(const void *pa, const void *pb)
@@ -98,7 +111,8 @@ static int build_tree(struct report *r, struct node *root)
 		const struct stack *s = &stacks[i];
 		struct node *n = root;
 		const char *label;
-		size_t fixed = 1 + !r->folded_no_thread + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
+		unsigned roots = report_root_frames(r);
+		size_t fixed = roots + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
 		unsigned j = s->nr, ki = 0;
 
 		nr = report_stack_path(r, s, &b);
@@ -110,9 +124,9 @@ static int build_tree(struct report *r, struct node *root)
 		for (k = 0, label = b.s; k < nr; k++, label += strlen(label) + 1) {
 			enum node_kind kind;
 
-			if (k == 0)
+			if (k == 0 && roots >= 1)
 				kind = NODE_PROCESS;
-			else if (k == 1 && !r->folded_no_thread)
+			else if (k == 1 && roots >= 2)
 				kind = NODE_THREAD;
 			else if (k < fixed)
 				kind = NODE_SPECIAL;
@@ -135,6 +149,10 @@ static int build_tree(struct report *r, struct node *root)
 				goto out;
 			}
 			n->count += s->count;
+			if ((kind == NODE_PROCESS || kind == NODE_THREAD) && node_hold(n, s)) {
+				err = -ENOMEM;
+				goto out;
+			}
 		}
 	}
 out:
@@ -251,8 +269,13 @@ static const char *svg_unit(const struct svg *s, uint64_t count)
 	return s->unit ? s->unit : count == 1 ? "sample" : "samples";
 }
 
+/*
+ * held: the frame's node; the title counts what a merged frame holds: the
+ * processes and threads of a process frame of more than one process, the
+ * threads of a thread frame of more than one thread. NULL: nothing to count.
+ */
 static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uint64_t count,
-		      uint64_t offset, unsigned depth)
+		      uint64_t offset, unsigned depth, const struct node *held)
 {
 	double x = SVG_PAD + (double)offset * s->scale, w = (double)count * s->scale;
 	double y = s->inverted ? SVG_HEADER + (double)depth * SVG_FRAME_H
@@ -264,8 +287,15 @@ static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uin
 	node_color(&tmp, &r, &g, &b);
 	fputs("<g><title>", s->out);
 	xml_text(s->out, label);
-	fprintf(s->out, " (%" PRIu64 " %s, %.2f%%)</title>", count, svg_unit(s, count),
+	fprintf(s->out, " (%" PRIu64 " %s, %.2f%%", count, svg_unit(s, count),
 		report_pct(count, s->total));
+	if (held && held->kind == NODE_PROCESS && held->pids.len > 1)
+		fprintf(s->out, "; %zu processes, %zu thread%s", held->pids.len, held->tids.len,
+			held->tids.len == 1 ? "" : "s");
+	else if (held && held->kind == NODE_THREAD && held->tids.len > 1)
+		fprintf(s->out, "; %zu threads in %zu process%s", held->tids.len, held->pids.len,
+			held->pids.len == 1 ? "" : "es");
+	fputs(")</title>", s->out);
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
 		"rx=\"2\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"/>",
@@ -290,7 +320,7 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 
 	if ((double)n->count * s->scale < SVG_MIN_W)
 		return;
-	svg_frame(s, n->label, n->kind, n->count, offset, depth);
+	svg_frame(s, n->label, n->kind, n->count, offset, depth, n);
 	for (i = 0; i <= n->nr; i++) {
 		const struct node *c = i < n->nr ? &n->children[i] : NULL;
 		bool narrow = c && (double)c->count * s->scale < SVG_MERGE_W;
@@ -300,7 +330,7 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 			char label[64];
 
 			snprintf(label, sizeof(label), "[%zu frames, each under a pixel]", run_nr);
-			svg_frame(s, label, NODE_SPECIAL, run_count, run_off, depth + 1);
+			svg_frame(s, label, NODE_SPECIAL, run_count, run_off, depth + 1, NULL);
 		} else if (!narrow && run_nr == 1) {
 			svg_node(s, &n->children[i - 1], run_off, depth + 1);
 		}

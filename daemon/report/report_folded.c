@@ -71,35 +71,44 @@ static const char *process_cmdline(const struct report *r, uint64_t pid)
 	return e ? e->cmdline : NULL;
 }
 
+unsigned report_root_frames(const struct report *r)
+{
+	return r->no_root_frames ? 0 : r->folded_no_thread ? 1 : 2;
+}
+
 /*
- * The labels of a stack root first: process, thread (unless left out),
- * "[truncated]" when the walk was cut, then the frames outermost first.
- * Writes them into b separated by NULs; returns their number.
+ * The labels of a stack root first: process and thread (report_root_frames()
+ * of them), "[truncated]" when the walk was cut, then the frames outermost
+ * first. Writes them into b separated by NULs; returns their number.
  */
 size_t report_stack_path(const struct report *r, const struct stack *s, struct sbuf *b)
 {
 	const struct func *funcs = T(r->funcs, struct func);
 	const struct loc *locs = T(r->locs, struct loc);
-	const char *name;
+	unsigned roots = report_root_frames(r);
+	const char *name = NULL;
 	size_t n = 0;
 	unsigned j;
 
 	b->len = 0;
-	name = process_cmdline(r, s->pid);
-	if (!name)
-		name = report_process_name(r, s->pid);
-	if (name)
-		sb_frame(b, name);
-	else
-		sb_printf(b, "[pid %" PRIu64 "]", s->pid);
-	sb_put(b, "", 1);
-	n++;
-	if (!r->folded_no_thread) {
+	if (roots >= 1) {
+		if (r->split_processes)
+			name = process_cmdline(r, s->pid);
+		if (!name)
+			name = report_process_name(r, s->pid);
+		if (name)
+			sb_frame(b, name);
+		else
+			sb_printf(b, "[pid %" PRIu64 "]", s->pid);
+		sb_put(b, "", 1);
+		n++;
+	}
+	if (roots >= 2) {
 		name = report_thread_name(r, s->tid);
 		if (name) {
 			sb_frame(b, name);
-			/* Threads that share a name stay apart unless asked. */
-			if (!r->merge_threads)
+			/* Threads that share a name share their frame unless asked. */
+			if (r->split_threads)
 				sb_printf(b, "-%" PRIu64, s->tid);
 		} else {
 			sb_printf(b, "[tid %" PRIu64 "]", s->tid);

@@ -108,7 +108,7 @@ struct sample {
 struct report {
 	unsigned top;
 	bool folded_no_thread;
-	bool merge_threads;
+	bool split_processes, split_threads, no_root_frames;
 	bool keep_samples;
 	struct sample *samples_v;
 	size_t nr_samples, cap_samples;
@@ -214,10 +214,12 @@ struct sbuf {
 	int err;
 };
 
+/* How many root frames (process, then thread) a stack path starts with: 0 to 2. */
+unsigned report_root_frames(const struct report *r);
 /*
- * The labels of a stack root first: process, thread (unless left out),
- * "[truncated]" when the walk was cut, then the frames outermost first.
- * Writes them into b separated by NULs; returns their number.
+ * The labels of a stack: its root frames, "[truncated]" when the walk was
+ * cut, then the frames outermost first. Writes them into b separated by
+ * NULs; returns their number.
  */
 size_t report_stack_path(const struct report *r, const struct stack *s, struct sbuf *b);
 

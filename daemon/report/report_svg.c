@@ -2,7 +2,9 @@
 /*
  * The script of the flame graph SVG: zoom on click, reset, search by regular
  * expression with the matched share, a details line on hover. It reads the
- * frames the SVG holds (each <g> has a <title> "name (N samples, P%)" and a
+ * frames the SVG holds (each <g> has a <title> "name (N samples, P%)", or
+ * "name (N ns, P%)", and for a merged process or thread frame "name (N
+ * samples, P%; K processes, M threads)"; and a
  * <rect> with data-s, its first sample, and data-n, its samples) and needs
  * nothing from the network.
  */
@@ -106,7 +108,7 @@ const char report_svg_script[] =
 	"	var g = r.parentNode, title = g.querySelector('title').textContent;\n"
 	"	var f = {g: g, r: r, t: g.querySelector('text'), s: +r.getAttribute('data-s'),\n"
 	"		n: +r.getAttribute('data-n'), fill: r.getAttribute('fill'), info: title,\n"
-	"		name: title.replace(/ \\([0-9]+ samples?, [0-9.]+%\\)$/, '')};\n"
+	"		name: title.replace(/ \\([0-9]+ [a-z]+, [0-9.]+%(; [^()]*)?\\)$/, '')};\n"
 	"	frames.push(f);\n"
 	"	g.addEventListener('click', function (e) { zoom(f); e.stopPropagation(); });\n"
 	"	g.addEventListener('mouseover', function () { details.textContent = f.info; });\n"

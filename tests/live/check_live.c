@@ -490,11 +490,16 @@ START_TEST(test_report_top_and_folded)
 	chain = folded_count(r.out, "__libc_start_call_main;main;outer;middle;inner");
 	ck_assert_msg(chain * 100 >= f->nr_samples * 85, "%lu of %zu samples carry the chain:\n%s",
 		      chain, f->nr_samples, r.out);
-	/* The process frame is the command line, the thread frame name-TID. */
+	/* By default the process frame is its name, the thread frame the thread's. */
+	ck_assert_msg(strstr(r.out, "demo;demo;__libc_start_call_main;main;outer;middle;inner "),
+		      "no demo;demo; line in:\n%s", r.out);
+	/* Split: the process frame is the command line, the thread frame name-TID. */
+	RUN(&r, "report", "--folded", "--split-processes", "--split-threads", out_path("rep.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report --folded --split-*: %s", r.err);
 	snprintf(leaf, sizeof(leaf), "\n%s 2;demo-", prog("demo"));
 	ck_assert_msg(strstr(r.out, leaf + 1) == r.out || strstr(r.out, leaf), "no '%s' in:\n%s",
 		      leaf + 1, r.out);
-	RUN(&r, "report", "--folded", "--merge-threads", out_path("rep.fxt"));
+	RUN(&r, "report", "--folded", "--split-processes", "--merge-threads", out_path("rep.fxt"));
 	ck_assert_msg(exit_code(&r) == 0, "report --folded --merge-threads failed: %s", r.err);
 	snprintf(leaf, sizeof(leaf), "%s 2;demo;__libc_start_call_main;main;outer;middle;inner ",
 		 prog("demo"));

@@ -5,15 +5,17 @@
 #   names    Go's compress/flate benchmark: --top shows every function name whole
 #            when piped, fits a terminal's width, and --wide does not cut;
 #   debuginfod  a stripped program symbolized through a local debuginfod server;
-#   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs).
+#   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
+#   towers   the default flame graph of 200 short processes and 100 short threads of
+#            three kinds: three towers with their names drawn (tests/report/towers.mjs).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg towers").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod svg}
+tests=${TESTS:-names debuginfod svg towers}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -235,9 +237,32 @@ svg_tier()
 	[ -s "$s/shot.png" ] || fail "no screenshot"
 }
 
+# --- a busy capture's default flame graph in headless Chromium ---
+towers_tier()
+{
+	chromium=${CHROMIUM:-/usr/bin/chromium}
+	if [ ! -x "$chromium" ] || ! command -v node >/dev/null; then
+		skip "towers: chromium or node not found (make deps)"
+		return
+	fi
+	if ! node_modules=$(tests/browser/npm.sh 2>"$tmp/npm.err"); then
+		skip "towers: no playwright-core: $(tail -n 1 "$tmp/npm.err")"
+		return
+	fi
+	echo "== towers: 300 short processes and threads of three kinds, three towers named"
+	s=$tmp/towers
+	mkdir -p "$s"
+	record -q -F 999 -o "$s/kinds.fxt" -- "${FXS_PROGS:-$(pwd)/.output/progs}/kinds" 200 100 8 \
+		2>"$s/record.err" || fail "record kinds: $(cat "$s/record.err")"
+	"$bin" report "$s/kinds.fxt" --svg "$s/kinds.svg" >/dev/null 2>&1 || fail "report --svg"
+	FXS_NODE_MODULES=$node_modules node tests/report/towers.mjs "$s/kinds.svg" "$s/shot.png" \
+		alpha_leaf beta_leaf gamma_leaf || fail "towers in Chromium (screenshot $s/shot.png)"
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
+	towers) towers_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	*) fail "unknown test '$t'" ;;

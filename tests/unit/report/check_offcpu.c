@@ -344,12 +344,9 @@ END_TEST
 static int run_report(unsigned mode, bool folded, char *buf, size_t size, char *err,
 		      size_t err_size)
 {
-	/* Thread frames by name alone: these views are about time, not thread ids. */
-	struct report_opts o = {.time_mode = mode,
-				.folded = folded,
-				.merge_threads = true,
-				.errbuf = err,
-				.errbuf_size = err_size};
+	/* Thread frames by name alone (the default): these views are about time. */
+	struct report_opts o = {
+		.time_mode = mode, .folded = folded, .errbuf = err, .errbuf_size = err_size};
 	FILE *out = fmemopen(buf, size, "w");
 	int ret;
 

@@ -36,10 +36,11 @@ END_TEST
 
 START_TEST(test_folded)
 {
-	struct report *r = new_report(NULL);
+	struct report *r = new_report(&split);
 	struct report_opts opts = {.folded_no_thread = true};
 	struct capture c;
 
+	/* The split options give fxsampler 0.1's frames, byte for byte. */
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 	ck_assert_str_eq(capture_text(&c), expected_folded);
 	free(c.buf);
@@ -55,10 +56,22 @@ START_TEST(test_folded)
 	free(c.buf);
 	report__free(r);
 
-	opts = (struct report_opts){.merge_threads = true};
-	r = new_report(&opts);
+	/* By default, threads that share a name share their frame. */
+	r = new_report(NULL);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 	ck_assert_str_eq(capture_text(&c), expected_folded_merged);
+	free(c.buf);
+	report__free(r);
+
+	/* No process and thread frames at all, as flamegraph.pl's default. */
+	opts = (struct report_opts){.no_root_frames = true};
+	r = new_report(&opts);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "[truncated];fxs_alpha;fxs_static_leaf 1\n"
+					   "[unknown] 1\n"
+					   "fxs_nosize 1\n"
+					   "main;fxs_beta;fxs_alpha 2\n"
+					   "main;fxs_beta;fxs_alpha;fxs_static_leaf 3\n");
 	free(c.buf);
 	report__free(r);
 }
@@ -80,17 +93,20 @@ static int rec_process_cmdline(struct report *r, uint64_t pid, const char *name,
 	return report_add(r, &rec);
 }
 
-/* Threads that share a name stay apart; the process frame is its command line. */
+/*
+ * By default processes and threads that share a name share their frames; the
+ * split options give a frame per command line and per thread.
+ */
 START_TEST(test_folded_threads)
 {
 	const uint64_t st[] = {BASE + a_alpha + 1, BASE + a_beta + 4};
-	struct report_opts merged = {.merge_threads = true};
+	struct report_opts by_pid = {.split_processes = true};
 	struct report *r;
 	struct capture c;
 	unsigned i, k;
 
-	for (k = 0; k < 2; k++) {
-		r = report__new(k ? &merged : NULL);
+	for (k = 0; k < 3; k++) {
+		r = report__new(k == 0 ? &split : k == 1 ? &by_pid : NULL);
 		ck_assert_ptr_nonnull(r);
 		ck_assert_int_eq(rec_process_cmdline(r, 100, "prog", "/bin/prog --n 2"), 0);
 		/* A later record without one (a rename) keeps it. */
@@ -99,18 +115,28 @@ START_TEST(test_folded_threads)
 		ck_assert_int_eq(rec_thread(r, 100, 101, "worker"), 0);
 		ck_assert_int_eq(rec_thread(r, 100, 102, "worker"), 0);
 		ck_assert_int_eq(rec_thread(r, 300, 300, "other"), 0);
+		/* A second "prog", with other arguments: by default one process frame. */
+		ck_assert_int_eq(rec_process_cmdline(r, 400, "prog", "/bin/prog --n 3"), 0);
+		ck_assert_int_eq(rec_thread(r, 400, 401, "worker"), 0);
 		ck_assert_int_eq(rec_module(r, 100, 0, prog), 0);
 		ck_assert_int_eq(rec_mmap(r, 100, 0, PF_R | PF_X, BASE, 1 << 20, 0), 0);
+		ck_assert_int_eq(rec_module(r, 400, 0, prog), 0);
+		ck_assert_int_eq(rec_mmap(r, 400, 0, PF_R | PF_X, BASE, 1 << 20, 0), 0);
 		for (i = 0; i < 3; i++)
 			ck_assert_int_eq(rec_backtrace(r, i * MS, 100, 101 + i % 2, 0, st, 2), 0);
 		ck_assert_int_eq(rec_backtrace(r, 9 * MS, 300, 300, 0, st, 1), 0);
+		ck_assert_int_eq(rec_backtrace(r, 10 * MS, 400, 401, 0, st, 2), 0);
 		ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 		ck_assert_str_eq(capture_text(&c),
-				 k ? "/bin/prog --n 2;worker;fxs_beta;fxs_alpha 3\n"
-				     "other;other;[unknown] 1\n"
-				   : "/bin/prog --n 2;worker-101;fxs_beta;fxs_alpha 2\n"
-				     "/bin/prog --n 2;worker-102;fxs_beta;fxs_alpha 1\n"
-				     "other;other-300;[unknown] 1\n");
+				 k == 0	  ? "/bin/prog --n 2;worker-101;fxs_beta;fxs_alpha 2\n"
+					    "/bin/prog --n 2;worker-102;fxs_beta;fxs_alpha 1\n"
+					    "/bin/prog --n 3;worker-401;fxs_beta;fxs_alpha 1\n"
+					    "other;other-300;[unknown] 1\n"
+				 : k == 1 ? "/bin/prog --n 2;worker;fxs_beta;fxs_alpha 3\n"
+					    "/bin/prog --n 3;worker;fxs_beta;fxs_alpha 1\n"
+					    "other;other;[unknown] 1\n"
+					  : "other;other;[unknown] 1\n"
+					    "prog;worker;fxs_beta;fxs_alpha 4\n");
 		free(c.buf);
 		report__free(r);
 	}
@@ -125,6 +151,7 @@ START_TEST(test_filters)
 	struct capture c;
 	const char *text;
 
+	by_pid.split_threads = by_pid.split_processes = true;
 	r = new_report(&by_pid);
 	ck_assert_uint_eq(top_samples(r), 7);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
@@ -206,9 +233,8 @@ START_TEST(test_recursion)
 		strstr(text, "\n       0   0.00%        6  66.67%  fxs_beta [prog]\n"));
 	free(c.buf);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
-	ck_assert_ptr_nonnull(
-		strstr(capture_text(&c),
-		       "\nprog;worker-101;main;fxs_beta;fxs_alpha;fxs_alpha;fxs_alpha 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha;fxs_alpha;fxs_alpha 1\n"));
 	free(c.buf);
 	report__free(r);
 }

@@ -6,7 +6,7 @@
 
 START_TEST(test_svg)
 {
-	struct report *r = new_report(NULL);
+	struct report *r = new_report(&split);
 	struct capture c;
 	const char *svg;
 
@@ -34,6 +34,43 @@ START_TEST(test_svg)
 	ck_assert_uint_eq(count_of(svg, "</title><rect "), 18);
 	ck_assert_uint_eq(count_of(svg, "<rect "), 19);
 	ck_assert_uint_eq(count_of(svg, "<text x="), 18 + 1);
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
+/*
+ * By default a process or thread frame holds every process and thread of its
+ * name, and its details line says how many when that is more than one.
+ */
+START_TEST(test_svg_merged)
+{
+	const uint64_t pc[] = {0x1234};
+	struct report *r = new_report(NULL);
+	struct capture c;
+	const char *svg;
+
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	/* A process frame of one process, a thread frame of one thread: nothing more. */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>prog (7 samples, 87.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>worker (3 samples, 37.50%)</title>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>a:b&lt;&amp;&gt; (1 sample, 12.50%)</title>"));
+	ck_assert_ptr_null(strstr(svg, "-201 ("));
+	free(c.buf);
+
+	/* A second "prog" with two "worker" threads: now both frames are merged. */
+	ck_assert_int_eq(rec_process(r, 400, "prog"), 0);
+	ck_assert_int_eq(rec_thread(r, 400, 401, "worker"), 0);
+	ck_assert_int_eq(rec_thread(r, 400, 402, "worker"), 0);
+	ck_assert_int_eq(rec_backtrace(r, 20 * MS, 400, 401, 0, pc, 1), 0);
+	ck_assert_int_eq(rec_backtrace(r, 21 * MS, 400, 402, 0, pc, 1), 0);
+	ck_assert_int_eq(report_write_svg(r, capture_open(&c)), 0);
+	svg = capture_text(&c);
+	ck_assert_ptr_nonnull(
+		strstr(svg, "<title>prog (9 samples, 90.00%; 2 processes, 4 threads)</title>"));
+	ck_assert_ptr_nonnull(
+		strstr(svg, "<title>worker (5 samples, 50.00%; 3 threads in 2 processes)</title>"));
 	free(c.buf);
 	report__free(r);
 }
@@ -190,6 +227,7 @@ static Suite *report_flamegraph_suite(void)
 	TCase *formats = tcase_create("formats");
 
 	tcase_add_test(formats, test_svg);
+	tcase_add_test(formats, test_svg_merged);
 	tcase_add_test(formats, test_svg_geometry);
 	tcase_add_test(formats, test_svg_cut_labels);
 	tcase_add_test(formats, test_svg_many_stacks);

@@ -21,7 +21,7 @@ START_TEST(test_run_file)
 	write_fxt(fxt, false);
 
 	ck_assert_int_eq(report_run(fxt, &opts, capture_open(&c)), 0);
-	ck_assert_str_eq(capture_text(&c), expected_folded);
+	ck_assert_str_eq(capture_text(&c), expected_folded_merged);
 	ck_assert_str_eq(err, "");
 	free(c.buf);
 
@@ -146,9 +146,12 @@ START_TEST(test_run_legacy_inline_refs)
 		ck_assert_uint_gt(inl, 0);
 		fxt_reader__free(r);
 
-		ck_assert_int_eq(
-			report_run(fxt, &(struct report_opts){.folded = true}, capture_open(&c)),
-			0);
+		ck_assert_int_eq(report_run(fxt,
+					    &(struct report_opts){.folded = true,
+								  .split_processes = true,
+								  .split_threads = true},
+					    capture_open(&c)),
+				 0);
 		ck_assert_str_eq(capture_text(&c), expected_folded);
 		free(c.buf);
 		ck_assert_int_eq(report_run(fxt, NULL, capture_open(&c)), 0);

@@ -243,6 +243,10 @@ static FIXTURE_FN int rec_backtrace(void *ctx, uint64_t ts, uint64_t pid, uint64
 	return report_add(ctx, &rec);
 }
 
+/* The per-process, per-thread root frames of fxsampler 0.1 (expected_folded). */
+static const struct report_opts split
+	__attribute__((unused)) = {.split_processes = true, .split_threads = true};
+
 static FIXTURE_FN struct report *new_report(const struct report_opts *opts)
 {
 	struct feeder f = {rec_process, rec_thread, rec_module, rec_mmap, rec_backtrace};
@@ -295,7 +299,7 @@ static const char expected_folded[] __attribute__((unused)) =
 	"prog;worker-101;[truncated];fxs_alpha;fxs_static_leaf 1\n"
 	"prog;worker-101;main;fxs_beta;fxs_alpha 2\n";
 
-/* --merge-threads: one frame per thread name. */
+/* The default: one frame per process name and per thread name. */
 static const char expected_folded_merged[] __attribute__((unused)) =
 	"[pid 200];a:b<&>;[unknown] 1\n"
 	"prog;prog;fxs_nosize 1\n"
