@@ -283,8 +283,10 @@ static int build_ptables(struct report *r, struct ptables *t)
 
 			if (t->loc_of[s->locs[j]])
 				continue;
-			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
-				   l->func, s->locs[j], &t->loc_of[s->locs[j]]);
+			/* A kernel location has no address: its function is all there is. */
+			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0,
+				   l->pc & KFRAME_TAG ? 0 : l->pc, l->func, s->locs[j],
+				   &t->loc_of[s->locs[j]]);
 		}
 		/* Function 0 is the cut-off marker (report_prepare()). */
 		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
