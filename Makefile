@@ -279,6 +279,8 @@ TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps
 	      libbpf-tools
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
+# check_kernel (check-live) compares record --kernel with perf record -g.
+TEST_DEPS  += linux-perf
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio

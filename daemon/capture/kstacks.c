@@ -22,6 +22,7 @@ struct kloc {
 
 struct kstacks {
 	char *kallsyms;
+	struct kallsyms *at_start; /* to drop the tracing frames a stack starts with */
 	struct kloc *v; /* id - 1 */
 	size_t n, cap;
 	struct hash_index idx;
@@ -36,6 +37,8 @@ struct kstacks *kstacks__new(const char *kallsyms)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* The BPF programs are loaded by now: their symbols are listed. */
+	k->at_start = kallsyms__load(k->kallsyms);
 	return k;
 }
 
@@ -44,6 +47,7 @@ void kstacks__free(struct kstacks *k)
 	if (!k)
 		return;
 	hash_index_free(&k->idx);
+	kallsyms__free(k->at_start);
 	free(k->v);
 	free(k->kallsyms);
 	free(k);
@@ -81,6 +85,15 @@ int kstacks_write_stack(struct kstacks *k, struct fxt_stream *s, uint64_t ts, ui
 
 	if (nr > 256)
 		nr = 256;
+	/*
+	 * A stack taken in sched_switch starts in our own program and the
+	 * tracepoint's glue: the thread's stack begins below them.
+	 */
+	while (nr > 1 && kallsyms_is_tracing(k->at_start, pcs[0])) {
+		pcs++;
+		nr--;
+		first_exact = false;
+	}
 	for (i = 0; i < nr; i++) {
 		err = kloc_id(k, pcs[i], i > 0 || !first_exact, &ids[i]);
 		if (err)

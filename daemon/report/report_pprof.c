@@ -138,6 +138,9 @@ static int mapping_content_order(const void *pa, const void *pb)
 	const struct symbolizer_mapping *b = *(const struct symbolizer_mapping *const *)pb;
 	int c;
 
+	/* The kernel's (id 0) last: pprof takes the first mapping for the program. */
+	if (!a->id != !b->id)
+		return !a->id ? 1 : -1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->size != b->size)

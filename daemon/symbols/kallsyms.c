@@ -169,6 +169,22 @@ const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr)
 	return i ? &k->v[i - 1] : NULL;
 }
 
+bool kallsyms_is_tracing(const struct kallsyms *k, uint64_t addr)
+{
+	static const char *const prefixes[] = {"bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+					       "__traceiter_"};
+	const struct ksym *s = kallsyms_find(k, addr);
+
+	if (!s)
+		return false;
+	if (!strcmp(s->module, "bpf"))
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(s->name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 static uint32_t u32_at(const uint8_t *p)
 {
 	uint32_t v;

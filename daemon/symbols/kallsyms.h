@@ -8,6 +8,7 @@
 #ifndef FXS_DAEMON_SYMBOLS_KALLSYMS_H
 #define FXS_DAEMON_SYMBOLS_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,14 @@ void kallsyms__free(struct kallsyms *k);
 size_t kallsyms_count(const struct kallsyms *k);
 /* The symbol at or below addr, or NULL (none, or an empty table). */
 const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr);
+
+/*
+ * Whether addr is in the tracing machinery a BPF program runs from (the
+ * program itself, bpf_trace_run*, __bpf_trace_*, __traceiter_*): frames a
+ * stack taken in a tracepoint starts with, which are the profiler's, not
+ * the thread's.
+ */
+bool kallsyms_is_tracing(const struct kallsyms *k, uint64_t addr);
 
 /*
  * The GNU build id in ELF notes (the bytes of /sys/kernel/notes): its
