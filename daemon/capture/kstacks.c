@@ -23,7 +23,7 @@ struct kloc {
 struct kstacks {
 	char *kallsyms;
 	struct kallsyms *at_start; /* to drop the tracing frames a stack starts with */
-	struct kloc *v; /* id - 1 */
+	struct kloc *v;		   /* id - 1 */
 	size_t n, cap;
 	struct hash_index idx;
 };
