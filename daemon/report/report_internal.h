@@ -133,7 +133,6 @@ struct report_kernel {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	struct symbolizer_mapping *map; /* pprof's kernel mapping (id 0), when a stack has one */
-	uint64_t frames_seen;		/* kernel frames in the stacks kept */
 };
 
 struct report {

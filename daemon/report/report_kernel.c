@@ -186,7 +186,6 @@ int report_kernel_frames(struct report *r, const struct fxt_record *rec, const u
 		memcpy(k->frames + k->nr_pend, rec->frames, nr * sizeof(*rec->frames));
 	*ret = k->frames;
 	*ret_nr = (unsigned)k->nr_pend + nr;
-	k->frames_seen += k->nr_pend;
 	return 0;
 }
 
