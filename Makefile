@@ -284,6 +284,8 @@ TEST_DEPS  += qemu-user-static
 # make check compares the CFI tables of Debian's arm64 and riscv64 libc and
 # ld.so (arch all packages, under /usr/TRIPLET/lib) with readelf's.
 TEST_DEPS  += libc6-arm64-cross libc6-riscv64-cross
+# check_kernel (check-live) compares record --kernel with perf record -g.
+TEST_DEPS  += linux-perf
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio

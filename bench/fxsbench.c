@@ -6,13 +6,14 @@
  * one JSON line: BPF run count and run time (bpf_stats), samples and bytes
  * written.
  *
- *   fxsbench PROG [-F HZ] [-d SEC] [--per-cpu] [--max-frames N]
+ *   fxsbench PROG [-F HZ] [-d SEC] [--per-cpu] [--max-frames N] [--kernel]
  *            [--stacks FILE] (-p PID | -- CMD ARGS..)
  *
  * PROG: a walker of bpf/sampler.bpf.c (enum fxs_walker): fast, simple, ab
  * (both on every sample, mismatches counted), plain (the textbook walker),
  * getstack (bpf_get_stack), nowalk (the program without its walk); or empty
- * (bench/empty.bpf.c, an empty program). Everything but the walk is
+ * (bench/empty.bpf.c, an empty program). --kernel turns on the kernel stacks
+ * of record --kernel (cfg_kernel). Everything but the walk is
  * fxsampler's program as it ships. By default the event is per task (pid =
  * target, cpu = -1), so every firing is a sample of the target; --per-cpu
  * opens one event per CPU like fxsampler record does and filters in BPF.
@@ -46,6 +47,7 @@ struct bench {
 	unsigned hz, max_frames;
 	double seconds;
 	bool per_cpu;
+	bool kernel; /* cfg_kernel: the kernel stack of each sample in the kernel */
 	unsigned walker; /* enum fxs_walker */
 	FILE *stacks;
 	int nr_cpus;
@@ -73,6 +75,7 @@ static int open_sampler(struct bench *b)
 		return -errno;
 	s->rodata->cfg_max_frames = b->max_frames;
 	s->rodata->cfg_walker = b->walker;
+	s->rodata->cfg_kernel = b->kernel;
 	s->rodata->cfg_filter_pids = true;
 	s->rodata->cfg_wake_bytes = 1 << 20;
 	/* As fxsampler without --off-cpu: its programs are not loaded. */
@@ -175,7 +178,7 @@ static unsigned long long now_ns(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: fxsbench fast|simple|ab|plain|getstack|nowalk|empty [-F HZ] [-d SEC] "
-			"[--per-cpu] [--max-frames N] [--stacks FILE] (-p PID | -- CMD..)\n");
+			"[--per-cpu] [--max-frames N] [--kernel] [--stacks FILE] (-p PID | -- CMD..)\n");
 	exit(2);
 }
 
@@ -185,6 +188,7 @@ int main(int argc, char **argv)
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "max-frames", required_argument, NULL, 'm' },
 		{ "stacks", required_argument, NULL, 's' },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -214,6 +218,7 @@ int main(int argc, char **argv)
 		case 'd': b.seconds = strtod(optarg, NULL); break;
 		case 'p': pid = strtol(optarg, NULL, 0); break;
 		case 'c': b.per_cpu = true; break;
+		case 'k': b.kernel = true; break;
 		case 'm': b.max_frames = strtoul(optarg, NULL, 0); break;
 		case 's':
 			b.stacks = fopen(optarg, "we");

@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,o,t)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,t)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
   FXS_BENCH_OUT           results file (default bench/results.json)
 """
@@ -225,6 +225,31 @@ def section_a():
                f <= g / 2)
         target("a: <= 1/3 of the one-read-per-frame walker at 32", "%.2fx" % (f / p), "<= 0.33x",
                f <= p / 3)
+
+
+K_PROGS = ["fast", "fast --kernel"]
+K_DD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=512", "count=2000000"]
+
+
+def section_k():
+    """record --kernel's cost: the program with and without cfg_kernel on dd, which
+    spends most of its samples in the kernel (write/read of 512 bytes)."""
+    log("== k. kernel stacks: BPF cost per sample on dd bs=512, 9999 Hz per-task events")
+    data = {p: [] for p in K_PROGS}
+    for r in range(ROUNDS):
+        order = K_PROGS[:]
+        random.shuffle(order)
+        for p in order:
+            rc, o, e, _, _ = run([LOADER] + p.split() + ["-F", "9999", "--"] + K_DD)
+            try:
+                j = json.loads(o.strip().splitlines()[-1])
+                data[p].append(j["ns_per_run"] if j["run_cnt"] > 100 else None)
+            except (ValueError, IndexError, KeyError):
+                log("   %s: failed: %s" % (p, e.strip()[-200:]))
+        log("   round %d/%d done" % (r + 1, ROUNDS))
+    sec = {"hz": 9999, "unit": "ns per sample", "target": " ".join(K_DD),
+           "per_prog": {p: stats(data[p]) for p in K_PROGS}}
+    results["sections"]["k_kernel_stacks"] = sec
 
 
 def cli_prog_cost(depth):
@@ -781,6 +806,13 @@ def table():
               "%.1f MB besides the rings" % (h["seconds"], h["samples"], h["peak_rss_kb"] / 1024,
                                              h["peak_ring_rss_kb"] / 1024,
                                              h["peak_rss_without_rings_kb"] / 1024))
+    if "k_kernel_stacks" in s:
+        k = s["k_kernel_stacks"]
+        print("\nk. kernel stacks, BPF cost per sample, ns (bpf_stats), 9999 Hz on %s" % k["target"])
+        for p in K_PROGS:
+            print("   %-16s%s" % (p, fmt(k["per_prog"][p])))
+        print("   fast = the program as shipped; --kernel = with record --kernel's "
+              "bpf_get_stack(ctx, .., 0) on every sample that lands in the kernel")
     if "o_offcpu" in s:
         o = s["o_offcpu"]
         if "status" in o:
@@ -849,6 +881,8 @@ def main():
     try:
         if want("a"):
             section_a()
+        if want("k"):
+            section_k()
         iters = calibrate() if (want("b") or want("c") or want("e")) else 0
         if want("d"):
             section_d()

@@ -64,7 +64,9 @@ static __always_inline bool offcpu_take(struct fxs_offcpu_slot *slot, __u64 *ret
 
 static __always_inline __u64 offcpu_rec_size(const struct fxs_offcpu_slot *slot)
 {
-	return FXS_OFFCPU_REC_BASE + (__u64)(slot->hdr.nr_frames & 0xff) * sizeof(__u64);
+	return FXS_OFFCPU_REC_BASE +
+	       ((__u64)(slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f)) *
+		       sizeof(__u64);
 }
 
 /* The thread runs again on cpu at now: write its interval into that CPU's ring. */
@@ -194,7 +196,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.cpu = cpu;
 	slot->hdr.left_reason = 0;
 	slot->hdr.unwind_end = 0;
-	slot->hdr.nr_kframes = 0;
+	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[slot->hdr.nr_frames & 0xff]);
 	slot->hdr.pad = 0;
 	slot->iv.state = state;
 	slot->iv.pad = 0;

@@ -11,6 +11,7 @@
 
 #include "sampler.h"
 #include "walk.bpf.h"
+#include "kstack.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -50,7 +51,7 @@ __u64 fxs_off_session;
 
 struct scratch {
 	struct fxs_sample hdr;
-	__u64 frames[FXS_MAX_FRAMES];
+	__u64 frames[FXS_MAX_FRAMES + FXS_MAX_KFRAMES]; /* user, then kernel (kstack.bpf.h) */
 	struct fxs_comm comm; /* appended after the frames when FXS_SF_HAS_COMM */
 	/*
 	 * The thread this CPU last found named in the names map, and that
@@ -135,7 +136,8 @@ struct fxs_offcpu_slot {
 	struct fxs_sample hdr;
 	struct fxs_offcpu iv;
 	struct fxs_comm comm;
-	__u64 frames[FXS_MAX_FRAMES + 1]; /* + 1: the walkers index with n & 0xff */
+	/* + 1: the walkers index with n & 0xff; then the kernel's (kstack.bpf.h) */
+	__u64 frames[FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES];
 };
 
 struct {
@@ -364,7 +366,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	__u64 ip, fp, old, size;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
-	__u8 *target = NULL;
+	__u8 *target = NULL, nk;
 	bool new_name;
 	void *ring;
 	long err;
@@ -431,9 +433,14 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.nr_frames = n;
 	s->hdr.left_reason = 0;
 	s->hdr.unwind_end = 0;
-	s->hdr.nr_kframes = 0;
 	s->hdr.pad = 0;
 	n &= 0xff;
+	/* In the kernel with --kernel: its stack after the user frames. */
+	nk = 0;
+	if (s->hdr.flags & FXS_SF_PC_IS_RETURN)
+		nk = kstack_get(ctx, &s->frames[n]);
+	s->hdr.nr_kframes = nk;
+	n += nk;
 	size = sizeof(s->hdr) + n * sizeof(__u64);
 	if (new_name) {
 		s->hdr.flags |= FXS_SF_HAS_COMM;

@@ -15,7 +15,12 @@
 #define FXS_DEFAULT_FRAMES 64
 /* FXT's backtrace frame count is an 8-bit field. */
 #define FXS_MAX_FRAMES 255
-#define FXS_MAX_CPUS   1024
+/*
+ * Kernel frames of a sample or an off-CPU interval (record --kernel): the
+ * kernel's own limit for a BPF stack (perf_event_max_stack's default).
+ */
+#define FXS_MAX_KFRAMES 127
+#define FXS_MAX_CPUS	1024
 
 /*
  * The stack walker of the sampler (its cfg_walker, set before load). fast and
@@ -82,8 +87,10 @@ enum fxs_walker {
 
 /*
  * One sample in a ring buffer: this header, then nr_frames u64 PCs, innermost
- * first, then a struct fxs_comm when FXS_SF_HAS_COMM is set (the first sample
- * of a thread in a session, and the first after a rename).
+ * first, then nr_kframes u64 kernel PCs, innermost first (record --kernel: a
+ * sample that landed in the kernel; 0 otherwise), then a struct fxs_comm when
+ * FXS_SF_HAS_COMM is set (the first sample of a thread in a session, and the
+ * first after a rename).
  */
 struct fxs_sample {
 	__u64 time_ns; /* bpf_ktime_get_boot_ns() */
@@ -93,12 +100,9 @@ struct fxs_sample {
 	__u8 nr_frames;
 	__u8 flags;
 	__u8 left_reason; /* FXS_LEFT_* of an FXS_SF_LEFT record, else 0 */
-	/*
-	 * Reserved, 0 until their work lands: why a table-driven (CFI) walk
-	 * ended, and how many kernel frames follow the user frames.
-	 */
+	/* Reserved, 0 until its work lands: why a table-driven (CFI) walk ended. */
 	__u8 unwind_end;
-	__u8 nr_kframes;
+	__u8 nr_kframes; /* kernel frames after the user frames, <= FXS_MAX_KFRAMES */
 	__u8 pad;
 };
 
@@ -157,7 +161,8 @@ enum fxs_offcpu_state {
  * (and the walk's stop flags), time_ns the moment the thread left the CPU
  * and cpu the CPU it left; then this struct, then the thread's names (always:
  * a thread that only sleeps is never sampled, so nothing else names it), then
- * nr_frames PCs of the user stack it blocked in, innermost first.
+ * nr_frames PCs of the user stack it blocked in, innermost first, then
+ * nr_kframes PCs of the kernel stack at the switch (record --kernel).
  */
 struct fxs_offcpu {
 	__u64 end_ns;  /* when it ran again (or the capture stopped) */

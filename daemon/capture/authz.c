@@ -201,3 +201,22 @@ int authz_check_request(const struct authz_policy *pol, const struct authz_creds
 	}
 	return 0;
 }
+
+bool authz_kernel_allowed(uid_t uid, size_t nr_pids, int perf_event_paranoid)
+{
+	return uid == 0 || nr_pids == 0 || perf_event_paranoid <= 1;
+}
+
+int authz_perf_paranoid(const char *path)
+{
+	char buf[32];
+	FILE *f = fopen(path, "re");
+	int v = 2;
+
+	if (!f)
+		return 2;
+	if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%d", &v) != 1)
+		v = 2;
+	fclose(f);
+	return v;
+}

@@ -98,4 +98,14 @@ int authz_check_request(const struct authz_policy *pol, const struct authz_creds
 			const char *proc_root, const pid_t *pids, size_t nr, char *reason,
 			size_t reason_len);
 
+/*
+ * Whether a session may have kernel stacks (record --kernel): root, a
+ * host-wide session (root or the group), or any user when
+ * perf_event_paranoid allows users kernel profiling (<= 1, as perf decides).
+ * The names only: no session ever gets a kernel address (capture/kstacks.h).
+ */
+bool authz_kernel_allowed(uid_t uid, size_t nr_pids, int perf_event_paranoid);
+/* perf_event_paranoid from path (/proc/sys/kernel/perf_event_paranoid); 2 if unreadable. */
+int authz_perf_paranoid(const char *path);
+
 #endif /* FXS_DAEMON_AUTHZ_H */

@@ -217,6 +217,7 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu, b->opts.offcpu);
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
+	b->skel->rodata->cfg_kernel = b->opts.kernel;
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
@@ -413,7 +414,7 @@ static int sweep_offcpu(struct bpf_sampler *b)
 	       sizeof(struct fxs_sample) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm)) {
 		const struct fxs_sample *s = (const void *)(buf + off);
 		size_t size = sizeof(*s) + sizeof(struct fxs_offcpu) + sizeof(struct fxs_comm) +
-			      (size_t)s->nr_frames * sizeof(uint64_t);
+			      ((size_t)s->nr_frames + s->nr_kframes) * sizeof(uint64_t);
 
 		if (size > len - off)
 			break;

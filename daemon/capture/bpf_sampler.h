@@ -26,6 +26,7 @@ struct bpf_sampler_opts {
 	uint64_t caps;
 	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
 	uint64_t offcpu_min_ns;
+	bool kernel; /* kernel stacks too (nr_kframes PCs after the user frames) */
 	bpf_sample_fn on_sample;
 	void *ctx;
 };

@@ -12,6 +12,7 @@
 #include "capture/bpf_sampler.h"
 #include "capture/capture.h"
 #include "capture/hostlock.h"
+#include "capture/kstacks.h"
 #include "util/idset.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
@@ -28,6 +29,8 @@ struct capture {
 	struct idset tids; /* threads written */
 	struct modules *modules;
 	struct targets *targets; /* a pid session's processes, by pidfd */
+	struct kstacks *kstacks; /* with opts.kernel */
+	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];
 	/* Off-CPU intervals the kernel wrote and we dropped for their credentials. */
@@ -253,6 +256,16 @@ static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
 	return err;
 }
 
+/* The kernel frames of a backtrace, written right before it (fxt/fxt_kstack.h). */
+static int write_kstack(struct capture *c, const struct fxs_sample *s, const uint64_t *kframes,
+			bool first_exact)
+{
+	if (!c->kstacks || !s->nr_kframes)
+		return 0;
+	return kstacks_write_stack(c->kstacks, c->fxt, s->time_ns, s->tid, kframes, s->nr_kframes,
+				   first_exact);
+}
+
 static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 {
 	const struct fxs_offcpu *iv = (const void *)(s + 1);
@@ -261,7 +274,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	unsigned bt_flags = FXT_BT_FLAG_OFFCPU, state = iv->state;
 	int known, err;
 
-	if (size < sizeof(*s) + sizeof(*iv) + sizeof(*comm) + (size_t)s->nr_frames * 8)
+	if (size <
+	    sizeof(*s) + sizeof(*iv) + sizeof(*comm) + ((size_t)s->nr_frames + s->nr_kframes) * 8)
 		return 0;
 	if (state >= FXS_OFF_NR_STATES)
 		state = FXS_OFF_OTHER;
@@ -294,8 +308,10 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 			bt_flags |= FXT_BT_FLAG_TRUNCATED;
 		if (s->flags & FXS_SF_PC_IS_RETURN)
 			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
-		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags, frames,
-					   s->nr_frames);
+		err = write_kstack(c, s, frames + s->nr_frames, false);
+		if (!err)
+			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
+						   frames, s->nr_frames);
 	}
 	if (iv->end_ns > c->last_ts)
 		c->last_ts = iv->end_ns;
@@ -308,7 +324,7 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
 	const struct fxs_comm *comm = NULL;
-	size_t need = sizeof(*s) + (size_t)s->nr_frames * sizeof(uint64_t);
+	size_t need = sizeof(*s) + ((size_t)s->nr_frames + s->nr_kframes) * sizeof(uint64_t);
 	unsigned bt_flags = 0;
 	int err;
 
@@ -357,8 +373,11 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 			bt_flags |= FXT_BT_FLAG_TRUNCATED;
 		if (s->flags & FXS_SF_PC_IS_RETURN)
 			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
-		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
-					   (const uint64_t *)(s + 1), s->nr_frames);
+		/* The sample's kernel frame 0 is where the timer interrupted it. */
+		err = write_kstack(c, s, (const uint64_t *)(s + 1) + s->nr_frames, true);
+		if (!err)
+			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
+						   (const uint64_t *)(s + 1), s->nr_frames);
 	}
 	if (s->time_ns > c->last_ts)
 		c->last_ts = s->time_ns;
@@ -435,6 +454,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.caps = c->opts.caps;
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
+	bopts.kernel = c->opts.kernel;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
@@ -481,6 +501,10 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		goto fail;
 	}
 	err = write_config(c);
+	if (!err && opts->kernel) {
+		c->kstacks = kstacks__new(NULL);
+		err = c->kstacks ? kstacks_write_kernel(c->kstacks, c->fxt) : -ENOMEM;
+	}
 	if (!err)
 		err = fxt_stream_flush(c->fxt);
 	if (err)
@@ -654,7 +678,10 @@ int capture_finish(struct capture *c)
 		if (err)
 			return err;
 	}
-	err = write_counters(c, c->last_ts);
+	/* The kernel functions the stacks hit, named while this kernel runs. */
+	err = c->kstacks ? kstacks_write_symbols(c->kstacks, c->fxt, &c->kernel_unresolved) : 0;
+	if (!err)
+		err = write_counters(c, c->last_ts);
 	if (!err)
 		err = write_clock(c);
 	if (err)
@@ -675,6 +702,7 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	ret->processes = c->pids.len;
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
+	ret->kernel_unresolved = c->kernel_unresolved;
 	if (c->opts.offcpu)
 		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
 			adjust_offcpu(c, &ret->offcpu);
@@ -693,6 +721,7 @@ void capture__free(struct capture *c)
 	idset_free(&c->tids);
 	modules__free(c->modules);
 	targets__free(c->targets);
+	kstacks__free(c->kstacks);
 	hostlock_release(c->lock_fd);
 	free(c);
 }

@@ -42,6 +42,11 @@ struct capture_opts {
 	void *notice_ctx;
 	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
 	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
+	/*
+	 * Kernel stacks too (record --kernel): written as ids, named at the end
+	 * from /proc/kallsyms, never as addresses (capture/kstacks.h).
+	 */
+	bool kernel;
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
@@ -52,6 +57,7 @@ struct capture_stats {
 	uint64_t bytes;			   /* FXT bytes produced so far */
 	unsigned nr_cpus;		   /* CPUs sampled */
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
+	uint64_t kernel_unresolved;	   /* kernel locations no symbol named (at finish) */
 };
 
 struct capture;

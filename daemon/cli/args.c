@@ -39,6 +39,9 @@ const char args_record_usage[] =
 	"      --off-cpu[=MIN]    also where threads wait: each time a target thread is\n"
 	"                         off the CPU for MIN or longer (default 1ms), its state\n"
 	"                         and the stack it blocked in\n"
+	"      --kernel           also the kernel stack of each sample that lands in the\n"
+	"                         kernel and, with --off-cpu, at each switch (root, the\n"
+	"                         fxsampler group, or perf_event_paranoid <= 1)\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
@@ -66,6 +69,7 @@ enum {
 	OPT_ALLOW_UNSAFE_KERNEL,
 	OPT_EXIT_STATUS,
 	OPT_OFF_CPU,
+	OPT_KERNEL,
 };
 
 static const struct option record_options[] = {
@@ -85,6 +89,7 @@ static const struct option record_options[] = {
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
 	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
+	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
 	{"help", no_argument, NULL, 'h'},
@@ -243,6 +248,9 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				return fail(err, err_size,
 					    "invalid --off-cpu '%s': a duration such as 1ms or 0",
 					    optarg);
+			break;
+		case OPT_KERNEL:
+			a.capture.kernel = true;
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))

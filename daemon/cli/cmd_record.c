@@ -150,6 +150,10 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			"-F",
 			100.0 * lost / taken);
 	print_offcpu_summary(&st->offcpu);
+	if (st->kernel_unresolved)
+		cli_say("warning: %llu kernel locations left unnamed: /proc/kallsyms gave no "
+			"address for them (kptr_restrict, or a module unloaded)",
+			(unsigned long long)st->kernel_unresolved);
 }
 
 /* Which CPUs were sampled and for how long: CPUs come and go. */

@@ -18,6 +18,7 @@ static const char report_usage[] =
 	"                        [--svg OUT] [--svg-inverted] [--perf-script OUT]\n"
 	"                        [--split-threads] [--split-processes] [--no-thread-frames]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
+	"                        [--no-kernel]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
@@ -45,6 +46,7 @@ static const char report_usage[] =
 	"                     from DEBUGINFOD_URLS when it is set)\n"
 	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
 	"                     record --off-cpu), instead of samples\n"
+	"      --no-kernel    leave out the kernel frames of a record --kernel capture\n"
 	"      --wall         wall time by stack, in ns: samples times the period plus\n"
 	"                     the off-CPU intervals\n"
 	"  -h, --help         this text\n";
@@ -80,6 +82,7 @@ int cmd_report(int argc, char **argv)
 		OPT_NO_THREAD_FRAMES,
 		OPT_LINES,
 		OPT_NO_DEBUGINFOD,
+		OPT_NO_KERNEL,
 		OPT_WIDE,
 		OPT_SVG_INVERTED,
 		OPT_OFF_CPU,
@@ -100,6 +103,7 @@ int cmd_report(int argc, char **argv)
 		{"no-thread-frames", no_argument, NULL, OPT_NO_THREAD_FRAMES},
 		{"lines", no_argument, NULL, OPT_LINES},
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
+		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 		{"wide", no_argument, NULL, OPT_WIDE},
 		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -169,6 +173,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_LINES:
 			o.lines = true;
+			break;
+		case OPT_NO_KERNEL:
+			o.no_kernel = true;
 			break;
 		case OPT_NO_DEBUGINFOD:
 			o.no_debuginfod = true;

@@ -489,6 +489,29 @@ int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, un
 	return 0;
 }
 
+int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, const void *data,
+		 size_t len)
+{
+	uint16_t nfield;
+	size_t words;
+	int err;
+
+	if (len > FXT_MAX_BLOB_LEN || blob_type > 0xff || (len && !data))
+		return -EINVAL;
+	err = sref_field(&name, &nfield);
+	if (err)
+		return err;
+	words = 1 + sref_words(&name) + pad_words(len);
+	err = record_begin(b, words);
+	if (err)
+		return err;
+	put_word(b, FXT_RT_BLOB | words << 4 | (uint64_t)nfield << 16 | (uint64_t)len << 32 |
+			    (uint64_t)blob_type << 48);
+	put_sref(b, &name);
+	put_stream(b, data, len);
+	return 0;
+}
+
 int fxt_put_context_switch(struct fxt_buf *b, uint64_t ts, unsigned cpu, unsigned out_state,
 			   uint64_t out_tid, uint64_t in_tid, const struct fxt_arg *args,
 			   unsigned nr_args)

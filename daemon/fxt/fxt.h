@@ -90,6 +90,10 @@ enum fxt_record_type {
 	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
 	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT)
 
+/* Blob records (type 5): the blob types; a payload holds at most 32767 bytes. */
+#define FXT_BLOB_RAW	 1
+#define FXT_MAX_BLOB_LEN 0x7fff
+
 /* Scheduling records (type 8): the subtypes, and the FXT thread states. */
 #define FXT_SCHED_CONTEXT_SWITCH 1
 #define FXT_SCHED_THREAD_WAKEUP	 2
@@ -167,6 +171,9 @@ int fxt_put_mmap(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, uint16_
 		 unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr);
 int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, unsigned bt_flags,
 		      const uint64_t *frames, unsigned nr_frames);
+/* A blob record: name, blob type (FXT_BLOB_*), len payload bytes. */
+int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, const void *data,
+		 size_t len);
 
 /*
  * A context switch (scheduling record type 8, subtype 1): at ts on cpu,

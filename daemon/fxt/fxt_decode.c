@@ -489,6 +489,22 @@ static int decode_profiler(struct cursor *c, struct fxt_record *rec)
 	}
 }
 
+/* A blob record: its name and payload (blob records name no thread). */
+static int decode_blob(struct cursor *c, struct fxt_record *rec)
+{
+	uint64_t h = rec->header;
+	int err;
+
+	rec->blob_len = (h >> 32) & 0x7fff;
+	rec->blob_type = (h >> 48) & 0xff;
+	err = check_zero(c, h, 1ULL << 47 | bits_from(56), "a blob record");
+	if (!err)
+		err = cur_sref(c, (h >> 16) & 0xffff, "blob name", &rec->name);
+	if (!err)
+		err = cur_stream(c, rec->blob_len, "blob payload", &rec->blob);
+	return err;
+}
+
 /* Context switches and wakeups; the legacy context switch is skipped. */
 static int decode_sched(struct cursor *c, struct fxt_record *rec)
 {
@@ -555,8 +571,10 @@ int fxt_decode(struct fxt_reader *r, struct fxt_record *rec)
 		return decode_profiler(&c, rec);
 	case FXT_RT_SCHED:
 		return decode_sched(&c, rec);
+	case FXT_RT_BLOB:
+		return decode_blob(&c, rec);
 	default:
-		/* Blob, userspace object, log, unassigned: skipped. */
+		/* Userspace object, log, unassigned: skipped. */
 		return 0;
 	}
 }

@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "fxt/fxt_dump.h"
+#include "fxt/fxt_kstack.h"
 
 struct out {
 	char *buf;
@@ -217,6 +220,29 @@ static void format_sched(struct out *o, const struct fxt_record *rec)
 	out_args(o, rec);
 }
 
+/* A blob; fxsampler's kernel stacks decoded, its text blobs by their line count. */
+static void format_blob(struct out *o, const struct fxt_record *rec)
+{
+	uint64_t ts, tid;
+	unsigned nr, i, lines = 0;
+
+	out_printf(o, "blob");
+	out_quoted(o, "name", rec->name);
+	out_printf(o, " type=%u bytes=%zu", rec->blob_type, rec->blob_len);
+	if (!rec->name || !rec->blob)
+		return;
+	if (!strcmp(rec->name, FXT_KSTACK_BLOB) &&
+	    fxt_kstack_decode(rec->blob, rec->blob_len, &ts, &tid, &nr)) {
+		out_printf(o, " kstack ts=%" PRIu64 " tid=%" PRIu64 " kframes=%u", ts, tid, nr);
+		for (i = 0; i < nr; i++)
+			out_printf(o, " k%" PRIu32, fxt_kstack_id(rec->blob, i));
+	} else if (!strcmp(rec->name, FXT_KSYMS_BLOB) || !strcmp(rec->name, FXT_KERNEL_BLOB)) {
+		for (i = 0; i < rec->blob_len; i++)
+			lines += rec->blob[i] == '\n';
+		out_printf(o, " lines=%u", lines);
+	}
+}
+
 int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size)
 {
 	struct out o = {.buf = buf, .size = size};
@@ -253,6 +279,9 @@ int fxt_record_format(const struct fxt_record *rec, char *buf, size_t size)
 		break;
 	case FXT_RT_SCHED:
 		format_sched(&o, rec);
+		break;
+	case FXT_RT_BLOB:
+		format_blob(&o, rec);
 		break;
 	case FXT_RT_LARGE:
 		out_printf(&o, "large type=%u words=%u (skipped)",

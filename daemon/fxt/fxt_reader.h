@@ -59,6 +59,11 @@ struct fxt_record {
 	unsigned nr_frames;
 	const uint64_t *frames;
 
+	/* blob: name in name; the payload's bytes, valid until the next record */
+	unsigned blob_type;
+	const uint8_t *blob;
+	size_t blob_len;
+
 	/* scheduling: context switch (subtype 1) and wakeup (subtype 2, in_tid wakes) */
 	unsigned cpu;
 	unsigned out_state; /* FXT_THREAD_* */

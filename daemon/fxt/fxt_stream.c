@@ -489,6 +489,22 @@ int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 			    nr);
 }
 
+int fxt_stream_blob(struct fxt_stream *s, const char *name, const void *data, size_t len)
+{
+	struct fxt_sref nref;
+	int err;
+
+	err = stream_begin(s);
+	if (err)
+		return err;
+	if (len > FXT_MAX_BLOB_LEN)
+		return -EINVAL;
+	err = stream_sref(s, name, &nref);
+	if (!err)
+		err = fxt_put_blob(&s->buf, nref, FXT_BLOB_RAW, data, len);
+	return stream_end(s, err);
+}
+
 int fxt_stream_dropped(struct fxt_stream *s)
 {
 	int err;

@@ -70,6 +70,8 @@ int fxt_stream_dropped(struct fxt_stream *s);
 int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
 		       const char *category, const char *name, const char *const *names,
 		       const uint64_t *values, unsigned nr);
+/* A raw-data blob record named name (interned), of len <= FXT_MAX_BLOB_LEN bytes. */
+int fxt_stream_blob(struct fxt_stream *s, const char *name, const void *data, size_t len);
 /*
  * A context switch between a thread and the idle thread, the only two a
  * profiler of some threads knows: with out_idle, in_tid comes in from idle;

@@ -51,6 +51,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->period_ns = opts->period_ns;
 		so.debug_dir = opts->debug_dir;
 		r->time_mode = opts->time_mode;
+		r->kern.hide = opts->no_kernel;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	r->sym = symbolizer__new(&so);
@@ -95,6 +96,7 @@ void report__free(struct report *r)
 	free(r->samples_v);
 	symbolizer__free(r->sym);
 	offcpu__free(r->off);
+	report_kernel_free(&r->kern);
 	free(r);
 }
 
@@ -274,14 +276,16 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		.pid = rec->pid,
 		.tid = rec->tid,
 		.flags = rec->bt_flags & BT_KEY_FLAGS,
-		.nr = rec->frames ? rec->nr_frames : 0,
-		.frames = rec->frames,
 	};
 	struct thread_ent *t;
 	uint64_t weight;
 	size_t stack;
 	int err;
 
+	/* Its kernel frames, if the record before it had them, go in front. */
+	err = report_kernel_frames(r, rec, &k.frames, &k.nr);
+	if (err)
+		return err;
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
 		return 0;
 	err = sample_weight(r, rec, &weight);
@@ -413,6 +417,8 @@ int report_add(struct report *r, const struct fxt_record *rec)
 		if (rec->ticks_per_second)
 			r->ticks_per_second = rec->ticks_per_second;
 		return 0;
+	case FXT_RT_BLOB:
+		return report_kernel_add(r, rec);
 	default:
 		return 0;
 	}

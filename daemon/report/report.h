@@ -64,6 +64,7 @@ struct report_opts {
 	/* report_run: where to say which file it wrote (e.g. stderr); NULL: nowhere. */
 	FILE *info;
 	unsigned time_mode; /* enum report_time */
+	bool no_kernel;	    /* leave the kernel frames of record --kernel out */
 };
 
 struct report;

@@ -125,6 +125,9 @@ size_t report_stack_path(const struct report *r, const struct stack *s, struct s
 		unsigned k;
 
 		sb_frame(b, funcs[l->func].name);
+		/* flamegraph.pl's (and stackcollapse-perf's) mark of a kernel frame */
+		if (funcs[l->func].kernel)
+			sb_put(b, KERNEL_SUFFIX, strlen(KERNEL_SUFFIX));
 		sb_put(b, "", 1);
 		n++;
 		/* Then what was inlined into it, outermost first, marked. */

@@ -29,6 +29,7 @@ struct symbolizer_mapping;
 #define BT_KEY_FLAGS	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN)
 #define TRUNCATED_FRAME "[truncated]"
 #define INLINED_SUFFIX	" [inlined]"
+#define KERNEL_SUFFIX	"_[k]" /* a kernel frame in folded stacks and the SVG */
 
 struct name_ent {
 	uint64_t id;  /* pid or tid */
@@ -79,6 +80,7 @@ struct func {
 	const char *name;   /* owned by the symbolizer, or a literal */
 	const char *module; /* module path or NULL */
 	bool resolved;
+	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
 	uint64_t self;
 	uint64_t total;
 	size_t stamp;	  /* last stack counted in total, + 1 */
@@ -103,6 +105,34 @@ struct table {
 struct sample {
 	uint64_t ts;
 	size_t stack;
+};
+
+/*
+ * A kernel frame in a stack's frames: the tag and the capture's location id
+ * (fxt/fxt_kstack.h), never an address. No user PC has the top bit set.
+ */
+#define KFRAME_TAG	   (1ULL << 63)
+#define KERNEL_MODULE_NAME "[kernel.kallsyms]"
+
+/* One kernel location of the file: its function, from FXT_KSYMS_BLOB. */
+struct kernel_sym {
+	char *name;   /* NULL: not named in the file */
+	char *module; /* KERNEL_MODULE_NAME or "[MODULE]" */
+};
+
+/* The kernel frames of a file (report_kernel.c). */
+struct report_kernel {
+	bool hide;		 /* --no-kernel */
+	struct kernel_sym *syms; /* by id - 1 */
+	size_t nr_syms;
+	/* The kstack blob waiting for its backtrace. */
+	bool have_pend;
+	uint64_t pend_ts, pend_tid;
+	uint64_t *frames; /* the backtrace's frames with the kernel's in front */
+	size_t nr_pend, cap_frames;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct symbolizer_mapping *map; /* pprof's kernel mapping (id 0), when a stack has one */
 };
 
 struct report {
@@ -144,6 +174,7 @@ struct report {
 
 	unsigned time_mode; /* enum report_time */
 	struct offcpu *off; /* the off-CPU intervals and thread states */
+	struct report_kernel kern;
 };
 
 #define T(tab, type) ((type *)(tab).v)
@@ -173,6 +204,26 @@ uint64_t report_period_ns(struct report *r);
 int report_prepare(struct report *r);
 /* Drop what report_prepare() made. */
 void report_unprepare(struct report *r);
+
+/* ---- kernel frames (report_kernel.c) ---- */
+
+/* A kernel-stack blob record (fxt/fxt_kstack.h); others are ignored. 0 or -ENOMEM. */
+int report_kernel_add(struct report *r, const struct fxt_record *rec);
+/*
+ * The frames to keep for backtrace rec: its own, with the kernel frames of
+ * the kstack blob just before it (same time and thread) in front, unless
+ * hidden. *ret points at rec's frames or at a buffer of the report's.
+ */
+int report_kernel_frames(struct report *r, const struct fxt_record *rec, const uint64_t **ret,
+			 unsigned *ret_nr);
+/* The leading kernel frames of a stack. */
+unsigned report_kernel_count(const struct stack *s);
+/* A kernel frame's function and module (never NULL), and whether it is named. */
+void report_kernel_resolve(const struct report *r, uint64_t frame, const char **name,
+			   const char **module, bool *resolved);
+/* The mapping kernel locations belong to, for pprof; NULL: -ENOMEM. */
+const struct symbolizer_mapping *report_kernel_mapping(struct report *r);
+void report_kernel_free(struct report_kernel *k);
 
 /* ---- text (report_text.c) ---- */
 

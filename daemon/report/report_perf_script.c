@@ -73,7 +73,8 @@ int report_write_perf_script(struct report *r, FILE *out)
 			const struct loc *l = &locs[s->locs[j]];
 			const struct func *f = &funcs[l->func];
 
-			fprintf(out, "\t%16" PRIx64 " ", l->pc);
+			/* A kernel frame has no address in the file: perf's module marks it. */
+			fprintf(out, "\t%16" PRIx64 " ", f->kernel ? 0 : l->pc);
 			perf_field(out, f->name, true);
 			fputs(" (", out);
 			perf_field(out, f->module ? f->module : "", false);

@@ -138,6 +138,9 @@ static int mapping_content_order(const void *pa, const void *pb)
 	const struct symbolizer_mapping *b = *(const struct symbolizer_mapping *const *)pb;
 	int c;
 
+	/* The kernel's (id 0) last: pprof takes the first mapping for the program. */
+	if (!a->id != !b->id)
+		return !a->id ? 1 : -1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->size != b->size)
@@ -283,8 +286,10 @@ static int build_ptables(struct report *r, struct ptables *t)
 
 			if (t->loc_of[s->locs[j]])
 				continue;
-			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0, l->pc,
-				   l->func, s->locs[j], &t->loc_of[s->locs[j]]);
+			/* A kernel location has no address: its function is all there is. */
+			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0,
+				   l->pc & KFRAME_TAG ? 0 : l->pc, l->func, s->locs[j],
+				   &t->loc_of[s->locs[j]]);
 		}
 		/* Function 0 is the cut-off marker (report_prepare()). */
 		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)

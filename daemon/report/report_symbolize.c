@@ -84,6 +84,34 @@ static void func_set_source(struct report *r, size_t func, const char *file, uns
 	}
 }
 
+/* A kernel frame: named by the file's kernel symbols, in the kernel's mapping. */
+static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t h, size_t *ret)
+{
+	const struct symbolizer_mapping *map = report_kernel_mapping(r);
+	const char *name, *module;
+	bool resolved;
+	struct loc *l;
+	size_t func;
+	int err;
+
+	report_kernel_resolve(r, pc, &name, &module, &resolved);
+	err = map ? get_func(r, name, module, resolved, &func) : -ENOMEM;
+	if (err)
+		return err;
+	T(r->funcs, struct func)[func].kernel = true;
+	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
+	    hash_index_insert(&r->locs.idx, h, r->locs.n))
+		return -ENOMEM;
+	l = &T(r->locs, struct loc)[r->locs.n];
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->pc = pc;
+	l->func = func;
+	l->mapping = map;
+	*ret = r->locs.n++;
+	return 0;
+}
+
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
@@ -97,6 +125,8 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
+	if (pc & KFRAME_TAG)
+		return get_kernel_loc(r, pid, pc, h, ret);
 	err = symbolizer_resolve(r->sym, pid, pc, is_return, &sf);
 	if (!err)
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
@@ -149,7 +179,7 @@ int report_prepare(struct report *r)
 {
 	struct stack *stacks = T(r->stacks, struct stack);
 	size_t i, func;
-	unsigned j;
+	unsigned j, nk;
 	int err;
 
 	if (r->prepared)
@@ -165,9 +195,12 @@ int report_prepare(struct report *r)
 		s->locs = calloc(s->nr ? s->nr : 1, sizeof(*s->locs));
 		if (!s->locs)
 			return -ENOMEM;
+		/* Kernel frames first; the user stack's frame 0 comes after them. */
+		nk = report_kernel_count(s);
 		for (j = 0; j < s->nr; j++) {
-			err = get_loc(r, s->pid, s->frames[j],
-				      symbolizer_frame_is_return(j, s->flags), &s->locs[j]);
+			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
+				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
+				      &s->locs[j]);
 			if (err)
 				return err;
 		}

@@ -231,7 +231,12 @@ static int line_order(const void *pa, const void *pb, void *ctx)
 
 static void func_label(const struct func *f, char *label, size_t size)
 {
-	if (f->resolved && f->module)
+	/* perf's mark of a kernel function; a kernel module's name after it. */
+	if (f->kernel && f->module && strcmp(f->module, KERNEL_MODULE_NAME))
+		snprintf(label, size, "%s [k] %s", f->name, f->module);
+	else if (f->kernel)
+		snprintf(label, size, "%s [k]", f->name);
+	else if (f->resolved && f->module)
 		snprintf(label, size, "%s [%s]", f->name, report_base_name(f->module));
 	else
 		snprintf(label, size, "%s", f->name);

@@ -61,7 +61,13 @@ enum fxs_err_kind {
 #define FXS_SETUP_INHERIT  0x2u
 /* Off-CPU intervals too: offcpu_min_ns follows the pids on the wire. */
 #define FXS_SETUP_OFFCPU 0x4u
-#define FXS_SETUP_FLAGS	 (FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU)
+/*
+ * Kernel stacks too (record --kernel), if the client may have them: the
+ * daemon says in a notice when it leaves them out.
+ */
+#define FXS_SETUP_KERNEL 0x8u
+#define FXS_SETUP_FLAGS                                                                            \
+	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_KERNEL)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;
@@ -135,6 +141,7 @@ struct fxs_msg_end {
 /* fxs_msg_notice.kind */
 enum fxs_notice_kind {
 	FXS_NOTICE_TARGET_LEFT = 1, /* pid is no longer the client's: no longer sampled */
+	FXS_NOTICE_NO_KERNEL = 2,   /* kernel stacks asked for and not allowed: left out */
 	FXS_NOTICE_NR,
 };
 

@@ -64,6 +64,29 @@ static void limit_to_client(struct session *s, const struct conn *c, struct capt
 	o->notice_ctx = s;
 }
 
+/*
+ * Kernel stacks only for whom authz_kernel_allowed() says; the others are
+ * told and get the user stacks (names only either way: capture/kstacks.h).
+ */
+static void limit_kernel(struct conn *c, struct capture_opts *o)
+{
+	int paranoid = authz_perf_paranoid("/proc/sys/kernel/perf_event_paranoid");
+	struct fxs_msg m = {.type = FXS_MSG_NOTICE};
+
+	if (!o->kernel || authz_kernel_allowed(c->uid, o->nr_pids, paranoid))
+		return;
+	o->kernel = false;
+	log_info("session of pid %d (uid %u): no kernel stacks (perf_event_paranoid %d)",
+		 (int)c->pid, (unsigned)c->uid, paranoid);
+	m.notice.kind = FXS_NOTICE_NO_KERNEL;
+	snprintf(m.notice.text, sizeof(m.notice.text),
+		 "no kernel stacks: perf_event_paranoid is %d, and a user needs 1 or less "
+		 "(or root, or the fxsampler group with -a)",
+		 paranoid);
+	if (queue_msg(c, &m))
+		c->closing = true;
+}
+
 static bool own_session(struct daemon *d, struct conn *c)
 {
 	return d->sess.cap && d->sess.owner == c;
@@ -130,6 +153,7 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 	 */
 	pending = outq_pending(&c->out);
 	limit_to_client(s, c, &o);
+	limit_kernel(c, &o);
 	err = capture__new(&o, conn_sink, c, &s->cap, &holder);
 	if (err) {
 		s->cap = NULL;

@@ -245,6 +245,26 @@ else
 	fi
 fi
 
+start kstack
+# record --kernel: dd's system calls under ksys_read or ksys_write, named from
+# this kernel's kallsyms (x86-64 and arm64 alike), above its user frames.
+fxsampler record -q --kernel -F $F -o /tmp/dd.fxt -- timeout 3 dd if=/dev/zero of=/dev/null bs=512 >/tmp/dd.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler report --folded /tmp/dd.fxt >/tmp/dd.folded 2>/tmp/ddr.err; then
+	# above: the first kernel frame comes after a user frame (fields 1 and 2
+	# are the process and the thread).
+	r=$(awk '{ n += $NF } /ksys_(read|write)_\[k\]/ { k += $NF; c = split($0, f, ";")
+		for (i = 3; i <= c && f[i] !~ /_\[k\]/; i++) ; if (i > 3 && i <= c) above += $NF }
+		END { if (n > 20 && k * 10 >= n && above >= k) printf "ok %d of %d samples (%.0f%%) under ksys_read/ksys_write", k, n, 100 * k / n
+			else printf "%d of %d samples under ksys_read/ksys_write, %d with user frames below", k, n, above }' /tmp/dd.folded)
+	case $r in
+	ok*) result kstack PASS "${r#ok }" ;;
+	*) result kstack FAIL "$r; top: $(sort -t' ' -k2 -nr /tmp/dd.folded | head -2 | tr '\n' ' ')" ;;
+	esac
+else
+	result kstack FAIL "exit $rc: $(head -2 /tmp/dd.err /tmp/ddr.err 2>/dev/null | tr '\n' ' ')"
+fi
+
 say DONE
 sync
 poweroff -f

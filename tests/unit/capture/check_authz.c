@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -258,6 +259,37 @@ START_TEST(test_reason_truncated)
 }
 END_TEST
 
+/* Kernel stacks: root, a host-wide session, or perf_event_paranoid <= 1, as perf decides. */
+START_TEST(test_kernel_allowed)
+{
+	char path[] = "/tmp/fxs-paranoid-XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert(authz_kernel_allowed(0, 1, 2));
+	ck_assert(authz_kernel_allowed(1000, 0, 2));
+	ck_assert(!authz_kernel_allowed(1000, 1, 2));
+	ck_assert(!authz_kernel_allowed(1000, 1, 3));
+	ck_assert(authz_kernel_allowed(1000, 1, 1));
+	ck_assert(authz_kernel_allowed(1000, 1, -1));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "1\n", 2), 2);
+	close(fd);
+	ck_assert_int_eq(authz_perf_paranoid(path), 1);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "-1\n", 3), 3);
+	close(fd);
+	ck_assert_int_eq(authz_perf_paranoid(path), -1);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "x\n", 2), 2);
+	close(fd);
+	/* unreadable or garbage: the strict default */
+	ck_assert_int_eq(authz_perf_paranoid(path), 2);
+	unlink(path);
+	ck_assert_int_eq(authz_perf_paranoid(path), 2);
+}
+END_TEST
+
 static Suite *authz_suite(void)
 {
 	Suite *s = suite_create("authz");
@@ -279,6 +311,7 @@ static Suite *authz_suite(void)
 	tcase_add_test(tc, test_root_anything);
 	tcase_add_test(tc, test_host_wide);
 	tcase_add_test(tc, test_host_wide_not_member);
+	tcase_add_test(tc, test_kernel_allowed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");

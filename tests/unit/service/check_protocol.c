@@ -529,6 +529,13 @@ START_TEST(test_opts_conversion)
 	ck_assert_uint_eq(back.nr_pids, 1);
 	ck_assert_uint_eq(back.pids[0], 5);
 	ck_assert(back.inherit);
+	ck_assert(!back.kernel);
+	/* --kernel is a flag of its own, with nothing after the pids */
+	o.kernel = true;
+	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), 0);
+	ck_assert_uint_eq(s.flags, FXS_SETUP_INHERIT | FXS_SETUP_KERNEL);
+	ck_assert_int_eq(protocol_setup_to_opts(&s, &back), 0);
+	ck_assert(back.kernel);
 	o.pids[0] = 0;
 	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), -EINVAL);
 }

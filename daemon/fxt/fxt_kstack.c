@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The payloads of the kernel-stack blob records (fxt/fxt_kstack.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt/fxt_kstack.h"
+
+static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+size_t fxt_kstack_encode(uint8_t *buf, uint64_t ts, uint64_t tid, const uint32_t *ids, unsigned nr)
+{
+	put_le(buf, ts, 8);
+	put_le(buf + 8, tid, 8);
+	for (unsigned i = 0; i < nr; i++)
+		put_le(buf + FXT_KSTACK_HDR + 4 * i, ids[i], 4);
+	return FXT_KSTACK_HDR + 4 * (size_t)nr;
+}
+
+bool fxt_kstack_decode(const uint8_t *data, size_t len, uint64_t *ts, uint64_t *tid, unsigned *nr)
+{
+	if (!data || len < FXT_KSTACK_HDR || (len - FXT_KSTACK_HDR) % 4)
+		return false;
+	*ts = get_le(data, 8);
+	*tid = get_le(data + 8, 8);
+	*nr = (unsigned)((len - FXT_KSTACK_HDR) / 4);
+	return true;
+}
+
+uint32_t fxt_kstack_id(const uint8_t *data, unsigned i)
+{
+	return (uint32_t)get_le(data + FXT_KSTACK_HDR + 4 * (size_t)i, 4);
+}
+
+size_t fxt_ksym_format(char *buf, size_t size, uint32_t id, uint64_t offset, const char *name,
+		       const char *module)
+{
+	int n;
+
+	if (strpbrk(name, " \t\n") || strpbrk(module, " \t\n") || !name[0] || !module[0])
+		return 0;
+	n = snprintf(buf, size, "%" PRIu32 " 0x%" PRIx64 " %s %s\n", id, offset, name, module);
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+/* The next blank-separated field of [*p, end) on this line. */
+static bool field(const char **p, const char *end, const char **ret, size_t *len)
+{
+	const char *s = *p;
+
+	while (s < end && *s != ' ' && *s != '\n')
+		s++;
+	if (s == *p)
+		return false;
+	*ret = *p;
+	*len = (size_t)(s - *p);
+	*p = s;
+	return true;
+}
+
+static bool number(const char *s, size_t len, int base, uint64_t *ret)
+{
+	char tmp[24], *e;
+
+	if (!len || len >= sizeof(tmp) || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	*ret = strtoull(tmp, &e, base);
+	return *e == '\0';
+}
+
+bool fxt_ksym_parse(const char **p, const char *end, struct fxt_ksym_line *ret)
+{
+	const char *s = *p, *f;
+	size_t len;
+	uint64_t v;
+
+	if (!field(&s, end, &f, &len) || !number(f, len, 10, &v) || v > UINT32_MAX)
+		return false;
+	ret->id = (uint32_t)v;
+	if (s >= end || *s++ != ' ' || !field(&s, end, &f, &len) || len < 3 || memcmp(f, "0x", 2) ||
+	    !number(f + 2, len - 2, 16, &ret->offset))
+		return false;
+	if (s >= end || *s++ != ' ' || !field(&s, end, &ret->name, &ret->name_len))
+		return false;
+	if (s >= end || *s++ != ' ' || !field(&s, end, &ret->module, &ret->module_len))
+		return false;
+	if (s >= end || *s != '\n')
+		return false;
+	*p = s + 1;
+	return true;
+}

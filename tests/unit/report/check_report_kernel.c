@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel frames in the report: a kstack blob puts its frames above the user
+ * frames of the backtrace right after it (same time and thread only), the
+ * ksyms blobs at the end name them, marked [k] in the top view, _[k] in
+ * folded stacks, in the kernel's mapping in pprof, "[kernel.kallsyms]" in
+ * perf script; --no-kernel leaves them out.
+ */
+#include <check.h>
+
+#include "fxt/fxt_kstack.h"
+#include "report_fixture.h"
+#include "pprof_reader.h"
+
+static const char ksyms[] = "1 0x40 pipe_read vmlinux\n"
+			    "2 0x1f ksys_read vmlinux\n"
+			    "3 0x8 do_syscall_64 vmlinux\n"
+			    "4 0x0 nft_do_chain nf_tables\n"
+			    "5 0x0 [unknown] -\n";
+
+static void put_kstack(struct fxt_stream *s, uint64_t ts, uint64_t tid, const uint32_t *ids,
+		       unsigned nr)
+{
+	uint8_t buf[FXT_KSTACK_HDR + 4 * 8];
+
+	ck_assert_int_eq(
+		fxt_stream_blob(s, FXT_KSTACK_BLOB, buf, fxt_kstack_encode(buf, ts, tid, ids, nr)),
+		0);
+}
+
+/*
+ * Thread 100: two samples under pipe_read, one under nft_do_chain (a
+ * module) and an unnamed id, one without kernel frames; a kstack blob of
+ * another thread and one of another time are not taken.
+ */
+static void write_kernel_fxt(const char *path)
+{
+	const uint32_t k1[] = {1, 2, 3}, k2[] = {4, 5, 3}, other[] = {1};
+	const uint64_t user[] = {BASE + a_leaf + 2, BASE + a_alpha + 5};
+	FILE *f = fopen(path, "w");
+	struct fxt_stream *s;
+
+	ck_assert_ptr_nonnull(f);
+	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_blob(s, FXT_KERNEL_BLOB, "release 6.18\nbuild_id 00aa11\n", 29),
+			 0);
+	put_kstack(s, 1 * MS, 100, k1, 3);
+	ck_assert_int_eq(
+		fxt_stream_backtrace(s, 1 * MS, 100, 100, FXT_BT_FLAG_PC_IS_RETURN, user, 2), 0);
+	put_kstack(s, 2 * MS, 100, k1, 3);
+	ck_assert_int_eq(
+		fxt_stream_backtrace(s, 2 * MS, 100, 100, FXT_BT_FLAG_PC_IS_RETURN, user, 2), 0);
+	put_kstack(s, 3 * MS, 100, k2, 3);
+	ck_assert_int_eq(
+		fxt_stream_backtrace(s, 3 * MS, 100, 100, FXT_BT_FLAG_PC_IS_RETURN, user, 2), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 4 * MS, 100, 100, 0, user, 2), 0);
+	put_kstack(s, 5 * MS, 999, other, 1);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 5 * MS, 100, 100, 0, user, 2), 0);
+	put_kstack(s, 6 * MS, 100, other, 1);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 7 * MS, 100, 100, 0, user, 2), 0);
+	ck_assert_int_eq(fxt_stream_module(s, 0, 100, 0, prog, build_id, sizeof(build_id)), 0);
+	{
+		struct elf_symbols *es = elf_symbols__open(prog, NULL);
+		const struct elf_segment *segs;
+		size_t n;
+
+		ck_assert_ptr_nonnull(es);
+		n = elf_symbols__segments(es, &segs);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_int_eq(fxt_stream_mmap(s, 0, 100, 0, segs[i].flags,
+							 BASE + segs[i].vaddr, segs[i].memsz,
+							 segs[i].vaddr),
+					 0);
+		elf_symbols__free(es);
+	}
+	/* The names come last, as a capture writes them. */
+	ck_assert_int_eq(fxt_stream_blob(s, FXT_KSYMS_BLOB, ksyms, strlen(ksyms)), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *run_report(const char *path, struct report_opts *o)
+{
+	struct capture c;
+
+	ck_assert_int_eq(report_run(path, o, capture_open(&c)), 0);
+	capture_text(&c);
+	return c.buf;
+}
+
+START_TEST(test_kernel_frames)
+{
+	char path[PATH_MAX + 16], pb[PATH_MAX + 16], ps[PATH_MAX + 16], *out, *data;
+	struct report_opts o = {.folded = true};
+	struct profile pr;
+	uint8_t *raw;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/k.fxt", tmpdir);
+	snprintf(pb, sizeof(pb), "%s/k.pb.gz", tmpdir);
+	snprintf(ps, sizeof(ps), "%s/k.perf", tmpdir);
+	write_kernel_fxt(path);
+
+	out = run_report(path, &o);
+	ck_assert_str_eq(out, "prog;prog-100;fxs_alpha;fxs_static_leaf 3\n"
+			      "prog;prog-100;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
+			      "[unknown]_[k];nft_do_chain_[k] 1\n"
+			      "prog;prog-100;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
+			      "ksys_read_[k];pipe_read_[k] 2\n");
+	free(out);
+
+	o.no_kernel = true;
+	out = run_report(path, &o);
+	ck_assert_str_eq(out, "prog;prog-100;fxs_alpha;fxs_static_leaf 6\n");
+	free(out);
+
+	o = (struct report_opts){.top = 4};
+	out = run_report(path, &o);
+	ck_assert_msg(strstr(out, "pipe_read [k]\n") &&
+			      strstr(out, "nft_do_chain [k] [nf_tables]\n"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "       2  33.33%        2  33.33%  pipe_read [k]\n"), "%s", out);
+	free(out);
+
+	o = (struct report_opts){.pprof_path = pb, .perf_script_path = ps};
+	out = run_report(path, &o);
+	free(out);
+	data = slurp(pb, &len);
+	raw = gunzip(data, len, &len);
+	parse_profile(raw, len, &pr);
+	/* the program's mapping and the kernel's, with the kernel's build id */
+	ck_assert_uint_eq(pr.nr_mappings, 2);
+	ck_assert(has_string(&pr, "[kernel.kallsyms]") && has_string(&pr, "00aa11"));
+	ck_assert(has_string(&pr, "pipe_read") && has_string(&pr, "nft_do_chain"));
+	ck_assert(!has_string(&pr, "pipe_read [k]") && !has_string(&pr, "pipe_read_[k]"));
+	free_profile(&pr);
+	free(raw);
+	free(data);
+	data = slurp(ps, &len);
+	ck_assert_msg(strstr(data, "\t               0 pipe_read ([kernel.kallsyms])\n"
+				   "\t               0 ksys_read ([kernel.kallsyms])\n"
+				   "\t               0 do_syscall_64 ([kernel.kallsyms])\n"),
+		      "%s", data);
+	ck_assert_msg(strstr(data, "\t               0 nft_do_chain ([nf_tables])\n"), "%s", data);
+	free(data);
+}
+END_TEST
+
+static Suite *report_kernel_suite(void)
+{
+	Suite *s = suite_create("report_kernel");
+	TCase *tc = tcase_create("kernel");
+
+	tcase_add_test(tc, test_kernel_frames);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return report_fixture_main(report_kernel_suite);
+}
