@@ -106,16 +106,16 @@ START_TEST(test_kernel_frames)
 	write_kernel_fxt(path);
 
 	out = run_report(path, &o);
-	ck_assert_str_eq(out, "prog;prog-100;fxs_alpha;fxs_static_leaf 3\n"
-			      "prog;prog-100;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
+	ck_assert_str_eq(out, "prog;prog;fxs_alpha;fxs_static_leaf 3\n"
+			      "prog;prog;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
 			      "[unknown]_[k];nft_do_chain_[k] 1\n"
-			      "prog;prog-100;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
+			      "prog;prog;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
 			      "ksys_read_[k];pipe_read_[k] 2\n");
 	free(out);
 
 	o.no_kernel = true;
 	out = run_report(path, &o);
-	ck_assert_str_eq(out, "prog;prog-100;fxs_alpha;fxs_static_leaf 6\n");
+	ck_assert_str_eq(out, "prog;prog;fxs_alpha;fxs_static_leaf 6\n");
 	free(out);
 
 	o = (struct report_opts){.top = 4};
