@@ -470,6 +470,19 @@ static void bpf_sleep(void *ctx, uint64_t ns)
 		;
 }
 
+/* Said by the owner (the CLI on stderr, the daemon in its log): bpf_sampler logs nothing. */
+static void bpf_warn_slow_stop(void *ctx, uint64_t waited_ns)
+{
+	struct bpf_sampler *b = ctx;
+	uint64_t state;
+
+	if (!b->opts.on_slow_stop || !b->skel)
+		return;
+	state = __atomic_load_n(&b->skel->bss->fxs_state, __ATOMIC_ACQUIRE);
+	b->opts.on_slow_stop(b->opts.ctx, waited_ns,
+			     (uint32_t)((state & FXS_INFLIGHT_MASK) >> FXS_INFLIGHT_SHIFT));
+}
+
 const struct sampler_ops bpf_sampler_ops = {
 	.alloc = bpf_alloc,
 	.arm = bpf_arm,
@@ -477,6 +490,7 @@ const struct sampler_ops bpf_sampler_ops = {
 	.drain = bpf_drain,
 	.release = bpf_release,
 	.sleep_ns = bpf_sleep,
+	.warn_slow_stop = bpf_warn_slow_stop,
 };
 
 int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,

@@ -304,6 +304,21 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	return err;
 }
 
+/* The stop waits for writes the BPF program has begun: a wait that long means a stuck one. */
+static void on_slow_stop(void *ctx, uint64_t waited_ns, uint32_t in_flight)
+{
+	struct capture *c = ctx;
+	char text[160];
+
+	if (!c->opts.warn)
+		return;
+	snprintf(text, sizeof(text),
+		 "the stop has waited %llu s for %u sample write%s still in flight; it waits on",
+		 (unsigned long long)(waited_ns / 1000000000ULL), in_flight,
+		 in_flight == 1 ? "" : "s");
+	c->opts.warn(c->opts.warn_ctx, text);
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -436,6 +451,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.on_sample = on_sample;
+	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
 	if (!c->modules) {

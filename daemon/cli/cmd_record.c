@@ -169,6 +169,15 @@ static void print_cpus(const struct capture *cap)
 		cli_say("sampled: %s", line);
 }
 
+/* The capture's warnings (a slow stop) go to stderr, over the status line. */
+static void record_warn(void *ctx, const char *text)
+{
+	(void)ctx;
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	cli_say("warning: %s", text);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
@@ -526,6 +535,7 @@ int cmd_record(int argc, char **argv)
 		a.capture.pids[0] = child.pid;
 		a.capture.nr_pids = 1;
 	}
+	a.capture.warn = record_warn;
 	err = capture__new(&a.capture, out_sink, &out, &cap, &holder);
 	if (err == -EBUSY) {
 		if (holder > 0)

@@ -42,6 +42,16 @@ static void session_notice(void *ctx, uint32_t pid, const char *text)
 		s->owner->closing = true;
 }
 
+/* A stop that waits long for writes in flight goes to the log (capture_opts.warn). */
+static void session_warn(void *ctx, const char *text)
+{
+	struct session *s = ctx;
+
+	if (s->owner)
+		log_warn("session of pid %d (uid %u): %s", (int)s->owner->pid,
+			 (unsigned)s->owner->uid, text);
+}
+
 /*
  * A session for a non-root client with targets samples them only while they
  * stay fully its own (capture_opts.check_creds). Its capabilities are those
@@ -130,6 +140,8 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 	 */
 	pending = outq_pending(&c->out);
 	limit_to_client(s, c, &o);
+	o.warn = session_warn;
+	o.warn_ctx = s;
 	err = capture__new(&o, conn_sink, c, &s->cap, &holder);
 	if (err) {
 		s->cap = NULL;
