@@ -205,10 +205,10 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 		for (int i = 0; b->event_fds && i < b->nr_cpus; i++)
 			b->event_fds[i] = -1;
 	}
-	b->last_enabled = b->last_enabled ? b->last_enabled
-					  : calloc(b->nr_cpus, sizeof(*b->last_enabled));
-	b->last_look_ns = b->last_look_ns ? b->last_look_ns
-					  : calloc(b->nr_cpus, sizeof(*b->last_look_ns));
+	if (!b->last_enabled)
+		b->last_enabled = calloc(b->nr_cpus, sizeof(*b->last_enabled));
+	if (!b->last_look_ns)
+		b->last_look_ns = calloc(b->nr_cpus, sizeof(*b->last_look_ns));
 	b->skel = sampler_bpf__open();
 	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->event_fds ||
 	    !b->last_enabled || !b->last_look_ns || !b->skel) {
@@ -276,7 +276,7 @@ static int open_cpu_clock(int cpu, uint64_t period_ns)
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.size = sizeof(attr),
 		.sample_period = period_ns,
-		/* runs on while the event is on, idle CPU or not; stops when hotplug turns it off */
+		/* runs while the event is on, idle CPU or not; stops when hotplug turns it off */
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED,
 		.disabled = 1,
 	};

@@ -2,7 +2,8 @@
 /*
  * CPU hotplug during a capture (root): a CPU offline at start is picked up
  * when it comes online, one that goes offline stops cleanly and is re-armed
- * when it returns, an idle one is sampled all along. Every CPU is put back online at the end, pass or fail.
+ * when it returns, an idle one is sampled all along. Every CPU is put back
+ * online at the end, pass or fail.
  */
 #include <check.h>
 #include <errno.h>
@@ -305,8 +306,8 @@ START_TEST(test_idle_cpu)
 	read_result(NULL, 0, &res);
 	cpu1_s = summary_seconds(1);
 	ck_assert_msg(res.invariant_ok, "counters do not add up");
-	ck_assert_msg(cpu1_s > 1.8 && cpu1_s < 2.2, "the summary gives cpu1 %.2f s of a 2 s capture",
-		      cpu1_s);
+	ck_assert_msg(cpu1_s > 1.8 && cpu1_s < 2.2,
+		      "the summary gives cpu1 %.2f s of a 2 s capture", cpu1_s);
 	ck_assert_msg(res.cpu1_ns > 1800000000ULL && res.cpu1_ns < 2200000000ULL,
 		      "the file gives cpu1 %llu ns of a 2 s capture",
 		      (unsigned long long)res.cpu1_ns);
