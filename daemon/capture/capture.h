@@ -42,6 +42,11 @@ struct capture_opts {
 	void *notice_ctx;
 	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
 	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
+	/*
+	 * Through fxsamplerd only (record --preempt, root): end the client
+	 * session that holds the sampler and take it. The capture ignores it.
+	 */
+	bool preempt;
 	/* A warning for the log, e.g. a stop still waiting for writes in flight; may be NULL. */
 	void (*warn)(void *ctx, const char *text);
 	void *warn_ctx;

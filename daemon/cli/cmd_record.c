@@ -341,6 +341,8 @@ static const char *end_reason_text(uint32_t reason)
 		return "the session reached its max_session_length";
 	case FXS_END_STALLED:
 		return "this client read nothing for its client_read_timeout";
+	case FXS_END_PREEMPTED:
+		return "it was pre-empted: root took the sampler with record --preempt";
 	default:
 		return "no reason given";
 	}
@@ -475,6 +477,11 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	verbose = a.verbose;
+	if (a.capture.preempt && geteuid() != 0) {
+		/* the daemon refuses it too; say so before anything runs */
+		cli_say("--preempt is root's: only root may end another user's session");
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
 		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
 		int kind = tgid < 0 ? tgid : procinfo_kind(tgid);

@@ -96,7 +96,12 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 			    "this connection already has a session (destroy it first)");
 		return;
 	}
-	if (s->cap && s->owner) {
+	if ((req->flags & FXS_SETUP_PREEMPT) && c->uid) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ACCESS_DENIED, -EPERM, 0, 0,
+			    "only root may pre-empt another session (record --preempt)");
+		return;
+	}
+	if (s->cap && s->owner && !(req->flags & FXS_SETUP_PREEMPT)) {
 		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, s->holder_pid,
 			    s->holder_uid, "the sampler is busy: held by pid %d (uid %u)",
 			    (int)s->holder_pid, (unsigned)s->holder_uid);
@@ -128,7 +133,12 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 				 reason);
 		return;
 	}
-	if (s->cap) {
+	if (s->cap && s->owner) {
+		/* root takes the sampler back: the holder's file is complete */
+		log_info("pid %d (uid 0) pre-empts the session of pid %d (uid %u)", (int)c->pid,
+			 (int)s->owner->pid, (unsigned)s->owner->uid);
+		end_session_early(d, FXS_END_PREEMPTED, "root pre-empted it (record --preempt)");
+	} else if (s->cap) {
 		log_info("pausing continuous mode for pid %d (uid %u)", (int)c->pid,
 			 (unsigned)c->uid);
 		cont_finish(d);
@@ -316,7 +326,8 @@ void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
 }
 
 /*
- * A session's client that reads nothing, or one past max_session_length:
+ * A session's client that reads nothing, one past max_session_length, or one
+ * root pre-empts:
  * its capture is finished (the stream is complete if it ever reads it) and
  * the sampler is released for everyone else.
  */
