@@ -338,7 +338,8 @@ static const char *end_reason_text(uint32_t reason)
 	case FXS_END_SHUTDOWN:
 		return "it is shutting down";
 	case FXS_END_LIMIT:
-		return "the session reached its max_session_length";
+		return "the session reached its max_session_length (max_root_session_length for "
+		       "root)";
 	case FXS_END_STALLED:
 		return "this client read nothing for its client_read_timeout";
 	case FXS_END_PREEMPTED:
