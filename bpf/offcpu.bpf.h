@@ -69,9 +69,16 @@ static __always_inline __u64 offcpu_rec_size(const struct fxs_offcpu_slot *slot)
 		       sizeof(__u64);
 }
 
+/* The names as they are when the interval ends: a thread renamed while it waited. */
+static __always_inline void offcpu_names(struct fxs_offcpu_slot *slot, struct task_struct *t)
+{
+	BPF_CORE_READ_STR_INTO(&slot->comm.thread, t, comm);
+	BPF_CORE_READ_STR_INTO(&slot->comm.process, t, group_leader, comm);
+}
+
 /* The thread runs again on cpu at now: write its interval into that CPU's ring. */
 static __always_inline void offcpu_end(struct fxs_offcpu_counters *c, struct fxs_offcpu_slot *slot,
-				       __u64 now, __u32 cpu)
+				       struct task_struct *t, __u64 now, __u32 cpu)
 {
 	__u64 start, old, session = slot->session;
 	void *ring;
@@ -90,6 +97,7 @@ static __always_inline void offcpu_end(struct fxs_offcpu_counters *c, struct fxs
 	slot->iv.end_ns = now;
 	slot->iv.end_cpu = cpu;
 	slot->iv.at_stop = 0;
+	offcpu_names(slot, t);
 	/* Announce the write, then re-check: stop waits for this count to drain. */
 	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
 	if (!session_running(old, session)) {
@@ -133,7 +141,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot = bpf_task_storage_get(&offcpu_slots, next, 0, 0);
 	if (slot && slot->start) {
 		now = bpf_ktime_get_boot_ns();
-		offcpu_end(c, slot, now, cpu);
+		offcpu_end(c, slot, next, now, cpu);
 	}
 
 	off_count(c, FXS_OC_SWITCHES);
@@ -186,8 +194,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 		slot->frames[0] = ip;
 		slot->hdr.nr_frames = walk_fp(slot->frames, fp, &slot->hdr.flags);
 	}
-	bpf_get_current_comm(slot->comm.thread, sizeof(slot->comm.thread));
-	BPF_CORE_READ_STR_INTO(&slot->comm.process, prev, group_leader, comm);
+	/* the names go in when the interval ends (offcpu_names) */
 	if (!now)
 		now = bpf_ktime_get_boot_ns();
 	slot->hdr.time_ns = now;
@@ -240,6 +247,7 @@ int fxs_offcpu_sweep(struct bpf_iter__task *ctx)
 	slot->iv.end_ns = now;
 	slot->iv.end_cpu = slot->hdr.cpu;
 	slot->iv.at_stop = 1;
+	offcpu_names(slot, task);
 	/*
 	 * A record that does not fit the read's buffer is discarded and this
 	 * runs again for the task: the interval is closed only once written.

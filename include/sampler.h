@@ -159,8 +159,9 @@ enum fxs_offcpu_state {
 /*
  * One interval in a ring: a struct fxs_sample whose flags hold FXS_SF_OFFCPU
  * (and the walk's stop flags), time_ns the moment the thread left the CPU
- * and cpu the CPU it left; then this struct, then the thread's names (always:
- * a thread that only sleeps is never sampled, so nothing else names it), then
+ * and cpu the CPU it left; then this struct, then the thread's names as they
+ * were when it ended (always: a thread that only sleeps is never sampled, so
+ * nothing else names it, and it may be renamed while it waits), then
  * nr_frames PCs of the user stack it blocked in, innermost first, then
  * nr_kframes PCs of the kernel stack at the switch (record --kernel).
  */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,9 @@ struct bpf_sampler {
 	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
 	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
-	uint64_t *last_fired;	   /* per CPU, to tell a dead event from a live one */
-	uint64_t *last_fired_ns;   /* when last_fired last moved */
+	int *event_fds;		   /* per CPU while armed: our own fd of its event, to read it */
+	uint64_t *last_enabled;	   /* per CPU: its event's time enabled at the last look */
+	uint64_t *last_look_ns;	   /* when that was */
 	uint32_t session;	   /* the cookie of the armed session */
 	struct bpf_link *off_link; /* the sched_switch program while armed */
 	bool armed;		   /* between arm and disarm: CPUs are followed */
@@ -91,9 +93,11 @@ static void disarm_cpu_at(struct bpf_sampler *b, int cpu, uint64_t end_ns)
 {
 	if (!b->links[cpu])
 		return;
-	/* The link owns its perf event fd: destroying it closes the event. */
+	/* The link owns its perf event fd: destroying it and our fd closes the event. */
 	bpf_link__destroy(b->links[cpu]);
 	b->links[cpu] = NULL;
+	close(b->event_fds[cpu]);
+	b->event_fds[cpu] = -1;
 	b->armed_ns[cpu] += end_ns - b->armed_since[cpu];
 }
 
@@ -136,8 +140,9 @@ void bpf_sampler__free(struct bpf_sampler *b)
 		return;
 	bpf_release(b);
 	free(b->armed_ns);
-	free(b->last_fired);
-	free(b->last_fired_ns);
+	free(b->event_fds);
+	free(b->last_enabled);
+	free(b->last_look_ns);
 	free(b->pids);
 	free(b);
 }
@@ -194,11 +199,19 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->links = calloc(b->nr_cpus, sizeof(*b->links));
 	b->armed_since = calloc(b->nr_cpus, sizeof(*b->armed_since));
 	b->armed_ns = calloc(b->nr_cpus, sizeof(*b->armed_ns));
-	b->last_fired = calloc(b->nr_cpus, sizeof(*b->last_fired));
-	b->last_fired_ns = calloc(b->nr_cpus, sizeof(*b->last_fired_ns));
+	if (!b->event_fds) {
+		/* not in release: armed_ns and these outlive a session (bpf_sampler__free) */
+		b->event_fds = calloc(b->nr_cpus, sizeof(*b->event_fds));
+		for (int i = 0; b->event_fds && i < b->nr_cpus; i++)
+			b->event_fds[i] = -1;
+	}
+	if (!b->last_enabled)
+		b->last_enabled = calloc(b->nr_cpus, sizeof(*b->last_enabled));
+	if (!b->last_look_ns)
+		b->last_look_ns = calloc(b->nr_cpus, sizeof(*b->last_look_ns));
 	b->skel = sampler_bpf__open();
-	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->last_fired ||
-	    !b->last_fired_ns || !b->skel) {
+	if (!b->ring_fds || !b->links || !b->armed_since || !b->armed_ns || !b->event_fds ||
+	    !b->last_enabled || !b->last_look_ns || !b->skel) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -264,6 +277,8 @@ static int open_cpu_clock(int cpu, uint64_t period_ns)
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.size = sizeof(attr),
 		.sample_period = period_ns,
+		/* runs while the event is on, idle CPU or not; stops when hotplug turns it off */
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED,
 		.disabled = 1,
 	};
 
@@ -278,13 +293,22 @@ static int arm_cpu(struct bpf_sampler *b, int cpu)
 	fd = open_cpu_clock(cpu, b->period_ns);
 	if (fd < 0)
 		return -errno;
-	b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd, &opts);
-	if (!b->links[cpu]) {
+	b->event_fds[cpu] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (b->event_fds[cpu] < 0) {
 		err = -errno;
 		close(fd);
 		return err;
 	}
-	b->armed_since[cpu] = b->last_fired_ns[cpu] = mono_ns();
+	b->links[cpu] = bpf_program__attach_perf_event_opts(b->skel->progs.fxs_sample, fd, &opts);
+	if (!b->links[cpu]) {
+		err = -errno;
+		close(fd);
+		close(b->event_fds[cpu]);
+		b->event_fds[cpu] = -1;
+		return err;
+	}
+	b->armed_since[cpu] = b->last_look_ns[cpu] = mono_ns();
+	b->last_enabled[cpu] = 0;
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		err = -errno;
 		disarm_cpu(b, cpu);
@@ -322,37 +346,47 @@ static int bpf_arm(void *ctx, uint32_t session)
 }
 
 /*
- * An event whose CPU went offline and came back between two looks is off for
- * good: it fires no more, while a live per-CPU clock fires even on an idle CPU.
+ * An event whose CPU went offline (and perhaps came back between two looks)
+ * is off for good. Whether it fires says nothing: an idle CPU's clock does
+ * not fire on 6.18. Its time enabled does: it runs on while the event is on,
+ * idle or busy, and stops when hotplug turns it off. *ret_end_ns: when it
+ * stopped, for the CPU's sampled time.
  */
-static bool event_dead(struct bpf_sampler *b, int cpu, const struct fxs_counters *c, uint64_t now)
+static bool event_dead(struct bpf_sampler *b, int cpu, uint64_t now, uint64_t *ret_end_ns)
 {
-	if (c->v[FXS_CNT_FIRED] != b->last_fired[cpu]) {
-		b->last_fired[cpu] = c->v[FXS_CNT_FIRED];
-		b->last_fired_ns[cpu] = now;
+	uint64_t v[2]; /* the count, the time enabled */
+	ssize_t n;
+
+	/* two looks a moment apart may see the same nanosecond */
+	if (now - b->last_look_ns[cpu] < 10000000ULL)
+		return false;
+	n = read(b->event_fds[cpu], v, sizeof(v));
+	if (n == (ssize_t)sizeof(v) && v[1] != b->last_enabled[cpu]) {
+		b->last_enabled[cpu] = v[1];
+		b->last_look_ns[cpu] = now;
 		return false;
 	}
-	return now - b->last_fired_ns[cpu] > 4 * b->period_ns + 200000000ULL;
+	/* off (or in error: a read of 0 bytes): it was on for its time enabled */
+	*ret_end_ns = b->armed_since[cpu] + b->last_enabled[cpu];
+	if (*ret_end_ns > now || *ret_end_ns < b->armed_since[cpu])
+		*ret_end_ns = now;
+	return true;
 }
 
 int bpf_sampler_follow_cpus(struct bpf_sampler *b)
 {
 	bool online[FXS_MAX_CPUS];
-	struct fxs_counters total, *per_cpu;
 	uint64_t now = mono_ns();
 	int changed = 0, err = 0;
 
 	if (!b->armed || cpus_online(online, FXS_MAX_CPUS))
 		return 0;
-	per_cpu = calloc(b->nr_cpus, sizeof(*per_cpu));
-	if (!per_cpu)
-		return -ENOMEM;
-	err = bpf_sampler_counters(b, &total, per_cpu, b->nr_cpus);
 	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++) {
-		bool dead = b->links[cpu] && event_dead(b, cpu, &per_cpu[cpu], now);
+		uint64_t end_ns = now;
+		bool dead = b->links[cpu] && event_dead(b, cpu, now, &end_ns);
 
 		if (b->links[cpu] && (!online[cpu] || dead)) {
-			disarm_cpu_at(b, cpu, dead ? b->last_fired_ns[cpu] : now);
+			disarm_cpu_at(b, cpu, end_ns);
 			changed++;
 		}
 		if (online[cpu] && !b->links[cpu]) {
@@ -363,7 +397,6 @@ int bpf_sampler_follow_cpus(struct bpf_sampler *b)
 				changed++;
 		}
 	}
-	free(per_cpu);
 	return err ? err : changed;
 }
 
@@ -471,6 +504,19 @@ static void bpf_sleep(void *ctx, uint64_t ns)
 		;
 }
 
+/* Said by the owner (the CLI on stderr, the daemon in its log): bpf_sampler logs nothing. */
+static void bpf_warn_slow_stop(void *ctx, uint64_t waited_ns)
+{
+	struct bpf_sampler *b = ctx;
+	uint64_t state;
+
+	if (!b->opts.on_slow_stop || !b->skel)
+		return;
+	state = __atomic_load_n(&b->skel->bss->fxs_state, __ATOMIC_ACQUIRE);
+	b->opts.on_slow_stop(b->opts.ctx, waited_ns,
+			     (uint32_t)((state & FXS_INFLIGHT_MASK) >> FXS_INFLIGHT_SHIFT));
+}
+
 const struct sampler_ops bpf_sampler_ops = {
 	.alloc = bpf_alloc,
 	.arm = bpf_arm,
@@ -478,6 +524,7 @@ const struct sampler_ops bpf_sampler_ops = {
 	.drain = bpf_drain,
 	.release = bpf_release,
 	.sleep_ns = bpf_sleep,
+	.warn_slow_stop = bpf_warn_slow_stop,
 };
 
 int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,

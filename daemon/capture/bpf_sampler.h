@@ -28,6 +28,11 @@ struct bpf_sampler_opts {
 	uint64_t offcpu_min_ns;
 	bool kernel; /* kernel stacks too (nr_kframes PCs after the user frames) */
 	bpf_sample_fn on_sample;
+	/*
+	 * A stop has waited waited_ns for in_flight writes (the lifecycle's
+	 * warn_slow_stop, every 30 s of waiting); may be NULL. Gets ctx too.
+	 */
+	void (*on_slow_stop)(void *ctx, uint64_t waited_ns, uint32_t in_flight);
 	void *ctx;
 };
 

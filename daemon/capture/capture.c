@@ -18,6 +18,7 @@
 #include "capture/modules.h"
 #include "capture/procinfo.h"
 #include "capture/targets.h"
+#include "capture/thread_names.h"
 
 struct capture {
 	struct capture_opts opts;
@@ -25,8 +26,9 @@ struct capture {
 	struct bpf_sampler *bpf;
 	struct fxt_stream *fxt;
 	int lock_fd;
-	struct idset pids; /* processes written */
-	struct idset tids; /* threads written */
+	struct idset pids;	   /* processes written */
+	struct idset tids;	   /* threads written */
+	struct thread_names names; /* the names written for each, and when they held */
 	struct modules *modules;
 	struct targets *targets; /* a pid session's processes, by pidfd */
 	struct kstacks *kstacks; /* with opts.kernel */
@@ -192,16 +194,22 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	return err;
 }
 
-static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
+/*
+ * Name s's thread when it is new, or when comm (its names at name_ns) renames
+ * it: not when comm is what was written last, or older than that.
+ */
+static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm,
+		       uint64_t name_ns)
 {
 	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
+	struct fxs_comm names;
 	const char *dir;
 	int added, err;
 
 	added = idset_add(&c->tids, s->tid);
 	if (added < 0)
 		return added;
-	if (!added && !comm)
+	if (!added && (!comm || !thread_names_news(&c->names, s->tid, comm, name_ns)))
 		return 0;
 	/*
 	 * A name is about to be written: a new name is what an exec gives
@@ -229,8 +237,12 @@ static int note_thread(struct capture *c, const struct fxs_sample *s, const stru
 		}
 	}
 	leave(c);
-	err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
-			   s->flags & FXS_SF_EXEC);
+	memcpy(names.thread, thread, FXS_COMM_LEN);
+	memcpy(names.process, process, FXS_COMM_LEN);
+	err = thread_names_set(&c->names, s->tid, &names, name_ns);
+	if (!err)
+		err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
+				   s->flags & FXS_SF_EXEC);
 	if (err)
 		return err;
 	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
@@ -272,7 +284,7 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	const struct fxs_comm *comm = (const void *)(iv + 1);
 	const uint64_t *frames = (const void *)(comm + 1);
 	unsigned bt_flags = FXT_BT_FLAG_OFFCPU, state = iv->state;
-	int known, err;
+	int err;
 
 	if (size <
 	    sizeof(*s) + sizeof(*iv) + sizeof(*comm) + ((size_t)s->nr_frames + s->nr_kframes) * 8)
@@ -283,9 +295,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		c->offcpu_creds_dropped++;
 		return 0;
 	}
-	/* Every interval carries the names; a thread already written needs them no more. */
-	known = idset_has(&c->tids, s->tid);
-	err = note_thread(c, s, known ? NULL : comm);
+	/* Every interval carries the names as they were at its end: a rename while it waited. */
+	err = note_thread(c, s, comm, iv->end_ns);
 	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
 		if (!modules_covers(c->modules, s->pid, frames[i])) {
 			err = refresh_modules(c, s->pid, s->time_ns);
@@ -320,6 +331,21 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	return err;
 }
 
+/* The stop waits for writes the BPF program has begun: a wait that long means a stuck one. */
+static void on_slow_stop(void *ctx, uint64_t waited_ns, uint32_t in_flight)
+{
+	struct capture *c = ctx;
+	char text[160];
+
+	if (!c->opts.warn)
+		return;
+	snprintf(text, sizeof(text),
+		 "the stop has waited %llu s for %u sample write%s still in flight; it waits on",
+		 (unsigned long long)(waited_ns / 1000000000ULL), in_flight,
+		 in_flight == 1 ? "" : "s");
+	c->opts.warn(c->opts.warn_ctx, text);
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -349,12 +375,12 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
-		err = comm ? note_thread(c, s, comm) : 0;
+		err = comm ? note_thread(c, s, comm, s->time_ns) : 0;
 		return err == -EACCES ? 0 : err;
 	}
 	if (s->nr_frames == 0)
 		return 0;
-	err = note_thread(c, s, comm);
+	err = note_thread(c, s, comm, s->time_ns);
 	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
 
@@ -456,6 +482,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.kernel = c->opts.kernel;
 	bopts.on_sample = on_sample;
+	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
 	if (!c->modules) {
@@ -719,6 +746,7 @@ void capture__free(struct capture *c)
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);
 	idset_free(&c->tids);
+	thread_names_free(&c->names);
 	modules__free(c->modules);
 	targets__free(c->targets);
 	kstacks__free(c->kstacks);

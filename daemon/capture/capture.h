@@ -47,6 +47,14 @@ struct capture_opts {
 	 * from /proc/kallsyms, never as addresses (capture/kstacks.h).
 	 */
 	bool kernel;
+	/*
+	 * Through fxsamplerd only (record --preempt, root): end the client
+	 * session that holds the sampler and take it. The capture ignores it.
+	 */
+	bool preempt;
+	/* A warning for the log, e.g. a stop still waiting for writes in flight; may be NULL. */
+	void (*warn)(void *ctx, const char *text);
+	void *warn_ctx;
 };
 
 /* Totals of one capture, for the summary and `fxsampler status`. */

@@ -14,7 +14,7 @@ const char args_record_usage[] =
 	"usage: fxsampler record [-p PID[,PID..]] [-a] [-F HZ | --period DUR] [-d DUR]\n"
 	"                        [-o FILE] [--buffer-size SIZE] [--max-frames N] [-z]\n"
 	"                        [--no-inherit] [-q] [-v] [--daemon] [--socket PATH]\n"
-	"                        [--exit-status] [-- CMD ARGS..]\n"
+	"                        [--exit-status] [--preempt] [-- CMD ARGS..]\n"
 	"\n"
 	"Sample user stacks by walking frame pointers in eBPF and write a Fuchsia\n"
 	"Trace Format file.\n"
@@ -36,6 +36,9 @@ const char args_record_usage[] =
 	"                         /run/fxsampler/control.sock)\n"
 	"      --exit-status      exit with CMD's status (128+N if killed by signal N)\n"
 	"                         once the capture is written, as time(1) does\n"
+	"      --preempt          root only, through fxsamplerd: end the session that\n"
+	"                         holds the sampler (its client gets a complete file)\n"
+	"                         and capture instead\n"
 	"      --off-cpu[=MIN]    also where threads wait: each time a target thread is\n"
 	"                         off the CPU for MIN or longer (default 1ms), its state\n"
 	"                         and the stack it blocked in\n"
@@ -55,8 +58,8 @@ const char args_record_usage[] =
 	"\n"
 	"With -- CMD, the command starts once sampling runs and the capture ends when\n"
 	"it exits. Ctrl-C or SIGTERM end a capture with a complete file.\n"
-	"Exit status: 0 success, 1 runtime failure, 2 usage error; with --exit-status,\n"
-	"CMD's once the capture succeeded.\n";
+	"Exit status: 0 success, 1 runtime failure, 2 usage error (--preempt by a user\n"
+	"among them); with --exit-status, CMD's once the capture succeeded.\n";
 
 enum {
 	OPT_PERIOD = 256,
@@ -70,6 +73,7 @@ enum {
 	OPT_EXIT_STATUS,
 	OPT_OFF_CPU,
 	OPT_KERNEL,
+	OPT_PREEMPT,
 };
 
 static const struct option record_options[] = {
@@ -92,6 +96,7 @@ static const struct option record_options[] = {
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
+	{"preempt", no_argument, NULL, OPT_PREEMPT},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
@@ -240,6 +245,11 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_EXIT_STATUS:
 			a.exit_status = true;
+			break;
+		case OPT_PREEMPT:
+			/* only fxsamplerd can end another session: through it, even as root */
+			a.capture.preempt = true;
+			a.use_daemon = true;
 			break;
 		case OPT_OFF_CPU:
 			a.capture.offcpu = true;

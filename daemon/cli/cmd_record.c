@@ -173,6 +173,15 @@ static void print_cpus(const struct capture *cap)
 		cli_say("sampled: %s", line);
 }
 
+/* The capture's warnings (a slow stop) go to stderr, over the status line. */
+static void record_warn(void *ctx, const char *text)
+{
+	(void)ctx;
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	cli_say("warning: %s", text);
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
@@ -333,9 +342,12 @@ static const char *end_reason_text(uint32_t reason)
 	case FXS_END_SHUTDOWN:
 		return "it is shutting down";
 	case FXS_END_LIMIT:
-		return "the session reached its max_session_length";
+		return "the session reached its max_session_length (max_root_session_length for "
+		       "root)";
 	case FXS_END_STALLED:
 		return "this client read nothing for its client_read_timeout";
+	case FXS_END_PREEMPTED:
+		return "it was pre-empted: root took the sampler with record --preempt";
 	default:
 		return "no reason given";
 	}
@@ -470,6 +482,11 @@ int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	verbose = a.verbose;
+	if (a.capture.preempt && geteuid() != 0) {
+		/* the daemon refuses it too; say so before anything runs */
+		cli_say("--preempt is root's: only root may end another user's session");
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
 		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
 		int kind = tgid < 0 ? tgid : procinfo_kind(tgid);
@@ -530,6 +547,7 @@ int cmd_record(int argc, char **argv)
 		a.capture.pids[0] = child.pid;
 		a.capture.nr_pids = 1;
 	}
+	a.capture.warn = record_warn;
 	err = capture__new(&a.capture, out_sink, &out, &cap, &holder);
 	if (err == -EBUSY) {
 		if (holder > 0)

@@ -259,6 +259,13 @@ void cont_finish(struct daemon *d)
 	d->cont_last_mtime = time(NULL);
 }
 
+/* A stop that waits long for writes in flight goes to the log (capture_opts.warn). */
+static void cont_warn(void *ctx, const char *text)
+{
+	(void)ctx;
+	log_warn("continuous capture: %s", text);
+}
+
 void cont_start(struct daemon *d)
 {
 	struct session *s = &d->sess;
@@ -266,6 +273,7 @@ void cont_start(struct daemon *d)
 		.freq_hz = d->cfg.continuous_freq_hz,
 		.buffer_size = d->cfg.buffer_size,
 		.max_frames = d->cfg.max_frames,
+		.warn = cont_warn,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;

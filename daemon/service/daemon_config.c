@@ -31,7 +31,9 @@ void daemon_config_defaults(struct daemon_config *ret)
 		.handshake_timeout_s = 5,
 		.idle_timeout_s = 60,
 		.client_read_timeout_s = 30,
-		.max_session_length_s = 0,
+		/* a user cannot hold the host's sampler for good; root is not limited */
+		.max_session_length_s = 3600,
+		.max_root_session_length_s = 0,
 	};
 }
 
@@ -170,9 +172,11 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "handshake_timeout") || !strcmp(key, "idle_timeout") ||
-	    !strcmp(key, "client_read_timeout") || !strcmp(key, "max_session_length")) {
-		bool may_be_off =
-			!strcmp(key, "max_session_length") || !strcmp(key, "idle_timeout");
+	    !strcmp(key, "client_read_timeout") || !strcmp(key, "max_session_length") ||
+	    !strcmp(key, "max_root_session_length")) {
+		bool may_be_off = !strcmp(key, "max_session_length") ||
+				  !strcmp(key, "max_root_session_length") ||
+				  !strcmp(key, "idle_timeout");
 
 		err = units_parse_duration_s(val, &v);
 		/* a day is plenty for a handshake, a month for a session */
@@ -187,8 +191,10 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 			c->idle_timeout_s = v;
 		else if (!strcmp(key, "client_read_timeout"))
 			c->client_read_timeout_s = v;
-		else
+		else if (!strcmp(key, "max_session_length"))
 			c->max_session_length_s = v;
+		else
+			c->max_root_session_length_s = v;
 		return 0;
 	}
 	snprintf(msg, msg_len, "unknown key '%s'", key);

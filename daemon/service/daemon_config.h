@@ -36,14 +36,16 @@ struct daemon_config {
 	 * connection must send a whole message within handshake_timeout_s of
 	 * connecting or of starting one; without a running session it may be
 	 * silent for idle_timeout_s (0: forever). A session whose client reads
-	 * nothing for client_read_timeout_s is stopped; one running for
-	 * max_session_length_s (0: no limit) is ended.
+	 * nothing for client_read_timeout_s is stopped; a user's running for
+	 * max_session_length_s (default 1 h), root's for
+	 * max_root_session_length_s (default none), is ended (0: no limit).
 	 */
 	uint32_t max_clients_per_uid;
 	uint64_t handshake_timeout_s;
 	uint64_t idle_timeout_s;
 	uint64_t client_read_timeout_s;
 	uint64_t max_session_length_s;
+	uint64_t max_root_session_length_s;
 };
 
 /* The built-in defaults. */

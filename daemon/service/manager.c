@@ -209,7 +209,7 @@ static void sweep(struct daemon *d)
 {
 	const struct daemon_config *cfg = &d->cfg;
 	struct session *s = &d->sess;
-	uint64_t now = mono_ms();
+	uint64_t now = mono_ms(), limit_s;
 	char why[160];
 	size_t i;
 
@@ -231,11 +231,13 @@ static void sweep(struct daemon *d)
 			end_session_early(d, FXS_END_STALLED, why);
 			continue;
 		}
-		if (own && s->state == FXS_SESSION_RUNNING && cfg->max_session_length_s &&
-		    now - s->started_ms >= cfg->max_session_length_s * 1000) {
-			snprintf(why, sizeof(why),
-				 "the session reached max_session_length (%llu s)",
-				 (unsigned long long)cfg->max_session_length_s);
+		/* a user's session ends by default (1 h), root's does not */
+		limit_s = c->uid ? cfg->max_session_length_s : cfg->max_root_session_length_s;
+		if (own && s->state == FXS_SESSION_RUNNING && limit_s &&
+		    now - s->started_ms >= limit_s * 1000) {
+			snprintf(why, sizeof(why), "the session reached %s (%llu s)",
+				 c->uid ? "max_session_length" : "max_root_session_length",
+				 (unsigned long long)limit_s);
 			end_session_early(d, FXS_END_LIMIT, why);
 			continue;
 		}

@@ -66,8 +66,11 @@ enum fxs_err_kind {
  * daemon says in a notice when it leaves them out.
  */
 #define FXS_SETUP_KERNEL 0x8u
+/* Root only: a client's session that holds the sampler is ended (END PREEMPTED) for this one. */
+#define FXS_SETUP_PREEMPT 0x10u
 #define FXS_SETUP_FLAGS                                                                            \
-	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_KERNEL)
+	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_KERNEL |            \
+	 FXS_SETUP_PREEMPT)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;
@@ -126,10 +129,11 @@ struct fxs_msg_status {
 
 /* fxs_msg_end.reason */
 enum fxs_end_reason {
-	FXS_END_STOPPED = 0,  /* the client asked */
-	FXS_END_SHUTDOWN = 1, /* the daemon is exiting */
-	FXS_END_LIMIT = 2,    /* the session reached the daemon's max_session_length */
-	FXS_END_STALLED = 3,  /* the client read nothing for client_read_timeout */
+	FXS_END_STOPPED = 0,   /* the client asked */
+	FXS_END_SHUTDOWN = 1,  /* the daemon is exiting */
+	FXS_END_LIMIT = 2,     /* the session reached the daemon's max_session_length */
+	FXS_END_STALLED = 3,   /* the client read nothing for client_read_timeout */
+	FXS_END_PREEMPTED = 4, /* root took the sampler (SETUP with PREEMPT) */
 	FXS_END_NR,
 };
 

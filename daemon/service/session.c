@@ -42,6 +42,16 @@ static void session_notice(void *ctx, uint32_t pid, const char *text)
 		s->owner->closing = true;
 }
 
+/* A stop that waits long for writes in flight goes to the log (capture_opts.warn). */
+static void session_warn(void *ctx, const char *text)
+{
+	struct session *s = ctx;
+
+	if (s->owner)
+		log_warn("session of pid %d (uid %u): %s", (int)s->owner->pid,
+			 (unsigned)s->owner->uid, text);
+}
+
 /*
  * A session for a non-root client with targets samples them only while they
  * stay fully its own (capture_opts.check_creds). Its capabilities are those
@@ -109,7 +119,12 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 			    "this connection already has a session (destroy it first)");
 		return;
 	}
-	if (s->cap && s->owner) {
+	if ((req->flags & FXS_SETUP_PREEMPT) && c->uid) {
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ACCESS_DENIED, -EPERM, 0, 0,
+			    "only root may pre-empt another session (record --preempt)");
+		return;
+	}
+	if (s->cap && s->owner && !(req->flags & FXS_SETUP_PREEMPT)) {
 		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, s->holder_pid,
 			    s->holder_uid, "the sampler is busy: held by pid %d (uid %u)",
 			    (int)s->holder_pid, (unsigned)s->holder_uid);
@@ -141,7 +156,12 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 				 reason);
 		return;
 	}
-	if (s->cap) {
+	if (s->cap && s->owner) {
+		/* root takes the sampler back: the holder's file is complete */
+		log_info("pid %d (uid 0) pre-empts the session of pid %d (uid %u)", (int)c->pid,
+			 (int)s->owner->pid, (unsigned)s->owner->uid);
+		end_session_early(d, FXS_END_PREEMPTED, "root pre-empted it (record --preempt)");
+	} else if (s->cap) {
 		log_info("pausing continuous mode for pid %d (uid %u)", (int)c->pid,
 			 (unsigned)c->uid);
 		cont_finish(d);
@@ -154,6 +174,8 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 	pending = outq_pending(&c->out);
 	limit_to_client(s, c, &o);
 	limit_kernel(c, &o);
+	o.warn = session_warn;
+	o.warn_ctx = s;
 	err = capture__new(&o, conn_sink, c, &s->cap, &holder);
 	if (err) {
 		s->cap = NULL;
@@ -328,7 +350,8 @@ void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
 }
 
 /*
- * A session's client that reads nothing, or one past max_session_length:
+ * A session's client that reads nothing, one past max_session_length, or one
+ * root pre-empts:
  * its capture is finished (the stream is complete if it ever reads it) and
  * the sampler is released for everyone else.
  */

@@ -1176,6 +1176,185 @@ START_TEST(test_cli_as_user)
 }
 END_TEST
 
+/* sh -c cmd in a child; its pid. */
+static pid_t spawn_sh(const char *cmd)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Its exit status once it exits, or -1 if it still runs after ms. */
+static int wait_exit(pid_t pid, unsigned ms)
+{
+	int st;
+
+	for (;;) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (!ms)
+			return -1;
+		live_msleep(ms < 20 ? ms : 20);
+		ms -= ms < 20 ? ms : 20;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Root takes the sampler back: a user records their own process with no end
+ * in sight (continuous mode paused for it); root's record --preempt ends that
+ * session, the user's client writes a complete file and says it was
+ * pre-empted, root's capture runs, and continuous mode resumes after it. A
+ * user's --preempt is refused: by the CLI (exit 2) and by the daemon.
+ */
+START_TEST(test_root_preempts_user)
+{
+	char sock2[160], log[192], conf[192], dir[192], cmd[2048], path[256];
+	pid_t d2, user_rec, root_rec, mine = spinner_as(user_uid, user_gid),
+				      roots = spinner_as(0, 0);
+	struct fxs_msg_status st;
+	int user_rc, root_rc = -1, i;
+	double t0, ended_after;
+	long n;
+	char *text;
+	FILE *f;
+
+	snprintf(sock2, sizeof(sock2), "%s/pre.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/pre.log", tmpdir);
+	snprintf(conf, sizeof(conf), "%s/pre.conf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/pre", tmpdir);
+	mkdir(dir, 0777);
+	chmod(dir, 0777);
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "continuous = yes\ndirectory = %s/cont\n", dir);
+	fclose(f);
+	d2 = start_daemon(sock2, conf, log);
+	ck_assert_int_gt(d2, 0);
+	for (i = 0; i < 100 && !(status_at(sock2).flags & FXS_STATUS_CONTINUOUS); i++)
+		live_msleep(50);
+	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
+
+	/* the user's record has no -d: only its target's end, or root, ends it */
+	snprintf(cmd, sizeof(cmd),
+		 "exec setpriv --reuid=%u --regid=%u --clear-groups %s record -q --socket %s "
+		 "-p %d -o %s/user.fxt </dev/null >%s/user.log 2>&1",
+		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock2, (int)mine, dir, dir);
+	user_rec = spawn_sh(cmd);
+	for (i = 0; i < 200; i++) {
+		st = status_at(sock2);
+		if (st.session == FXS_SESSION_RUNNING && !(st.flags & FXS_STATUS_CONTINUOUS))
+			break;
+		live_msleep(50);
+	}
+	ck_assert_msg(st.session == FXS_SESSION_RUNNING && st.holder_uid == user_uid,
+		      "the user's session does not run: %s, uid %u",
+		      protocol_session_name(st.session), (unsigned)st.holder_uid);
+	live_msleep(500);
+
+	/* a user may not pre-empt: the CLI says so (exit 2), the daemon refuses the flag */
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=%u --regid=%u --clear-groups %s record -q --socket %s "
+		 "--preempt -p %d -d 1 -o %s/no.fxt </dev/null 2>%s/no.log",
+		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock2, (int)mine, dir, dir);
+	ck_assert_int_eq(live_run_cmd(cmd), 2);
+	snprintf(path, sizeof(path), "%s/no.log", dir);
+	text = slurp_from(path, 0);
+	ck_assert_msg(strstr(text, "--preempt is root's"), "%s", text);
+	free(text);
+	{
+		int pfd[2], kind = 0;
+		pid_t pid;
+
+		ck_assert_int_eq(pipe(pfd), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (!pid) {
+			struct capture_opts o = pid_opts(mine);
+			struct fxs_msg m = {.type = FXS_MSG_SETUP};
+			char err[256];
+			uint8_t buf[512];
+			int fd = -1, len;
+
+			become_user();
+			o.preempt = true;
+			if (client_connect(sock2, &fd, err, sizeof(err)) ||
+			    protocol_setup_from_opts(&o, &m.setup))
+				_exit(1);
+			len = protocol_encode(&m, buf, sizeof(buf));
+			if (len <= 0 || send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len ||
+			    raw_recv(fd, &m) || m.type != FXS_MSG_ERROR)
+				_exit(1);
+			kind = m.error.kind;
+			_exit(write(pfd[1], &kind, sizeof(kind)) == sizeof(kind) ? 0 : 1);
+		}
+		close(pfd[1]);
+		ck_assert_int_eq(read(pfd[0], &kind, sizeof(kind)), (ssize_t)sizeof(kind));
+		close(pfd[0]);
+		ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+		ck_assert_uint_eq(kind, FXS_ERR_ACCESS_DENIED);
+	}
+	ck_assert_uint_eq(status_at(sock2).holder_uid, user_uid);
+
+	/* root takes the sampler back for 3 s */
+	snprintf(cmd, sizeof(cmd),
+		 "exec %s record -q --socket %s --preempt -p %d -d 3 -o %s/root.fxt "
+		 "</dev/null >%s/root.log 2>&1",
+		 fxs_bin, sock2, (int)roots, dir, dir);
+	t0 = now_s();
+	root_rec = spawn_sh(cmd);
+	user_rc = wait_exit(user_rec, 10000);
+	ended_after = now_s() - t0;
+	/* the user's client was done while root's capture still ran */
+	root_rc = wait_exit(root_rec, 0);
+	fprintf(stderr, "preempt: the user's record ended %.2f s after root's started\n",
+		ended_after);
+	ck_assert_msg(root_rc == -1, "root's record ended (%d) before the user's", root_rc);
+	st = status_at(sock2);
+	ck_assert_msg(st.session == FXS_SESSION_RUNNING && st.holder_uid == 0 &&
+			      !(st.flags & FXS_STATUS_CONTINUOUS),
+		      "root's session does not run: %s, uid %u", protocol_session_name(st.session),
+		      (unsigned)st.holder_uid);
+	root_rc = wait_exit(root_rec, 15000);
+	reap(mine);
+	reap(roots);
+
+	snprintf(path, sizeof(path), "%s/user.log", dir);
+	text = slurp_from(path, 0);
+	ck_assert_msg(user_rc == 0, "the user's record: exit %d: %s", user_rc, text);
+	ck_assert_msg(strstr(text, "pre-empted"), "the user was not told: %s", text);
+	free(text);
+	snprintf(path, sizeof(path), "%s/user.fxt", dir);
+	n = fxt_samples(path, (uint32_t)mine, NULL);
+	ck_assert_msg(n > 0, "the user's file: %ld samples (-1: not a complete FXT file)", n);
+	snprintf(path, sizeof(path), "%s/root.log", dir);
+	text = slurp_from(path, 0);
+	ck_assert_msg(root_rc == 0, "root's record: exit %d: %s", root_rc, text);
+	free(text);
+	snprintf(path, sizeof(path), "%s/root.fxt", dir);
+	n = fxt_samples(path, (uint32_t)roots, NULL);
+	ck_assert_msg(n > 20, "root's file: %ld samples of its spinner", n);
+
+	/* and continuous mode comes back by itself */
+	for (i = 0; i < 100 && !(status_at(sock2).flags & FXS_STATUS_CONTINUOUS); i++)
+		live_msleep(50);
+	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
+	ck_assert_int_eq(stop_daemon(d2), 0);
+}
+END_TEST
+
 /* Whether the CLI is linked with the client (it goes through the daemon). */
 static bool cli_speaks_daemon(void)
 {
@@ -1224,6 +1403,7 @@ static Suite *daemon_suite(void)
 		tc = tcase_create("cli");
 		tcase_set_timeout(tc, 60);
 		tcase_add_test(tc, test_cli_as_user);
+		tcase_add_test(tc, test_root_preempts_user);
 		suite_add_tcase(s, tc);
 	} else {
 		fprintf(stderr, "SKIP: fxsampler is not linked with client_record() yet: the "

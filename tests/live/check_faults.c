@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/bpf_sampler.h"
+#include "capture/lifecycle.h"
 #include "live.h"
 
 /* --- the program under test --- */
@@ -642,6 +644,72 @@ START_TEST(test_no_warning_without_loss)
 }
 END_TEST
 
+/* --- a stop that waits for a write in flight --- */
+
+struct slow_stop {
+	struct sampler *s;
+	unsigned calls;
+	uint64_t waited_ns;
+	uint32_t in_flight;
+};
+
+static int ignore_sample(void *ctx, const struct fxs_sample *sample, size_t size)
+{
+	return 0;
+}
+
+/* The test's stuck write ends once it has been told: the stop may finish. */
+static void told_slow_stop(void *ctx, uint64_t waited_ns, uint32_t in_flight)
+{
+	struct slow_stop *t = ctx;
+
+	t->calls++;
+	t->waited_ns = waited_ns;
+	t->in_flight = in_flight;
+	__atomic_fetch_sub(t->s->state, FXS_INFLIGHT_ONE, __ATOMIC_ACQ_REL);
+}
+
+/* The back-off passes at once: 30 s of waiting in no time. */
+static void no_sleep(void *ctx, uint64_t ns)
+{
+}
+
+/*
+ * The real program and its mapped state word, with one write held in flight
+ * across the stop: the BPF sampler's warn_slow_stop tells its owner (the CLI
+ * and the daemon log it) after 30 s of waiting, with the count still in flight.
+ */
+START_TEST(test_slow_stop_is_told)
+{
+	struct sampler_config cfg = {.freq_hz = 99, .buffer_size = 1 << 16, .max_frames = 8};
+	struct slow_stop told = {0};
+	struct bpf_sampler_opts o = {
+		.on_sample = ignore_sample,
+		.on_slow_stop = told_slow_stop,
+		.ctx = &told,
+	};
+	struct sampler_ops ops = bpf_sampler_ops;
+	struct bpf_sampler *b = bpf_sampler__new(&o);
+	struct sampler s;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(bpf_sampler_ops.warn_slow_stop);
+	ops.sleep_ns = no_sleep;
+	sampler_init(&s, &ops, b);
+	told.s = &s;
+	ck_assert_int_eq(sampler_setup(&s, &cfg), 0);
+	ck_assert_int_eq(sampler_start(&s), 0);
+	__atomic_fetch_add(s.state, FXS_INFLIGHT_ONE, __ATOMIC_ACQ_REL);
+	ck_assert_int_eq(sampler_stop(&s), 0);
+	ck_assert_uint_eq(told.calls, 1);
+	ck_assert_uint_ge(told.waited_ns, 30000000000ULL);
+	ck_assert_uint_eq(told.in_flight, 1);
+	ck_assert_uint_eq(sampler_in_flight(&s), 0);
+	ck_assert_int_eq(sampler_destroy(&s), 0);
+	bpf_sampler__free(b);
+}
+END_TEST
+
 static Suite *faults_suite(void)
 {
 	Suite *s = suite_create("faults");
@@ -653,6 +721,7 @@ static Suite *faults_suite(void)
 	tcase_add_checked_fixture(kill_tc, setup, teardown);
 	tcase_set_timeout(kill_tc, 120);
 	tcase_add_test(kill_tc, test_sigkill);
+	tcase_add_test(kill_tc, test_slow_stop_is_told);
 	suite_add_tcase(s, kill_tc);
 
 	tcase_add_checked_fixture(target, setup, teardown);

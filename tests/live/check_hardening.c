@@ -552,25 +552,52 @@ START_TEST(test_daemon_stalled_client)
 }
 END_TEST
 
-/* max_session_length ends a capture with a complete file, and says so. */
+/*
+ * max_session_length ends a user's capture with a complete file, and says so;
+ * root's is not limited by it, only by max_root_session_length.
+ */
 START_TEST(test_daemon_max_session_length)
 {
-	pid_t target = spinner_as(0, 0);
+	pid_t mine = spinner_as(NOBODY - 1, NOBODY - 1), roots = spinner_as(0, 0);
 	char path[300], pid[16];
 	struct run r;
 	double t0 = mono_s();
 
 	start_daemon("max_session_length = 1s\n");
 	snprintf(path, sizeof(path), "%s/long.fxt", tmpdir);
-	snprintf(pid, sizeof(pid), "%d", (int)target);
-	run_as(&r, 0,
-	       (const char *const[]){"record", "-q", "--daemon", "--socket", sock, "-d", "20s",
-				     "-p", pid, "-o", path, NULL});
-	kill(target, SIGKILL);
-	waitpid(target, NULL, 0);
+	snprintf(pid, sizeof(pid), "%d", (int)mine);
+	run_as(&r, NOBODY - 1,
+	       (const char *const[]){"record", "-q", "--socket", sock, "-d", "20s", "-p", pid, "-o",
+				     path, NULL});
 	ck_assert_msg(exit_code(&r) == 0, "exit %d: %s", exit_code(&r), r.err);
 	ck_assert_msg(mono_s() - t0 < 8, "ran %.1f s", mono_s() - t0);
 	ck_assert_msg(strstr(r.err, "max_session_length"), "%s", r.err);
+	assert_fxt(path);
+
+	/* root's session runs its course */
+	snprintf(path, sizeof(path), "%s/root.fxt", tmpdir);
+	snprintf(pid, sizeof(pid), "%d", (int)roots);
+	run_as(&r, 0,
+	       (const char *const[]){"record", "-q", "--daemon", "--socket", sock, "-d", "2s", "-p",
+				     pid, "-o", path, NULL});
+	ck_assert_msg(exit_code(&r) == 0, "exit %d: %s", exit_code(&r), r.err);
+	ck_assert_msg(!strstr(r.err, "ended the capture early"), "root's was ended: %s", r.err);
+	assert_fxt(path);
+	stop_daemon();
+
+	/* unless max_root_session_length says otherwise */
+	start_daemon("max_root_session_length = 1s\n");
+	t0 = mono_s();
+	run_as(&r, 0,
+	       (const char *const[]){"record", "-q", "--daemon", "--socket", sock, "-d", "20s",
+				     "-p", pid, "-o", path, NULL});
+	kill(mine, SIGKILL);
+	waitpid(mine, NULL, 0);
+	kill(roots, SIGKILL);
+	waitpid(roots, NULL, 0);
+	ck_assert_msg(exit_code(&r) == 0, "exit %d: %s", exit_code(&r), r.err);
+	ck_assert_msg(mono_s() - t0 < 8, "ran %.1f s", mono_s() - t0);
+	ck_assert_msg(strstr(r.err, "max_root_session_length"), "%s", r.err);
 	assert_fxt(path);
 }
 END_TEST

@@ -440,6 +440,53 @@ START_TEST(test_daemon)
 }
 END_TEST
 
+/*
+ * A thread renamed by another while it waits in read() (tests/progs/waiter):
+ * its interval carries the name it has when it ends, whether it wakes
+ * (the ring) or is still blocked at the stop (the sweep). 20 of 20.
+ */
+START_TEST(test_rename_while_blocked)
+{
+	const char *path = out_path("rename.fxt");
+	struct run *r = calloc(1, sizeof(*r));
+	char bad[1024] = "";
+	unsigned named = 0;
+
+	ck_assert_ptr_nonnull(r);
+	for (int i = 0; i < 20; i++) {
+		bool at_stop = i % 2;
+		struct capture_file *f;
+		const char *name;
+		size_t intervals = 0;
+		int tid = 0;
+
+		if (at_stop)
+			RUN(r, "record", "-q", "--off-cpu", "-d", "500ms", "-o", path, "--",
+			    prog("waiter"), "10");
+		else
+			RUN(r, "record", "-q", "--off-cpu", "-o", path, "--", prog("waiter"),
+			    "0.2");
+		ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+		ck_assert_msg(sscanf(r->out, "piper %d", &tid) == 1, "waiter said '%s'", r->out);
+		f = load(path);
+		ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+		for (size_t k = 0; k < f->nr_offcpu; k++)
+			intervals += f->offcpu[k].tid == (uint32_t)tid;
+		name = thread_name(f, (uint64_t)tid);
+		if (intervals && name && !strcmp(name, "piper"))
+			named++;
+		else
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad),
+				 " [run %d%s: %zu intervals, named '%s']", i,
+				 at_stop ? " (at the stop)" : "", intervals, name ? name : "");
+		unload(f);
+	}
+	ck_assert_msg(named == 20, "%u of 20 captures named the renamed thread piper:%s", named,
+		      bad);
+	free(r);
+}
+END_TEST
+
 static Suite *offcpu_suite(void)
 {
 	Suite *s = suite_create("offcpu-live");
@@ -452,6 +499,7 @@ static Suite *offcpu_suite(void)
 	tcase_add_test(tc, test_exit_while_blocked);
 	tcase_add_test(tc, test_host_wide_and_off);
 	tcase_add_test(tc, test_daemon);
+	tcase_add_test(tc, test_rename_while_blocked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -102,6 +102,7 @@ START_TEST(test_defaults)
 	ck_assert(!ra.verbose);
 	ck_assert(!ra.use_daemon);
 	ck_assert_ptr_null(ra.socket);
+	ck_assert(!ra.capture.preempt);
 
 	/* The defaults make a valid sampler config. */
 	{
@@ -146,6 +147,11 @@ START_TEST(test_flags)
 	ck_assert(ra.all);
 	ACCEPT("--all");
 	ck_assert(ra.all);
+
+	/* --preempt goes through the daemon, the only one that can end a session */
+	ACCEPT("--preempt", "-d", "1s");
+	ck_assert(ra.capture.preempt);
+	ck_assert(ra.use_daemon);
 
 	REJECT("output", "-o", "");
 }

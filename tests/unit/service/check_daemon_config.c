@@ -42,7 +42,9 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.handshake_timeout_s, 5);
 	ck_assert_uint_eq(c.idle_timeout_s, 60);
 	ck_assert_uint_eq(c.client_read_timeout_s, 30);
-	ck_assert_uint_eq(c.max_session_length_s, 0);
+	/* a user's session ends after an hour; root's does not */
+	ck_assert_uint_eq(c.max_session_length_s, 3600);
+	ck_assert_uint_eq(c.max_root_session_length_s, 0);
 }
 END_TEST
 
@@ -68,6 +70,7 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(c.idle_timeout_s, 120);
 	ck_assert_uint_eq(c.client_read_timeout_s, 10);
 	ck_assert_uint_eq(c.max_session_length_s, 3600);
+	ck_assert_uint_eq(c.max_root_session_length_s, 7200);
 }
 END_TEST
 
@@ -94,6 +97,7 @@ START_TEST(test_example_is_defaults)
 	ck_assert_uint_eq(c.idle_timeout_s, d.idle_timeout_s);
 	ck_assert_uint_eq(c.client_read_timeout_s, d.client_read_timeout_s);
 	ck_assert_uint_eq(c.max_session_length_s, d.max_session_length_s);
+	ck_assert_uint_eq(c.max_root_session_length_s, d.max_root_session_length_s);
 }
 END_TEST
 
@@ -149,6 +153,7 @@ START_TEST(test_bad_values)
 		"client_read_timeout = 0\n",
 		"client_read_timeout = soon\n",
 		"max_session_length = 90d\n",
+		"max_root_session_length = forever\n",
 		"idle_timeout = -1\n",
 		"socket = relative.sock\n",
 		"socket = /a/very/long/path/that/goes/on/and/on/and/on/and/on/and/on/and/on/and/on/"

@@ -172,6 +172,10 @@ START_TEST(test_roundtrip_replies)
 	m.end.reason = FXS_END_STALLED;
 	roundtrip(&m, &out);
 	ck_assert_uint_eq(out.end.reason, FXS_END_STALLED);
+	/* root took the sampler */
+	m.end.reason = FXS_END_PREEMPTED;
+	roundtrip(&m, &out);
+	ck_assert_uint_eq(out.end.reason, FXS_END_PREEMPTED);
 
 	/* another user's session: the state and the holder uid only */
 	memset(&m, 0, sizeof(m));
@@ -389,6 +393,9 @@ START_TEST(test_reject_payload)
 	n = protocol_encode(&m, buf, sizeof(buf));
 	buf[16 + 24] |= 0x4;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
+	n = protocol_encode(&m, buf, sizeof(buf));
+	buf[16 + 24] |= 0x20;
+	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
 	/* host-wide flag with pids */
 	n = protocol_encode(&m, buf, sizeof(buf));
 	buf[16 + 24] |= FXS_SETUP_ALL_HOST;
@@ -536,6 +543,13 @@ START_TEST(test_opts_conversion)
 	ck_assert_uint_eq(s.flags, FXS_SETUP_INHERIT | FXS_SETUP_KERNEL);
 	ck_assert_int_eq(protocol_setup_to_opts(&s, &back), 0);
 	ck_assert(back.kernel);
+	ck_assert(!back.preempt);
+	/* record --preempt: the flag, and back */
+	o.preempt = true;
+	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), 0);
+	ck_assert_uint_eq(s.flags, FXS_SETUP_INHERIT | FXS_SETUP_KERNEL | FXS_SETUP_PREEMPT);
+	ck_assert_int_eq(protocol_setup_to_opts(&s, &back), 0);
+	ck_assert(back.preempt);
 	o.pids[0] = 0;
 	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), -EINVAL);
 }
