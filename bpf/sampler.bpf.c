@@ -272,7 +272,10 @@ static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u64 sp, __u64 ra
  * that the states of the two walks do not multiply; each returns its frame
  * count | flags << 16. Any other cfg_walker makes them return at once, so
  * that the verifier, which checks them whether called or not, has nothing
- * to walk through.
+ * to walk through. sp and ra are read on every arch (barrier_var), though
+ * only riscv64's walk uses them: clang leaves an argument its callee ignores
+ * unset, and the verifier rejects a global function's call whose argument
+ * registers are not scalars.
  */
 __noinline int ab_fast(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 {
@@ -281,6 +284,8 @@ __noinline int ab_fast(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 	struct scratch *s;
 	__u8 f = 0;
 
+	barrier_var(sp);
+	barrier_var(ra);
 	if (cfg_walker != FXS_WALK_AB)
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -297,6 +302,8 @@ __noinline int ab_simple(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 	__u32 zero = 0, n;
 	__u8 f = 0;
 
+	barrier_var(sp);
+	barrier_var(ra);
 	if (cfg_walker != FXS_WALK_AB)
 		return 0;
 	ab = bpf_map_lookup_elem(&walk_ab, &zero);
