@@ -67,6 +67,7 @@ want='target;target-4242;main;chain_a;chain_b;chain_c;leaf_caller;spin_leaf 10'
 [ "$(cat "$tmp/out")" = "$want" ] ||
 	fail "report of the leafchain capture: want '$want', got '$(cat "$tmp/out")'"
 $run "$leaf" 0.05 >"$tmp/out" 2>&1 || fail "progs/leafchain: $(cat "$tmp/out")"
+$run "$leaf" 0.05 sleep >"$tmp/out" 2>&1 || fail "progs/leafchain sleep: $(cat "$tmp/out")"
 $run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
 # The static daemon as systemd starts it: socket activation and sd_notify.
 # Natively only: fxsamplerd probes the kernel's BPF before it is ready, and
