@@ -84,5 +84,5 @@ fi
 QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
 	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
 echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures" \
-	"and of progs/leafchain's, $daemon, progs/demo, progs/leafchain, progs/dlopener"
+	"and of progs/leafchain's, $daemon, progs/demo, progs/leafchain (spin, sleep), progs/dlopener"
 
