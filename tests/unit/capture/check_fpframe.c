@@ -220,7 +220,7 @@ START_TEST(garbage_ra_slot_is_not_followed)
 	garbage[3] = im.s0;			      /* s0 itself */
 	garbage[4] = im.s0 + FXS_RV_LEAF_MAX_GAP + 8; /* further than the stack limit */
 	garbage[5] = 0xffffffff80001000ULL;	      /* a kernel address */
-	garbage[6] = 0x10436;			      /* a code address */
+	garbage[6] = im.ra;			      /* a code address */
 	for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
 		im.w[slot] = garbage[i];
 		ck_assert_msg(!fxs_rv_leaf_frame(im.sp, im.s0, garbage[i]), "followed %#" PRIx64,
