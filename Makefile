@@ -87,6 +87,11 @@ PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-opt
 # gcc 14 keeps it; the flag pins that): the leaf's caller would be missing from
 # every chain sampled in a leaf.
 PROG_CFLAGS += $(if $(filter arm64 riscv64,$(ARCH)),-mno-omit-leaf-frame-pointer)
+# progs/leafchain is built as users build, -O2 -g -fno-omit-frame-pointer
+# and no more, so that its hot function is a true leaf with the frame the
+# compiler gives one. On riscv64 by GCC 12, whose leaf frame saves s0 but not
+# ra (include/fpframe.h; GCC 14 saves both); the build root has it.
+LEAF_CFLAGS := -O2 -g -fno-omit-frame-pointer
 
 BINS := fxsampler fxsamplerd
 
@@ -151,6 +156,7 @@ $(OUTPUT)/tests/browser/gen_profile: tests/browser/gen_profile.c $(OUTPUT)/libfx
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
 
+$(OUTPUT)/progs/leafchain: PROG_CFLAGS := $(LEAF_CFLAGS)
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
@@ -405,6 +411,10 @@ elf-fixtures:
 	$(MAKE) --no-print-directory vmlinux ARCH=riscv64
 	sh cross/elf-fixtures.sh $(CROSS_ROOT) $(FXS_CACHE)
 
+$(CROSS_DIR)/progs/leafchain: tests/progs/leafchain.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(if $(filter riscv64,$(ARCH)),$(TRIPLET)-gcc-12,$(CC)) $(LEAF_CFLAGS) -static $< -o $@
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
 $(CROSS_DIR)/progs/%: tests/progs/%.c

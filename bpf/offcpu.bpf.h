@@ -129,7 +129,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	struct fxs_offcpu_slot *slot;
 	struct pt_regs *uregs;
 	__u32 zero = 0, pid, tid, cpu;
-	__u64 session, now = 0, ip, fp;
+	__u64 session, now = 0, ip, fp, sp, ra;
 	__u8 *target = NULL;
 	int state;
 
@@ -188,11 +188,13 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	ip = PT_REGS_IP_CORE(uregs);
 	fp = PT_REGS_FP_CORE(uregs);
+	sp = PT_REGS_SP_CORE(uregs);
+	ra = PT_REGS_RET_CORE(uregs);
 	slot->hdr.flags = FXS_SF_OFFCPU | FXS_SF_HAS_COMM | FXS_SF_PC_IS_RETURN;
 	slot->hdr.nr_frames = 0;
 	if (ip) {
 		slot->frames[0] = ip;
-		slot->hdr.nr_frames = walk_fp(slot->frames, fp, &slot->hdr.flags);
+		slot->hdr.nr_frames = walk_fp(slot->frames, fp, sp, ra, &slot->hdr.flags);
 	}
 	/* the names go in when the interval ends (offcpu_names) */
 	if (!now)

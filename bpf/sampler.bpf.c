@@ -255,15 +255,18 @@ static __always_inline bool name_changed(struct scratch *s, struct task_struct *
 	return true;
 }
 
-/* The frame-pointer walk of fxsampler's walkers (cfg_walker fast or simple). */
-static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u8 *flags)
+/*
+ * The frame-pointer walk of fxsampler's walkers (cfg_walker fast or simple),
+ * from the registers fp, sp and ra (sp and ra: riscv64's first frame).
+ */
+static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u64 sp, __u64 ra, __u8 *flags)
 {
 	struct fxs_walk_win *win;
 	__u32 zero = 0;
 
 	if (cfg_walker != FXS_WALK_SIMPLE && (win = bpf_map_lookup_elem(&walk_win, &zero)))
-		return walk_fast(win, frames, fp, cfg_max_frames, flags);
-	return walk_simple(frames, fp, cfg_max_frames, flags);
+		return walk_fast(win, frames, fp, sp, ra, cfg_max_frames, flags);
+	return walk_simple(frames, fp, sp, ra, cfg_max_frames, flags);
 }
 
 /*
@@ -271,37 +274,44 @@ static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u8 *flags)
  * that the states of the two walks do not multiply; each returns its frame
  * count | flags << 16. Any other cfg_walker makes them return at once, so
  * that the verifier, which checks them whether called or not, has nothing
- * to walk through.
+ * to walk through. sp and ra are read on every arch (barrier_var), though
+ * only riscv64's walk uses them: clang leaves an argument its callee ignores
+ * unset, and the verifier rejects a global function's call whose argument
+ * registers are not scalars.
  */
-__noinline int ab_fast(__u64 fp, __u32 max)
+__noinline int ab_fast(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 {
 	struct fxs_walk_win *win;
 	__u32 zero = 0, n;
 	struct scratch *s;
 	__u8 f = 0;
 
+	barrier_var(sp);
+	barrier_var(ra);
 	if (cfg_walker != FXS_WALK_AB)
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	win = bpf_map_lookup_elem(&walk_win, &zero);
 	if (!s || !win)
 		return 1;
-	n = walk_fast(win, s->frames, fp, max, &f);
+	n = walk_fast(win, s->frames, fp, sp, ra, max, &f);
 	return n | (__u32)f << 16;
 }
 
-__noinline int ab_simple(__u64 fp, __u32 max)
+__noinline int ab_simple(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 {
 	struct walk_ab *ab;
 	__u32 zero = 0, n;
 	__u8 f = 0;
 
+	barrier_var(sp);
+	barrier_var(ra);
 	if (cfg_walker != FXS_WALK_AB)
 		return 0;
 	ab = bpf_map_lookup_elem(&walk_ab, &zero);
 	if (!ab)
 		return 1;
-	n = walk_simple(ab->frames, fp, max, &f);
+	n = walk_simple(ab->frames, fp, sp, ra, max, &f);
 	return n | (__u32)f << 16;
 }
 
@@ -334,9 +344,11 @@ __noinline int ab_compare(__u32 r1, __u32 r2)
 
 /*
  * The sample's user stack into frames[1..] (frames[0] holds the pc), by the
- * walker cfg_walker names; the frame count, stop reasons into *flags.
+ * walker cfg_walker names, from the registers fp, sp and ra; the frame
+ * count, stop reasons into *flags.
  */
-static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u8 *flags)
+static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u64 sp, __u64 ra,
+				  __u8 *flags)
 {
 	int r;
 
@@ -348,12 +360,12 @@ static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u8 *flag
 		return 1;
 	if (cfg_walker == FXS_WALK_AB) {
 		/* ab_fast writes into the scratch's frames: frames is those. */
-		r = ab_fast(fp, cfg_max_frames);
-		ab_compare(r, ab_simple(fp, cfg_max_frames));
+		r = ab_fast(fp, sp, ra, cfg_max_frames);
+		ab_compare(r, ab_simple(fp, sp, ra, cfg_max_frames));
 		*flags |= r >> 16;
 		return r & 0xffff;
 	}
-	return walk_fp(frames, fp, flags);
+	return walk_fp(frames, fp, sp, ra, flags);
 }
 
 SEC("perf_event")
@@ -363,7 +375,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct fxs_counters *c;
 	struct scratch *s;
-	__u64 ip, fp, old, size;
+	__u64 ip, fp, sp, ra, old, size;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
 	__u8 *target = NULL, nk;
@@ -403,17 +415,22 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	/*
 	 * perf's regs are the interrupted ones: the thread's own if it ran in
 	 * user space. libbpf's PT_REGS_* name each arch's pc and frame pointer
-	 * (x86 ip/bp, arm64 pc/x29, riscv64 pc/s0).
+	 * (x86 ip/bp, arm64 pc/x29, riscv64 pc/s0); sp and ra serve riscv64's
+	 * first frame only (fxs_frame_step).
 	 */
 	ip = PT_REGS_IP((struct pt_regs *)&ctx->regs);
 	if (fxs_user_addr(ip)) {
 		fp = PT_REGS_FP((struct pt_regs *)&ctx->regs);
+		sp = PT_REGS_SP((struct pt_regs *)&ctx->regs);
+		ra = PT_REGS_RET((struct pt_regs *)&ctx->regs);
 	} else {
 		/* In the kernel: start from the registers saved at kernel entry. */
 		struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 		ip = PT_REGS_IP_CORE(uregs);
 		fp = PT_REGS_FP_CORE(uregs);
+		sp = PT_REGS_SP_CORE(uregs);
+		ra = PT_REGS_RET_CORE(uregs);
 		s->hdr.flags |= FXS_SF_PC_IS_RETURN;
 	}
 	if (ip == 0) {
@@ -422,7 +439,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = walk(ctx, s->frames, fp, &s->hdr.flags);
+	n = walk(ctx, s->frames, fp, sp, ra, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();

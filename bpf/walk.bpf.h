@@ -7,6 +7,8 @@
 #ifndef FXS_BPF_WALK_BPF_H
 #define FXS_BPF_WALK_BPF_H
 
+#include "fpframe.h"
+
 /*
  * Where each arch keeps the frame record, two words: the caller's frame
  * pointer, then the return address. x86-64 ([rbp], [rbp+8]) and arm64 ([x29],
@@ -47,15 +49,34 @@ static __always_inline __u64 fxs_ret_addr(__u64 ret)
 }
 
 /*
+ * The caller's pc (*ret) and frame pointer (*next) from frame record
+ * (fp_slot, ra_slot) at fp. The first frame (i == 1) is the one the sample's
+ * registers describe: on riscv64 it may be a GCC leaf's, which saved s0 but
+ * not ra (include/fpframe.h), and then sp and ra, those registers, give it.
+ */
+static __always_inline void fxs_frame_step(int i, __u64 fp, __u64 sp, __u64 ra, __u64 fp_slot,
+					   __u64 ra_slot, __u64 *ret, __u64 *next)
+{
+	*ret = ra_slot;
+	*next = fp_slot;
+#if defined(__TARGET_ARCH_riscv)
+	if (i == 1)
+		fxs_rv_first_frame(sp, fp, ra, fp_slot, ra_slot, ret, next);
+#endif
+}
+
+/*
  * The plain walker, one 16-byte read of the frame record per frame (at fp -
  * FXS_FRAME_OFF): its first word -> next fp, its second -> return address. Stops on fp 0, pc 0, a
  * read fault, or an fp that does not grow (the loop guard). frames[0] already holds the interrupted
- * pc; frames has FXS_MAX_FRAMES slots and max is cfg_max_frames. Returns the frame count; stop
- * reasons go into *flags (FXS_SF_*).
+ * pc; sp and ra are the sample's registers (riscv64's first frame: fxs_frame_step); frames has
+ * FXS_MAX_FRAMES slots and max is cfg_max_frames. Returns the frame count; stop reasons go into
+ * *flags (FXS_SF_*).
  */
-static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u8 *flags)
+static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u64 sp, __u64 ra, __u32 max,
+					 __u8 *flags)
 {
-	__u64 pair[2];
+	__u64 pair[2], ret, next;
 	__u32 n = 1;
 
 	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
@@ -69,20 +90,21 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u32 max, __u
 			*flags |= FXS_SF_STOP_FAULT;
 			return n;
 		}
-		if (pair[1] == 0)
+		fxs_frame_step(i, fp, sp, ra, pair[0], pair[1], &ret, &next);
+		if (ret == 0)
 			return n;
 		if (n >= max) {
 			/* There is a frame beyond the cap: the stack is cut here. */
 			*flags |= FXS_SF_TRUNCATED;
 			return n;
 		}
-		frames[n & 0xff] = fxs_ret_addr(pair[1]);
+		frames[n & 0xff] = fxs_ret_addr(ret);
 		n++;
-		if (pair[0] != 0 && pair[0] <= fp) {
+		if (next != 0 && next <= fp) {
 			*flags |= FXS_SF_STOP_BAD_FP;
 			return n;
 		}
-		fp = pair[0];
+		fp = next;
 	}
 	if (fp != 0)
 		*flags |= FXS_SF_TRUNCATED;
@@ -121,10 +143,10 @@ struct fxs_walk_win {
 	__u64 w[FXS_WALK_WIN / 8];
 };
 
-static __always_inline __u32 walk_fast(struct fxs_walk_win *win, __u64 *frames, __u64 fp, __u32 max,
-				       __u8 *flags)
+static __always_inline __u32 walk_fast(struct fxs_walk_win *win, __u64 *frames, __u64 fp, __u64 sp,
+				       __u64 ra, __u32 max, __u8 *flags)
 {
-	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi, rec;
+	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi, rec, ret, next;
 	__u32 n = 1;
 
 	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
@@ -162,19 +184,20 @@ static __always_inline __u32 walk_fast(struct fxs_walk_win *win, __u64 *frames, 
 			return n;
 		lo = win->w[off / 8];
 		hi = win->w[off / 8 + 1];
-		if (hi == 0)
+		fxs_frame_step(i, fp, sp, ra, lo, hi, &ret, &next);
+		if (ret == 0)
 			return n;
 		if (n >= max) {
 			*flags |= FXS_SF_TRUNCATED;
 			return n;
 		}
-		frames[n & 0xff] = fxs_ret_addr(hi);
+		frames[n & 0xff] = fxs_ret_addr(ret);
 		n++;
-		if (lo != 0 && lo <= fp) {
+		if (next != 0 && next <= fp) {
 			*flags |= FXS_SF_STOP_BAD_FP;
 			return n;
 		}
-		fp = lo;
+		fp = next;
 	}
 	if (fp != 0)
 		*flags |= FXS_SF_TRUNCATED;

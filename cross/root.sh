@@ -18,6 +18,8 @@ pkgs="make pkg-config file"
 for a in $arches; do
 	pkgs="$pkgs crossbuild-essential-$a libbpf-dev:$a libelf-dev:$a zlib1g-dev:$a libzstd-dev:$a"
 done
+# tests/progs/leafchain on riscv64: GCC 12's leaf frame saves s0 but not ra.
+pkgs="$pkgs gcc-12-riscv64-linux-gnu"
 want="$suite $mirror $pkgs"
 
 if [ "$(id -u)" != 0 ]; then

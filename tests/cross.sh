@@ -5,8 +5,9 @@
 # static binaries, without BPF: run on the host if it is that arch, else
 # under Debian's qemu-user-static. fxsampler and fxsamplerd start and print
 # their usage; fxsamplerd runs socket-activated and notifies (activate.py); fxsampler's report symbolizes captures of the arm64 and
-# riscv64 ELF fixtures (tests/data/elf/) with the chain binutils names; a
-# static and the dynamic test program run. CAPTURE_TOOL is
+# riscv64 ELF fixtures (tests/data/elf/) with the chain binutils names, and
+# of the arch's own progs/leafchain (-O2, a true leaf); static and dynamic
+# test programs run. CAPTURE_TOOL is
 # tests/cross/capture.c, built for the host.
 set -eu
 arch=${1:?usage: tests/cross.sh ARCH CAPTURE_TOOL}
@@ -54,6 +55,19 @@ for elf in arm64 riscv64; do
 	[ "$(cat "$tmp/out")" = "$want" ] ||
 		fail "report of the $elf capture: want '$want', got '$(cat "$tmp/out")'"
 done
+# The arch's own progs/leafchain, built as users build (-O2, Debian's GCC,
+# a true leaf): report names its whole chain, no clone suffix, no unknown.
+leaf=$dir/progs/leafchain
+laddr() { readelf -sW "$leaf" | awk -v n="$1" '$4 == "FUNC" && $8 == n { print $2; exit }'; }
+"$capture" "$tmp/leaf.fxt" "$leaf" "$(laddr spin_leaf)" "$(laddr leaf_caller)" "$(laddr chain_c)" \
+	"$(laddr chain_b)" "$(laddr chain_a)" "$(laddr main)" || fail "could not write the leafchain capture"
+$run "$dir/fxsampler" report --folded "$tmp/leaf.fxt" >"$tmp/out" 2>&1 ||
+	fail "report of the leafchain capture: $(cat "$tmp/out")"
+want='target;target-4242;main;chain_a;chain_b;chain_c;leaf_caller;spin_leaf 10'
+[ "$(cat "$tmp/out")" = "$want" ] ||
+	fail "report of the leafchain capture: want '$want', got '$(cat "$tmp/out")'"
+$run "$leaf" 0.05 >"$tmp/out" 2>&1 || fail "progs/leafchain: $(cat "$tmp/out")"
+$run "$leaf" 0.05 sleep >"$tmp/out" 2>&1 || fail "progs/leafchain sleep: $(cat "$tmp/out")"
 $run "$dir/progs/demo" 0.05 1 >"$tmp/out" 2>&1 || fail "progs/demo: $(cat "$tmp/out")"
 # The static daemon as systemd starts it: socket activation and sd_notify.
 # Natively only: fxsamplerd probes the kernel's BPF before it is ready, and
@@ -69,6 +83,6 @@ fi
 # The dynamic one, with the loader and libc of sysroot/ (qemu-user's prefix).
 QEMU_LD_PREFIX=$dir/sysroot $run "$dir/progs/dlopener" 0.05 >"$tmp/out" 2>&1 ||
 	fail "progs/dlopener with $dir/sysroot: $(cat "$tmp/out")"
-echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures," \
-	"$daemon, progs/demo, progs/dlopener"
+echo "check-cross $arch: ok (${run:-native}): usage, report of arm64 and riscv64 captures" \
+	"and of progs/leafchain's, $daemon, progs/demo, progs/leafchain (spin, sleep), progs/dlopener"
 

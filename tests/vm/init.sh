@@ -155,6 +155,84 @@ else
 	result counters FAIL "no capture"
 fi
 
+# In folded file $1, the weight of thread leafchain's stacks ending in leaf
+# $3: "ok" or "no", then how much of it is on the chain $2 ("main;..;$3"), or
+# has a caller off that chain (a stack address the walk took for a pc).
+# ok: the leaf $4 % or more of the thread's weight, 95 % of the leaf's on
+# the chain, none off it.
+leaf_verdict() {
+	awk -v want="$2" -v leafname="$3" -v share="$4" '
+	{ n = split($0, f, ";"); c = $NF; sub(/ [0-9]+$/, "", f[n]) }
+	f[2] != "leafchain" { next }
+	{ all += c }
+	f[n] != leafname { next }
+	{ leaf += c; s = ""; for (i = 3; i <= n; i++) s = s ";" f[i] }
+	substr(s, length(s) - length(want)) == ";" want { on += c; next }
+	{ known = 0; w = split(want, wf, ";"); for (i = 1; i < w; i++) if (f[n - 1] == wf[i]) known = 1 }
+	!known { bad += c; badname = f[n - 1] }
+	END {
+		ok = leaf > 20 && leaf * 100 >= all * share && on * 100 >= leaf * 95 && !bad
+		printf "%s %.0f of %.0f in %s (%.0f in all)", ok ? "ok" : "no", on, leaf, leafname, all
+		if (bad) printf ", %.0f with %s as its caller", bad, badname
+	}' "$1"
+}
+top_stacks() { awk '{ print $NF, $0 }' "$1" | sort -nr | head -2 | cut -d' ' -f2- | tr '\n' ' '; }
+
+start leaf
+# A true leaf built as users build (progs/leafchain, -O2 -g
+# -fno-omit-frame-pointer: Debian's GCC 12 on riscv64, the arch's default GCC
+# elsewhere). riscv64's leaf frame saves s0 but not ra: the walker takes the
+# caller from ra, and the whole chain comes out. x86-64's and arm64's GCC give
+# this leaf no frame record at all: its caller is lost there, as before
+# (README: Cross builds). At least 95 % of the samples in spin_leaf on the
+# arch's chain, spin_leaf half the program's samples or more, and never a
+# frame off the chain as its caller. Both walkers (walk_fast, the default,
+# and walk_simple) must give it.
+case $(uname -m) in
+riscv64) want="main;chain_a;chain_b;chain_c;leaf_caller;spin_leaf" ;;
+*) want="main;chain_a;chain_b;chain_c;spin_leaf" ;;
+esac
+leaf_r=
+leaf_st=PASS
+for walker in fast simple; do
+	fxsampler record -q -F $F --walker $walker -o /tmp/leaf.fxt -- $P/leafchain 2 >/tmp/leaf.err 2>&1
+	rc=$?
+	if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/leaf.fxt >/tmp/leaf.folded 2>/tmp/leaf.err; then
+		r=$(leaf_verdict /tmp/leaf.folded "$want" spin_leaf 50)
+		case $r in
+		ok*) r=${r#ok } ;;
+		*) r="${r#no }; top: $(top_stacks /tmp/leaf.folded)"; leaf_st=FAIL ;;
+		esac
+	else
+		r="exit $rc: $(head -2 /tmp/leaf.err | tr '\n' ' ')"
+		leaf_st=FAIL
+	fi
+	leaf_r="$leaf_r${leaf_r:+; }$walker: $r"
+done
+result leaf $leaf_st "$(echo "$want" | sed 's/;/>/g') samples: $leaf_r"
+
+start offleaf
+# The off-CPU walk from the registers saved at kernel entry: leafchain's
+# sleep_leaf makes its clock_nanosleep system call itself. GCC 12 gives it
+# riscv64's leaf frame, x86-64's GCC a frame (it uses the stack), arm64's
+# none. At least 95 % of the time off the CPU in sleep_leaf on the arch's
+# chain, sleep_leaf most of it, never a frame off the chain as its caller.
+case $(uname -m) in
+aarch64) want="main;chain_a;chain_b;chain_c;sleep_leaf" ;;
+*) want="main;chain_a;chain_b;chain_c;leaf_caller;sleep_leaf" ;;
+esac
+fxsampler record -q --off-cpu -o /tmp/offleaf.fxt -- $P/leafchain 1 sleep >/tmp/offleaf.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler report --off-cpu --folded --merge-threads /tmp/offleaf.fxt >/tmp/offleaf.folded 2>/tmp/offleaf.err; then
+	r=$(leaf_verdict /tmp/offleaf.folded "$want" sleep_leaf 50)
+	case $r in
+	ok*) result offleaf PASS "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#ok }" ;;
+	*) result offleaf FAIL "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#no }; top: $(top_stacks /tmp/offleaf.folded)" ;;
+	esac
+else
+	result offleaf FAIL "exit $rc: $(head -2 /tmp/offleaf.err | tr '\n' ' ')"
+fi
+
 start filter
 # -p: only the given process, not the one spinning beside it.
 # Long enough to outlast the setup, which under TCG takes seconds (killed

@@ -101,7 +101,7 @@ wait
 # One table per kernel, and the summary for the README.
 fail=0
 summary=$out/summary.md
-checks="norun nobtf record chain threads filter fork counters maxframes badfp kstack oldkernel olddaemon"
+checks="norun nobtf record chain threads leaf offleaf filter fork counters maxframes badfp kstack oldkernel olddaemon"
 {
 	printf '| arch | kernel | boot |'
 	for c in $checks; do printf ' %s |' "$c"; done
