@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fxt/fxt_framer.h"
 #include "util/io.h"
 #include "util/clock.h"
 #include "cli/client.h"
@@ -25,6 +26,7 @@ struct cl {
 	size_t in_len;
 	size_t consumed; /* bytes of the message handed out last, dropped on the next read */
 	uint64_t written;
+	struct fxt_framer framer; /* where the whole records of what was written end */
 	bool ended;
 	uint32_t end_reason;
 	bool status_pending; /* a STATUS for the progress hook is on its way */
@@ -136,6 +138,7 @@ static int write_out(struct cl *cl, const void *buf, size_t len)
 		return err;
 	}
 	cl->written += len;
+	fxt_framer_feed(&cl->framer, buf, len);
 	return 0;
 }
 
@@ -457,6 +460,12 @@ done:
 	res.bytes_written = cl->written;
 	*ret = res;
 out:
+	/* The daemon went away mid-stream: how much of what came is whole records. */
+	if (err == -ECONNRESET) {
+		memset(ret, 0, sizeof(*ret));
+		ret->bytes_written = cl->written;
+		ret->bytes_whole = cl->framer.whole;
+	}
 	if (cl->fd >= 0)
 		close(cl->fd);
 	free(cl);

@@ -24,6 +24,11 @@
 struct client_result {
 	struct capture_stats stats; /* the daemon's totals at the end of the session */
 	uint64_t bytes_written;	    /* FXT bytes written to out_fd */
+	/*
+	 * -ECONNRESET only: the bytes of out_fd, from its start, that are whole
+	 * FXT records (the rest is a record cut short): a partial capture.
+	 */
+	uint64_t bytes_whole;
 	bool shutdown; /* the daemon ended the capture (it is stopping); the file is complete */
 	bool ended_by_daemon; /* the daemon ended it (end_reason says why): no STATUS asked */
 	uint32_t end_reason;  /* FXS_END_*, when ended_by_daemon */
@@ -61,7 +66,8 @@ int client_connect(const char *socket_path, int *ret_fd, char *errbuf, size_t er
  * -EACCES (errbuf says why), -EINVAL, -ESRCH (a target is gone), -ECONNREFUSED
  * or -ENOENT (no daemon), -ECONNRESET (the daemon went away mid-capture),
  * -ETIMEDOUT, -EPROTO (a reply that makes no sense), -errno of a write to
- * out_fd. *ret is written on success only.
+ * out_fd. *ret is written on success, and on -ECONNRESET with only
+ * bytes_written and bytes_whole set.
  */
 int client_record(const char *socket_path, const struct capture_opts *opts, int out_fd,
 		  volatile sig_atomic_t *stop_flag, uint64_t duration_ns,

@@ -46,8 +46,15 @@ int cmd_dump(int argc, char **argv)
 		fxt_record_format(&rec, line, sizeof(line));
 		puts(line);
 	}
-	/* A malformed record's error names its offset; a failed read says how far it got. */
-	if (n == -EBADMSG)
+	/*
+	 * A malformed record's error names its offset; a failed read says how far
+	 * it got. A file cut short has had every whole record printed.
+	 */
+	if (n == -EBADMSG && fxt_reader_truncated(r))
+		cli_say("warning: %s is cut short (%s): every whole record before byte %" PRIu64
+			" is above",
+			argv[1], fxt_reader_error(r), fxt_reader_offset(r));
+	else if (n == -EBADMSG)
 		cli_say("%s: %s", argv[1], fxt_reader_error(r));
 	else if (n < 0)
 		cli_say("%s: cannot read past byte %" PRIu64 ": %s", argv[1], fxt_reader_offset(r),

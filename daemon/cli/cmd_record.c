@@ -156,14 +156,14 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			(unsigned long long)st->kernel_unresolved);
 }
 
-/* Which CPUs were sampled and for how long: CPUs come and go. */
-static void print_cpus(const struct capture *cap)
+/* Which CPUs were sampled and for how long (ns by CPU, 0: not): CPUs come and go. */
+static void print_cpus(const uint64_t *cpu_ns)
 {
 	char line[1024];
 	size_t len = 0;
 
 	for (unsigned cpu = 0; cpu < FXS_MAX_CPUS && len < sizeof(line) - 64; cpu++) {
-		uint64_t ns = capture_cpu_ns(cap, cpu);
+		uint64_t ns = cpu_ns[cpu];
 
 		if (ns)
 			len += snprintf(line + len, sizeof(line) - len, "%scpu%u %.2fs",
@@ -254,7 +254,7 @@ static void on_child_exit(int sig)
  * file: what the file holds, whoever ended the capture. 0, or -ENODATA when
  * the file has no totals (or cannot be read again: a device, a pipe).
  */
-static int stream_stats(const char *path, struct capture_stats *ret)
+static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *cpu_ns)
 {
 	struct idset procs = {0}, threads = {0};
 	struct fxt_record rec;
@@ -263,6 +263,7 @@ static int stream_stats(const char *path, struct capture_stats *ret)
 	int n;
 
 	memset(ret, 0, sizeof(*ret));
+	memset(cpu_ns, 0, FXS_MAX_CPUS * sizeof(*cpu_ns));
 	r = fxt_reader__open(path);
 	if (!r)
 		return -ENODATA;
@@ -272,7 +273,12 @@ static int stream_stats(const char *path, struct capture_stats *ret)
 		if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_COUNTER || !rec.name)
 			continue;
 		if (!strncmp(rec.name, "cpu", 3)) {
+			/* Per-CPU counters: id cpu + 1, with the CPU's sampled time. */
 			ret->nr_cpus++;
+			for (unsigned i = 0; i < rec.nr_args; i++)
+				if (rec.counter_id && rec.counter_id <= FXS_MAX_CPUS &&
+				    rec.args[i].name && !strcmp(rec.args[i].name, "sampled_ns"))
+					cpu_ns[rec.counter_id - 1] = rec.args[i].u;
 			continue;
 		}
 		if (strcmp(rec.name, "samples"))
@@ -354,6 +360,38 @@ static const char *end_reason_text(uint32_t reason)
 }
 
 /*
+ * The daemon died mid-capture: what it sent up to the last whole record is a
+ * valid, partial file, so it is kept (cut there) rather than thrown away. A
+ * capture that sent nothing but the magic record leaves no file, as any
+ * capture that never started.
+ */
+static void keep_partial(struct out_file *out, const struct client_result *res)
+{
+	int err = 0;
+
+	if (res->bytes_whole <= 8) {
+		out_discard(out);
+		return;
+	}
+	/* A device or a FIFO has what it has; a file loses the record cut short. */
+	if (!out->f.direct && ftruncate(out->f.fd, (off_t)res->bytes_whole))
+		err = -errno;
+	out->bytes = res->bytes_whole;
+	if (!err)
+		err = out_commit(out);
+	if (err) {
+		cli_say("cannot keep the partial capture in '%s': %s", out_name(out),
+			strerror(-err));
+		out_discard(out);
+		return;
+	}
+	cli_say("the capture is partial: fxsamplerd went away mid-capture; wrote %s: the %llu "
+		"bytes of whole records received (of %llu), without the final counters",
+		out_name(out), (unsigned long long)res->bytes_whole,
+		(unsigned long long)res->bytes_written);
+}
+
+/*
  * Without the privileges to load BPF (or with --daemon), fxsamplerd captures
  * for us and streams the FXT bytes back; we write the file, never the daemon.
  */
@@ -372,6 +410,7 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 	struct sigaction sa = {.sa_handler = on_child_exit, .sa_flags = SA_RESTART};
 	struct client_result res = {0};
 	struct capture_stats st;
+	uint64_t cpu_ns[FXS_MAX_CPUS];
 	char msg[1024] = "";
 	int err, child_status = 0;
 
@@ -406,7 +445,10 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 				msg);
 		else
 			cli_say("%s", msg[0] ? msg : strerror(-err));
-		out_discard(out);
+		if (err == -ECONNRESET)
+			keep_partial(out, &res);
+		else
+			out_discard(out);
 		if (child.released) {
 			/* the daemon went away mid-capture: the command is the user's, not ours */
 			cli_say("'%s' runs on; waiting for it to exit", a->cmd[0]);
@@ -433,9 +475,10 @@ static int record_via_daemon(struct record_args *a, struct out_file *out)
 		return EXIT_FAILURE;
 	}
 	/* the counters the stream ends with; the daemon's when it cannot be read back */
-	if (!out->f.direct && !stream_stats(out->f.final, &st))
+	if (!out->f.direct && !stream_stats(out->f.final, &st, cpu_ns)) {
 		print_summary(&st, out_name(out), out->bytes);
-	else if (!res.ended_by_daemon)
+		print_cpus(cpu_ns);
+	} else if (!res.ended_by_daemon)
 		print_summary(&res.stats, out_name(out), out->bytes);
 	else
 		/* no totals were asked for, and the stream went where we cannot reread it */
@@ -462,6 +505,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a;
 	struct capture *cap = NULL;
 	struct capture_stats st;
+	uint64_t cpu_ns[FXS_MAX_CPUS];
 	int child_status = 0;
 	char msg[1024];
 	pid_t holder = 0;
@@ -598,7 +642,9 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 	capture_stats(cap, &st);
-	print_cpus(cap);
+	for (unsigned cpu = 0; cpu < FXS_MAX_CPUS; cpu++)
+		cpu_ns[cpu] = capture_cpu_ns(cap, cpu);
+	print_cpus(cpu_ns);
 	capture__free(cap);
 	cap = NULL;
 	err = out_commit(&out);

@@ -26,17 +26,39 @@
 
 #define FXT_READER_GZ_BUFFER (128 * 1024)
 
+static int fail_at(struct fxt_reader *r, uint64_t offset, bool truncated, const char *fmt,
+		   va_list ap)
+{
+	int n = snprintf(r->msg, sizeof(r->msg), "offset %" PRIu64 ": ", offset);
+
+	vsnprintf(r->msg + n, sizeof(r->msg) - n, fmt, ap);
+	r->err = -EBADMSG;
+	r->truncated = truncated;
+	return -EBADMSG;
+}
+
 int fxt_reader_fail(struct fxt_reader *r, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	int err;
 
-	n = snprintf(r->msg, sizeof(r->msg), "offset %" PRIu64 ": ", offset);
 	va_start(ap, fmt);
-	vsnprintf(r->msg + n, sizeof(r->msg) - n, fmt, ap);
+	err = fail_at(r, offset, false, fmt, ap);
 	va_end(ap);
-	r->err = -EBADMSG;
-	return -EBADMSG;
+	return err;
+}
+
+/* The stream ends inside the record at offset: a file cut short. */
+__attribute__((format(printf, 3, 4))) static int cut_short(struct fxt_reader *r, uint64_t offset,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = fail_at(r, offset, true, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 int fxt_reader_fail_errno(struct fxt_reader *r, int err, const char *what)
@@ -178,6 +200,11 @@ uint64_t fxt_reader_offset(const struct fxt_reader *r)
 	return r->offset;
 }
 
+bool fxt_reader_truncated(const struct fxt_reader *r)
+{
+	return r->err && r->truncated;
+}
+
 /* Up to len bytes into buf (or dropped when buf is NULL): the count, or -errno. */
 static ssize_t read_bytes(struct fxt_reader *r, void *buf, size_t len)
 {
@@ -207,6 +234,9 @@ static ssize_t read_bytes(struct fxt_reader *r, void *buf, size_t len)
 			msg = gzerror(r->gz, &zerr);
 			if (zerr == Z_ERRNO)
 				return fxt_reader_fail_errno(r, errno ? -errno : -EIO, "read");
+			/* A gzip stream cut short: what came before it is whole. */
+			if (zerr == Z_BUF_ERROR)
+				return cut_short(r, r->offset, "gzip: %s", msg);
 			return fxt_reader_fail(r, r->pos, "gzip: %s", msg);
 		}
 		if (!n)
@@ -256,10 +286,10 @@ static int skip_large(struct fxt_reader *r, struct fxt_record *rec, uint64_t hea
 		if (n < 0)
 			return n;
 		if (!n)
-			return fxt_reader_fail(r, rec->offset,
-					       "large record of %" PRIu64
-					       " words truncated at end of file",
-					       words);
+			return cut_short(r, rec->offset,
+					 "large record of %" PRIu64
+					 " words truncated at end of file",
+					 words);
 		left -= n;
 	}
 	rec->words = words;
@@ -285,7 +315,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret)
 		return 0;
 	}
 	if (n < (ssize_t)sizeof(header))
-		return fxt_reader_fail(r, start, "truncated record header (%zd of 8 bytes)", n);
+		return cut_short(r, start, "truncated record header (%zd of 8 bytes)", n);
 	header = le64toh(header);
 	if (!start && header != FXT_MAGIC_WORD)
 		return fxt_reader_fail(r, 0, "missing magic record (first word 0x%016" PRIx64 ")",
@@ -314,8 +344,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret)
 	if (n < 0)
 		return n;
 	if (n < (ssize_t)(words - 1) * 8)
-		return fxt_reader_fail(r, start, "record of %u words truncated at end of file",
-				       words);
+		return cut_short(r, start, "record of %u words truncated at end of file", words);
 	ret->words = words;
 	err = fxt_decode(r, ret);
 	if (err)

@@ -9,6 +9,7 @@
 #ifndef FXS_DAEMON_FXT_READER_H
 #define FXS_DAEMON_FXT_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,5 +93,11 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret);
 const char *fxt_reader_error(const struct fxt_reader *r);
 /* Offset of the end of the last whole record read: how far a failed read got. */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);
+/*
+ * Whether the error is a file cut short (a full disk, a crash, a copy
+ * interrupted): the stream ends inside a record, and every record before it
+ * was whole and has been returned.
+ */
+bool fxt_reader_truncated(const struct fxt_reader *r);
 
 #endif /* FXS_DAEMON_FXT_READER_H */

@@ -44,6 +44,7 @@ struct fxt_reader {
 	uint64_t pos;	 /* bytes consumed from the uncompressed stream */
 	uint64_t offset; /* end of the last whole record */
 	int err;	 /* latched */
+	bool truncated;	 /* err: the stream ends inside a record */
 	char msg[256];
 
 	/* The current record, as stored (little-endian words). */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* report_run(): the whole `fxsampler report` command, from an .fxt file to its outputs. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 	const size_t nr_outs = sizeof(outs) / sizeof(outs[0]);
 	struct fxt_reader *rd = NULL;
 	struct fxt_record rec;
+	uint64_t nr_records = 0;
 	struct report *r;
 	size_t i;
 	int err;
@@ -202,9 +204,22 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		goto out;
 	}
 	while ((err = fxt_reader_next(rd, &rec)) == 1) {
+		nr_records++;
 		err = report_add(r, &rec);
 		if (err)
 			break;
+	}
+	/*
+	 * A file cut short (a full disk, a crash, a copy interrupted): what came
+	 * before the cut is whole, and is reported, with one warning. The magic
+	 * record alone is no report.
+	 */
+	if (err == -EBADMSG && fxt_reader_truncated(rd) && nr_records > 1) {
+		fprintf(stderr,
+			"fxsampler: warning: '%s' is cut short (%s): reporting the %" PRIu64
+			" whole records before byte %" PRIu64 "\n",
+			path, fxt_reader_error(rd), nr_records, fxt_reader_offset(rd));
+		err = 0;
 	}
 	if (err == -EBADMSG) {
 		fail_msg(opts, "'%s': %s", path, fxt_reader_error(rd));

@@ -5,6 +5,8 @@
  * without blocking; who it is comes from SO_PEERCRED and SO_PEERGROUPS.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,63 @@ static const char *conn_limit(const struct daemon *d, const struct conn *c)
 	return NULL;
 }
 
+/*
+ * Process the hangups the loop has not seen yet: a client that closed its
+ * connection and connects again must not count twice against the limits.
+ * Whatever a connection sent before it hung up is acted on first. Returns
+ * how many connections this found dead.
+ */
+static size_t settle_hangups(struct daemon *d)
+{
+	struct pollfd pfd = {.events = POLLRDHUP};
+	size_t i, n = 0;
+
+	for (i = 0; i < d->nr_conns; i++) {
+		struct conn *c = d->conns[i];
+
+		if (c->dead)
+			continue;
+		pfd.fd = c->fd;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+			continue;
+		if (conn_read(d, c)) {
+			c->dead = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Log a refusal, at most once per uid per REFUSAL_LOG_MS (see struct refusal_log). */
+static void log_refusal(struct daemon *d, const struct conn *c, const char *why)
+{
+	struct refusal_log *e = NULL, *oldest = &d->refusals[0];
+	uint64_t now = mono_ms();
+	size_t i;
+
+	for (i = 0; i < REFUSAL_UIDS && !e; i++) {
+		if (d->refusals[i].logged_ms && d->refusals[i].uid == c->uid)
+			e = &d->refusals[i];
+		else if (d->refusals[i].logged_ms < oldest->logged_ms)
+			oldest = &d->refusals[i];
+	}
+	if (e && now - e->logged_ms < REFUSAL_LOG_MS) {
+		e->suppressed++;
+		return;
+	}
+	if (e && e->suppressed)
+		log_warn("refusing pid %d (uid %u): %s (and %" PRIu64
+			 " more of uid %u's connections in the last %.0f s)",
+			 (int)c->pid, (unsigned)c->uid, why, e->suppressed, (unsigned)c->uid,
+			 (now - e->logged_ms) / 1000.0);
+	else
+		log_warn("refusing pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid, why);
+	if (!e)
+		e = oldest;
+	*e = (struct refusal_log){.uid = c->uid, .logged_ms = now ? now : 1};
+}
+
 void conns_accept(struct daemon *d)
 {
 	const char *limit;
@@ -306,9 +365,10 @@ void conns_accept(struct daemon *d)
 			continue;
 		}
 		limit = conn_limit(d, c);
+		if (limit && settle_hangups(d))
+			limit = conn_limit(d, c);
 		if (limit) {
-			log_warn("refusing pid %d (uid %u): %s", (int)c->pid, (unsigned)c->uid,
-				 limit);
+			log_refusal(d, c, limit);
 			reply_error(c, 0, FXS_ERR_INTERNAL, -EMFILE, 0, 0, "%s", limit);
 			/* a fresh socket's buffer takes one small message */
 			send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -118,7 +118,8 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
  * it holds no record beyond the FXT header. name is the partial file's, for
  * the log.
  */
-static void salvage_outfile(struct daemon *d, struct outfile *o, const char *name, const char *done)
+static void salvage_outfile(struct daemon *d, struct outfile *o, const char *name, const char *done,
+			    const char *whose)
 {
 	struct rotate_salvage sv = {0};
 	struct timespec times[2];
@@ -148,9 +149,9 @@ static void salvage_outfile(struct daemon *d, struct outfile *o, const char *nam
 			log_warn("cannot delete '%s/%s': %s", d->cfg.directory, name,
 				 strerror(-err));
 		else
-			log_info("deleted '%s/%s' (%llu bytes) left by a daemon that did not "
-				 "finish it: it holds no whole record beyond the FXT header",
-				 d->cfg.directory, name, (unsigned long long)st.st_size);
+			log_info("deleted '%s/%s' (%llu bytes) %s: it holds no whole record "
+				 "beyond the FXT header",
+				 d->cfg.directory, name, (unsigned long long)st.st_size, whose);
 		return;
 	}
 	err = 0;
@@ -169,9 +170,9 @@ static void salvage_outfile(struct daemon *d, struct outfile *o, const char *nam
 		log_warn("cannot salvage '%s/%s': %s", d->cfg.directory, name, strerror(-err));
 		return;
 	}
-	log_info("salvaged '%s/%s' left by a daemon that did not finish it: '%s' keeps %llu "
-		 "bytes (%llu records), %llu bytes of a cut record dropped",
-		 d->cfg.directory, name, done, (unsigned long long)sv.keep,
+	log_info("salvaged '%s/%s' %s: '%s' keeps %llu bytes (%llu records), %llu bytes of a "
+		 "cut record dropped",
+		 d->cfg.directory, name, whose, done, (unsigned long long)sv.keep,
 		 (unsigned long long)sv.records, (unsigned long long)(st.st_size - sv.keep));
 	if (!d->cont_last[0] || st.st_mtim.tv_sec >= d->cont_last_mtime) {
 		strcpy(d->cont_last, done);
@@ -201,7 +202,7 @@ static void cont_salvage_one(struct daemon *d, const char *name)
 			 err == -OUTFILE_ENOTREG ? "not a regular file" : strerror(-err));
 		return;
 	}
-	salvage_outfile(d, &o, name, done);
+	salvage_outfile(d, &o, name, done, "left by a daemon that did not finish it");
 }
 
 /*
@@ -231,18 +232,21 @@ void cont_finish(struct daemon *d)
 {
 	struct session *s = &d->sess;
 	char part[PATH_MAX]; /* the temporary name, for the log: a commit clears it */
+	uint64_t before;
 	int err;
 
 	if (!s->cap || s->owner)
 		return;
+	before = s->file_bytes;
 	err = capture_finish(s->cap);
+	d->cont_tail = s->file_bytes - before;
 	session_clear(s);
 	snprintf(part, sizeof(part), "%s", basename(s->file.tmp));
 	if (err) {
 		/* what it holds up to the failure is kept, cut to its last whole record */
 		log_err("continuous capture '%s' failed: %s; salvaging what it holds", s->name,
 			strerror(-err));
-		salvage_outfile(d, &s->file, part, s->name);
+		salvage_outfile(d, &s->file, part, s->name, "of this daemon's failed capture");
 		return;
 	}
 	/* fsync, a rename that replaces nothing, the directory's fsync */
@@ -287,7 +291,8 @@ void cont_start(struct daemon *d)
 		d->cont_retry_at = mono_s() + CONT_RETRY_S;
 		return;
 	}
-	err = rotate_file_name(s->name, sizeof(s->name), time(NULL), d->cont_seq++);
+	/* The sequence number is used up only by a file that starts. */
+	err = rotate_file_name(s->name, sizeof(s->name), time(NULL), d->cont_seq);
 	if (!err &&
 	    snprintf(path, sizeof(path), "%s/%s", d->cfg.directory, s->name) >= (int)sizeof(path))
 		err = -ENAMETOOLONG;
@@ -301,6 +306,7 @@ void cont_start(struct daemon *d)
 	s->sink_err = 0;
 	s->synced_bytes = 0;
 	s->synced_ms = mono_ms();
+	s->tick_bytes = 0;
 	err = capture__new(&o, file_sink, s, &s->cap, &holder);
 	if (!err) {
 		/* The sampler lock is ours now: no other capture writes in the directory. */
@@ -317,6 +323,7 @@ void cont_start(struct daemon *d)
 		goto fail;
 	}
 	close(dfd);
+	d->cont_seq++;
 	s->owner = NULL;
 	s->state = FXS_SESSION_RUNNING;
 	s->holder_pid = getpid();
@@ -324,9 +331,13 @@ void cont_start(struct daemon *d)
 	s->opts = o;
 	s->started_s = mono_s();
 	s->next_drain_ms = mono_ms() + DRAIN_MS;
+	if (d->cont_warned)
+		log_warn("continuous mode resumed at %llu Hz into '%s/%s'",
+			 (unsigned long long)o.freq_hz, d->cfg.directory, s->name);
+	else
+		log_info("continuous capture at %llu Hz into '%s/%s'",
+			 (unsigned long long)o.freq_hz, d->cfg.directory, s->name);
 	d->cont_warned = false;
-	log_info("continuous capture at %llu Hz into '%s/%s'", (unsigned long long)o.freq_hz,
-		 d->cfg.directory, s->name);
 	return;
 fail:
 	close(dfd);
@@ -348,7 +359,17 @@ void cont_tick(struct daemon *d)
 				    d->cfg.max_total_size};
 	int err;
 
-	if (s->cap && !s->owner && rotate_due(&pol, s->file_bytes, s->started_s, mono_s())) {
+	/*
+	 * A file closes before it would pass max_file_size: what the largest
+	 * drain so far wrote, and what the last finish wrote, may still come.
+	 */
+	if (s->cap && !s->owner && s->file_bytes - s->tick_bytes > d->cont_max_turn)
+		d->cont_max_turn = s->file_bytes - s->tick_bytes;
+	if (s->cap)
+		s->tick_bytes = s->file_bytes;
+	if (s->cap && !s->owner &&
+	    rotate_due(&pol, s->file_bytes, d->cont_max_turn + d->cont_tail, s->started_s,
+		       mono_s())) {
 		cont_finish(d);
 		d->cont_retry_at = 0;
 	}

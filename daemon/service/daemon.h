@@ -86,6 +86,20 @@ struct session {
 	int sink_err;
 	uint64_t synced_bytes; /* file_bytes at the last fdatasync */
 	uint64_t synced_ms;
+	uint64_t tick_bytes; /* file_bytes at the last cont_tick */
+};
+
+/*
+ * Refused connections are logged at most once per uid per REFUSAL_LOG_MS,
+ * with a count of those not logged: a user who connects in a loop must not
+ * flood the journal. REFUSAL_UIDS users are remembered, the oldest forgotten.
+ */
+#define REFUSAL_LOG_MS 10000
+#define REFUSAL_UIDS   32
+struct refusal_log {
+	uid_t uid;
+	uint64_t logged_ms; /* 0: a free slot */
+	uint64_t suppressed;
 };
 
 struct daemon {
@@ -107,6 +121,12 @@ struct daemon {
 	/* The file completed (or salvaged) last: the disk budget never deletes it. */
 	char cont_last[NAME_MAX + 1];
 	int64_t cont_last_mtime;
+	/*
+	 * What a continuous file may still get before it can close: the most one
+	 * turn of the loop (a drain) wrote, and what the last finish wrote.
+	 */
+	uint64_t cont_max_turn, cont_tail;
+	struct refusal_log refusals[REFUSAL_UIDS];
 };
 
 /* SIGTERM or SIGINT came: the loop ends at its next turn (manager.c). */

@@ -201,6 +201,8 @@ static void drain(struct daemon *d)
 		log_err("continuous capture failed: %s", strerror(-err));
 		cont_finish(d);
 		d->cont_retry_at = mono_s() + CONT_RETRY_S;
+		/* The next file that starts says that continuous mode resumed. */
+		d->cont_warned = true;
 	}
 }
 

@@ -13,9 +13,13 @@
 #include "util/outfile.h"
 #include "service/rotate.h"
 
-bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s, int64_t now_s)
+bool rotate_due(const struct rotate_policy *p, uint64_t size, uint64_t reserve, int64_t started_s,
+		int64_t now_s)
 {
-	if (size >= p->max_file_size)
+	/* A reserve of half the file or more would make every file small: cap it there. */
+	if (reserve > p->max_file_size / 2)
+		reserve = p->max_file_size / 2;
+	if (size + reserve >= p->max_file_size)
 		return true;
 	return now_s - started_s >= (int64_t)p->max_file_age_s;
 }

@@ -39,11 +39,14 @@ struct rotate_file {
 };
 
 /*
- * Whether the current file must be closed: it holds size bytes and was
- * started at started_s; now_s is the current time (a monotonic clock is
- * best, so that wall-clock steps do not rotate).
+ * Whether the current file must be closed: it holds size bytes, reserve more
+ * may come before it can close (the next drain and the records that finish
+ * it; capped at half of max_file_size), and it was started at started_s;
+ * now_s is the current time (a monotonic clock is best, so that wall-clock
+ * steps do not rotate).
  */
-bool rotate_due(const struct rotate_policy *p, uint64_t size, int64_t started_s, int64_t now_s);
+bool rotate_due(const struct rotate_policy *p, uint64_t size, uint64_t reserve, int64_t started_s,
+		int64_t now_s);
 
 /*
  * Sort files oldest first (mtime, then name) and return how many of the first

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1100,6 +1101,139 @@ START_TEST(test_continuous_killed_salvaged)
 }
 END_TEST
 
+/*
+ * max_file_size is kept (issue 30): continuous mode at 997 Hz on two busy
+ * CPUs with 256K files rotates before a drain or the finish would pass the
+ * size, so no finished file is larger, and each reads whole.
+ */
+START_TEST(test_continuous_file_size)
+{
+	char sock2[160], log[192], conf[192], dir[192], path[448];
+	pid_t d2, spin[2] = {spinner_as(0, 0), spinner_as(0, 0)};
+	struct rotate_file *files;
+	uint64_t largest = 0;
+	size_t nr, i, done = 0;
+	FILE *f;
+
+	snprintf(sock2, sizeof(sock2), "%s/size.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/size.log", tmpdir);
+	snprintf(conf, sizeof(conf), "%s/size.conf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/size", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0750), 0);
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n"
+		"max_file_size = 256K\nmax_total_size = 64M\n",
+		dir);
+	fclose(f);
+	d2 = start_daemon(sock2, conf, log);
+	ck_assert_int_gt(d2, 0);
+	wait_continuous(sock2);
+	live_msleep(20000);
+	ck_assert_int_eq(stop_daemon(d2), 0);
+	for (i = 0; i < 2; i++)
+		reap(spin[i]);
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		ck_assert_msg(!files[i].partial, "%s left behind", files[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		ck_assert_msg(fxt_samples(path, 0, NULL) > 0, "%s does not read", path);
+		ck_assert_msg(files[i].size <= 256 * 1024, "%s has %llu bytes, over 256 KiB",
+			      files[i].name, (unsigned long long)files[i].size);
+		if (files[i].size > largest)
+			largest = files[i].size;
+		done++;
+	}
+	printf("continuous, max_file_size = 256K: %zu files in 20 s, the largest %llu bytes\n",
+	       done, (unsigned long long)largest);
+	/* Rotation happened, and files are not made small to keep the size. */
+	ck_assert_uint_ge(done, 3);
+	ck_assert_uint_ge(largest, 128 * 1024);
+	free(files);
+}
+END_TEST
+
+/*
+ * Continuous mode on a disk that fills (issue 30): its own failed file is
+ * salvaged as this daemon's, not as one "left by a daemon that did not finish
+ * it"; once there is room it resumes and says so; the sequence numbers of the
+ * files it finished have no gap.
+ */
+START_TEST(test_continuous_full_disk)
+{
+	char sock2[160], log[192], conf[192], dir[192], path[448], *text;
+	pid_t d2, spin[2] = {spinner_as(0, 0), spinner_as(0, 0)};
+	struct rotate_file *files;
+	unsigned prev = 0, seq;
+	size_t nr, i;
+	FILE *f;
+
+	snprintf(sock2, sizeof(sock2), "%s/full.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/full.log", tmpdir);
+	snprintf(conf, sizeof(conf), "%s/full.conf", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0750), 0);
+	ck_assert_msg(!mount("tmpfs", dir, "tmpfs", 0, "size=384k"), "mount: %s", strerror(errno));
+	f = fopen(conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n"
+		"max_file_size = 1M\nmax_total_size = 2M\n",
+		dir);
+	fclose(f);
+	d2 = start_daemon(sock2, conf, log);
+	ck_assert_int_gt(d2, 0);
+	/* The disk fills within seconds; the failed file is salvaged. */
+	for (i = 0; i < 100; i++) {
+		text = slurp_from(log, 0);
+		if (strstr(text, "of this daemon's failed capture"))
+			break;
+		free(text);
+		text = NULL;
+		live_msleep(100);
+	}
+	ck_assert_msg(text, "no salvage of the failed file in the log");
+	ck_assert_msg(!strstr(text, "left by a daemon that did not finish it"), "%s", text);
+	free(text);
+	/* Room again: every finished file goes; the daemon resumes within its retry. */
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		if (!files[i].partial && sscanf(strrchr(files[i].name, '-') + 1, "%u", &seq) == 1 &&
+		    seq > prev)
+			prev = seq;
+		unlink(path);
+	}
+	free(files);
+	for (i = 0; i < 150; i++) {
+		text = slurp_from(log, 0);
+		if (strstr(text, "continuous mode resumed"))
+			break;
+		free(text);
+		text = NULL;
+		live_msleep(100);
+	}
+	ck_assert_int_eq(stop_daemon(d2), 0);
+	for (i = 0; i < 2; i++)
+		reap(spin[i]);
+	if (!text)
+		umount2(dir, MNT_DETACH);
+	ck_assert_msg(text, "no 'continuous mode resumed' in the log");
+	free(text);
+	/* The file after the failure takes the next number: none was used up silently. */
+	ck_assert_int_eq(rotate_list(dir, &files, &nr), 0);
+	ck_assert_uint_ge(nr, 1);
+	for (i = 0; i < nr; i++) {
+		ck_assert_int_eq(sscanf(strrchr(files[i].name, '-') + 1, "%u", &seq), 1);
+		printf("after the full disk: %s (the last before it: %04u)\n", files[i].name, prev);
+		ck_assert_msg(seq == prev + 1 + i, "%s after %04u", files[i].name, prev);
+	}
+	free(files);
+	umount2(dir, MNT_DETACH);
+}
+END_TEST
+
 /* A budget that cannot hold two files is refused at start: one line, exit 2. */
 START_TEST(test_continuous_bad_budget_refused)
 {
@@ -1397,6 +1531,8 @@ static Suite *daemon_suite(void)
 	tcase_add_test(tc, test_continuous_mode);
 	tcase_add_test(tc, test_continuous_killed_salvaged);
 	tcase_add_test(tc, test_continuous_bad_budget_refused);
+	tcase_add_test(tc, test_continuous_file_size);
+	tcase_add_test(tc, test_continuous_full_disk);
 	suite_add_tcase(s, tc);
 
 	if (cli_speaks_daemon()) {

@@ -473,6 +473,198 @@ START_TEST(test_daemon_per_uid_limit)
 }
 END_TEST
 
+/* Lines of the daemon's log but its debug lines (-v), and of those, refusals. */
+static unsigned log_lines(unsigned *ret_refusals)
+{
+	char path[300], line[1024];
+	unsigned n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/d.log", tmpdir);
+	*ret_refusals = 0;
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "fxsamplerd: debug: "))
+			continue;
+		n++;
+		*ret_refusals += strstr(line, "refusing pid") != NULL;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * One user holds 4 connections and opens a fifth 1000 times (issue 30): each
+ * fifth is refused and told why, and the log has at most 10 lines for all of
+ * it (a refusal is logged once per user per 10 s, with a count of the rest).
+ */
+START_TEST(test_daemon_connect_loop)
+{
+	unsigned before, after, refusals;
+	int pfd[2], refused = -1;
+	pid_t child;
+
+	start_daemon("max_clients = 16\nmax_clients_per_uid = 4\n");
+	before = log_lines(&refusals);
+	ck_assert_int_eq(pipe(pfd), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		char err[256];
+		int fd, held[4];
+
+		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(126);
+		refused = 0;
+		for (int i = 0; i < 4; i++)
+			if (client_connect(sock, &held[i], err, sizeof(err)))
+				_exit(4);
+		for (int i = 0; i < 1000; i++) {
+			struct timeval tv = {.tv_sec = 5};
+			uint8_t buf[512];
+			struct fxs_msg m;
+			size_t frame;
+			ssize_t n;
+
+			if (client_connect(sock, &fd, err, sizeof(err)))
+				_exit(5);
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			/* A refused connection is sent why, then hung up on. */
+			n = recv(fd, buf, sizeof(buf), MSG_WAITALL);
+			if (n > 0 && !protocol_frame_len(buf, (size_t)n, &frame) &&
+			    !protocol_decode(buf, frame, &m) && m.type == FXS_MSG_ERROR &&
+			    strstr(m.error.text, "at most 4 per user"))
+				refused++;
+			close(fd);
+		}
+		if (write(pfd[1], &refused, sizeof(refused)) != sizeof(refused))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], &refused, sizeof(refused)), sizeof(refused));
+	close(pfd[0]);
+	waitpid(child, NULL, 0);
+	after = log_lines(&refusals);
+	printf("connect loop: %d of 1000 fifth connections refused; %u log lines (%u refusals)\n",
+	       refused, after - before, refusals);
+	ck_assert_msg(refused == 1000, "%d of 1000 fifth connections refused", refused);
+	if (after - before > 10)
+		printf("the daemon's log ends:\n%s\n", daemon_log());
+	ck_assert_msg(after - before <= 10, "%u log lines", after - before);
+	ck_assert_uint_ge(refusals, 1);
+}
+END_TEST
+
+/* Phase 1 alone, checked by the log: the first refusal of a user is always logged. */
+START_TEST(test_daemon_connect_close_not_refused)
+{
+	unsigned refusals;
+	pid_t child;
+	int status;
+
+	start_daemon("max_clients = 16\nmax_clients_per_uid = 4\n");
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		char err[256];
+		int fd;
+
+		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(126);
+		for (int i = 0; i < 2000; i++) {
+			if (client_connect(sock, &fd, err, sizeof(err)))
+				_exit(2);
+			close(fd);
+		}
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(status, 0);
+	/* The daemon has taken every connection once it answers root's status. */
+	daemon_status();
+	log_lines(&refusals);
+	if (refusals)
+		printf("the daemon's log ends:\n%s\n", daemon_log());
+	ck_assert_msg(refusals == 0, "connect/close, one at a time: %u refusals logged", refusals);
+}
+END_TEST
+
+/* Whether dir holds a file whose name starts with prefix and is not empty. */
+static bool started(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(d);
+	while (!found && (e = readdir(d)))
+		found = !strncmp(e->d_name, prefix, strlen(prefix)) &&
+			!fstatat(dirfd(d), e->d_name, &st, 0) && st.st_size > 0;
+	closedir(d);
+	return found;
+}
+
+/* A user's record of progs/demo through the daemon, -F 199, into tmpdir/name; not waited for. */
+static pid_t user_record(const char *name, const char *duration, int err_fd)
+{
+	char path[300];
+	char *argv[] = {(char *)bin,	  (char *)"record",   (char *)"-q", (char *)"-F",
+			(char *)"199",	  (char *)"--socket", sock,	    (char *)"-d",
+			(char *)duration, (char *)"-o",	      path,	    (char *)"--",
+			prog("demo"),	  (char *)"30",	      NULL};
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return spawn_as(argv, -1, err_fd, NOBODY - 1);
+}
+
+/*
+ * SIGKILL of the daemon 3 s into a user's capture (issue 30): the client keeps
+ * what it received up to the last whole record, a file the reader accepts
+ * with at least 80 % of the samples a 3 s capture gives, says it is partial,
+ * and exits 1.
+ */
+START_TEST(test_daemon_killed_partial_file)
+{
+	struct capture_file *f;
+	size_t whole_samples;
+	struct run r;
+	int err_fd;
+	pid_t pid;
+
+	start_daemon("");
+	/* What a 3 s capture gives here and now. */
+	err_fd = temp_fd();
+	collect(user_record("whole.fxt", "3s", err_fd), err_fd, &r);
+	ck_assert_msg(exit_code(&r) == 0, "a 3 s capture: exit %d: %s", exit_code(&r), r.err);
+	f = load(out_path("whole.fxt"));
+	whole_samples = f->nr_samples;
+	unload(f);
+
+	err_fd = temp_fd();
+	pid = user_record("partial.fxt", "30s", err_fd);
+	/* 3 s from the start of the stream: the client's temporary file has its first bytes. */
+	for (int i = 0; i < 100 && !started(tmpdir, ".partial.fxt."); i++)
+		live_msleep(50);
+	live_msleep(3000);
+	kill(daemon_pid, SIGKILL);
+	waitpid(daemon_pid, NULL, 0);
+	daemon_pid = 0;
+	collect(pid, err_fd, &r);
+	printf("daemon killed: exit %d, %s", exit_code(&r), r.err);
+	ck_assert_int_eq(exit_code(&r), 1);
+	ck_assert_msg(strstr(r.err, "the capture is partial"), "%s", r.err);
+	f = load(out_path("partial.fxt"));
+	printf("daemon killed after 3 s: %zu samples kept; a 3 s capture: %zu\n", f->nr_samples,
+	       whole_samples);
+	ck_assert_msg(f->nr_samples * 100 >= whole_samples * 80, "%zu samples of %zu",
+		      f->nr_samples, whole_samples);
+	unload(f);
+}
+END_TEST
+
 /* Half a message, no message at all, or nothing after one: hung up on, and told why. */
 START_TEST(test_daemon_timeouts)
 {
@@ -992,6 +1184,9 @@ static Suite *hardening_suite(void)
 	tcase_add_checked_fixture(tc, setup, daemon_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_daemon_per_uid_limit);
+	tcase_add_test(tc, test_daemon_connect_close_not_refused);
+	tcase_add_test(tc, test_daemon_connect_loop);
+	tcase_add_test(tc, test_daemon_killed_partial_file);
 	tcase_add_test(tc, test_daemon_timeouts);
 	tcase_add_test(tc, test_daemon_stalled_client);
 	tcase_add_test(tc, test_daemon_max_session_length);

@@ -154,6 +154,67 @@ START_TEST(test_reject_truncated)
 }
 END_TEST
 
+/* Read all of len bytes: the records returned, and whether the stream was cut short. */
+static unsigned read_cut(const void *data, size_t len, bool *ret_cut)
+{
+	struct fxt_reader *r = fxt_reader__open_mem(data, len);
+	struct fxt_record rec;
+	unsigned n = 0;
+	int err;
+
+	ck_assert_ptr_nonnull(r);
+	while ((err = fxt_reader_next(r, &rec)) == 1)
+		n++;
+	*ret_cut = fxt_reader_truncated(r);
+	ck_assert(err == 0 || err == -EBADMSG);
+	ck_assert(err == -EBADMSG || !*ret_cut);
+	fxt_reader__free(r);
+	return n;
+}
+
+/*
+ * A stream cut at any byte (a full disk, a crash, a copy interrupted): every
+ * record before the cut is read, and the error says the file was cut short;
+ * a malformed record is not a cut.
+ */
+START_TEST(test_cut_anywhere)
+{
+	struct mem_sink m = {0};
+	uint64_t ends[4096];
+	unsigned nr = 0, i = 0, n;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	bool cut;
+
+	write_every_kind(&m);
+	r = fxt_reader__open_mem(m.data, m.len);
+	ck_assert_ptr_nonnull(r);
+	while (fxt_reader_next(r, &rec) == 1 && nr < 4096)
+		ends[nr++] = fxt_reader_offset(r);
+	fxt_reader__free(r);
+	ck_assert_uint_gt(nr, 5);
+	for (size_t len = 1; len <= m.len; len++) {
+		while (i < nr && ends[i] <= len)
+			i++;
+		n = read_cut(m.data, len, &cut);
+		ck_assert_uint_eq(n, i);
+		/* Cut short unless the cut falls between two records. */
+		ck_assert_int_eq(cut, len != ends[i ? i - 1 : 0]);
+	}
+	/* A record of size 0 is malformed, not cut short. */
+	{
+		struct fxt_buf b = {0};
+
+		valid_prefix(&b);
+		put_raw(&b, 0x0);
+		ck_assert_uint_eq(read_cut(b.data, b.len, &cut), 4);
+		ck_assert(!cut);
+		fxt_buf_free(&b);
+	}
+	free(m.data);
+}
+END_TEST
+
 START_TEST(test_reject_sizes)
 {
 	struct fxt_buf b = {0};
@@ -537,6 +598,7 @@ static Suite *fxt_reader_suite(void)
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, test_reject_bad_magic);
 	tcase_add_test(tc, test_reject_truncated);
+	tcase_add_test(tc, test_cut_anywhere);
 	tcase_add_test(tc, test_reject_sizes);
 	tcase_add_test(tc, test_reject_refs);
 	tcase_add_test(tc, test_module_mmap_thread_forms);

@@ -187,6 +187,8 @@ START_TEST(test_run_errors)
 {
 	char path[PATH_MAX + 32], out[PATH_MAX + 32], err[256];
 	struct report_opts opts = {.errbuf = err, .errbuf_size = sizeof(err)};
+	struct capture c;
+	const char *text;
 	size_t len;
 	char *data;
 	FILE *f;
@@ -207,7 +209,11 @@ START_TEST(test_run_errors)
 	ck_assert_ptr_nonnull(strstr(err, "garbage.fxt"));
 	ck_assert_uint_gt(strlen(err), strlen(path) + 4);
 
-	/* A good file cut in the middle of a record. */
+	/*
+	 * A good file cut in the middle of a record: the records before the cut
+	 * are reported (with a warning on stderr); cut inside its first record
+	 * after the magic, there is nothing to report.
+	 */
 	snprintf(path, sizeof(path), "%s/cut.fxt", tmpdir);
 	write_fxt(path, false);
 	data = slurp(path, &len);
@@ -215,10 +221,19 @@ START_TEST(test_run_errors)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(data, 1, len - 12, f), len - 12);
 	fclose(f);
-	free(data);
 	err[0] = '\0';
+	ck_assert_int_eq(report_run(path, &opts, capture_open(&c)), 0);
+	text = capture_text(&c);
+	ck_assert_ptr_nonnull(strstr(text, "Samples: "));
+	ck_assert_ptr_null(strstr(text, "Samples: 0 "));
+	free(c.buf);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, 8 + 3, f), 8 + 3);
+	fclose(f);
+	free(data);
 	ck_assert_int_eq(report_run(path, &opts, stdout), -EBADMSG);
-	ck_assert_ptr_nonnull(strstr(err, "offset"));
+	ck_assert_ptr_nonnull(strstr(err, "offset 8: truncated record header"));
 
 	/* An output that cannot be created. */
 	snprintf(path, sizeof(path), "%s/ok.fxt", tmpdir);

@@ -22,12 +22,18 @@ static const struct rotate_policy pol = {
 
 START_TEST(test_due)
 {
-	ck_assert(!rotate_due(&pol, 0, 100, 100));
-	ck_assert(!rotate_due(&pol, 999, 100, 100 + 3599));
-	ck_assert(rotate_due(&pol, 1000, 100, 100));
-	ck_assert(rotate_due(&pol, 5, 100, 100 + 3600));
+	ck_assert(!rotate_due(&pol, 0, 0, 100, 100));
+	ck_assert(!rotate_due(&pol, 999, 0, 100, 100 + 3599));
+	ck_assert(rotate_due(&pol, 1000, 0, 100, 100));
+	ck_assert(rotate_due(&pol, 5, 0, 100, 100 + 3600));
 	/* a clock that went back does not rotate */
-	ck_assert(!rotate_due(&pol, 5, 100, 50));
+	ck_assert(!rotate_due(&pol, 5, 0, 100, 50));
+	/* what may still come counts: the file closes before it would pass the size */
+	ck_assert(!rotate_due(&pol, 700, 299, 100, 100));
+	ck_assert(rotate_due(&pol, 700, 300, 100, 100));
+	/* a reserve of more than half the file counts as half */
+	ck_assert(!rotate_due(&pol, 499, 900, 100, 100));
+	ck_assert(rotate_due(&pol, 500, 900, 100, 100));
 }
 END_TEST
 
