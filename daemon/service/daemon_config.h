@@ -44,6 +44,17 @@ struct daemon_config {
 	uint64_t idle_timeout_s;
 	uint64_t client_read_timeout_s;
 	uint64_t max_session_length_s;
+
+	/*
+	 * The HTTP endpoint (service/http.c), off while http_listen is empty:
+	 * ADDRESS:PORT or a unix socket path. Any address but loopback needs
+	 * http_token_file (a bearer token). At most http_max_scrapes scrapes
+	 * at once, each of at most http_max_seconds.
+	 */
+	char http_listen[DAEMON_SOCKET_MAX];
+	char http_token_file[PATH_MAX];
+	uint32_t http_max_scrapes;
+	uint64_t http_max_seconds;
 };
 
 /* The built-in defaults. */

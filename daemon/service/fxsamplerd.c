@@ -185,10 +185,14 @@ int main(int argc, char **argv)
 		log_err("epoll_create1: %s", strerror(-err));
 		goto out;
 	}
+	err = http_open(d);
+	if (err)
+		goto out;
 	err = daemon_run(d, &waitmask);
 	if (err)
 		log_err("event loop failed: %s", strerror(-err));
 out:
+	http_close(d);
 	if (d->own_socket)
 		unlink(d->socket_path);
 	if (d->listen_fd >= 0)
