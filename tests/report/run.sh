@@ -5,15 +5,17 @@
 #   names    Go's compress/flate benchmark: --top shows every function name whole
 #            when piped, fits a terminal's width, and --wide does not cut;
 #   debuginfod  a stripped program symbolized through a local debuginfod server;
-#   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs).
+#   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
+#   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
+#            cadence with Alloy's checks, bad requests, the token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg http").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod svg}
+tests=${TESTS:-names debuginfod svg http}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -235,9 +237,23 @@ svg_tier()
 	[ -s "$s/shot.png" ] || fail "no screenshot"
 }
 
+# --- fxsamplerd's HTTP endpoint (tests/report/http.sh) ---
+http_tier()
+{
+	mkdir -p "$tmp/http"
+	set -- sh tests/report/http.sh "$bin" "$(dirname "$bin")/fxsamplerd" \
+		"${FXS_PROGS:-$(pwd)/.output/progs}" "$tmp/http"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "http"
+	else
+		"$@" || fail "http"
+	fi
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
+	http) http_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	*) fail "unknown test '$t'" ;;
