@@ -272,6 +272,8 @@ install: all
 	sed 's|/usr/local/bin/fxsamplerd|$(PREFIX)/bin/fxsamplerd|' systemd/fxsamplerd.service \
 		> $(DESTDIR)$(UNITDIR)/fxsamplerd.service
 	install -m 0644 systemd/fxsamplerd.socket $(DESTDIR)$(UNITDIR)/
+	install -D -m 0644 systemd/fxsamplerd-http.conf \
+		$(DESTDIR)$(PREFIX)/share/fxsampler/fxsamplerd-http.conf
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf

@@ -14,6 +14,13 @@
 #include "util/containers.h"
 
 #define WHY_MAX 160
+/*
+ * The symbolizer keeps every process it was told of; past this many, a new
+ * stream starts it over (its ELF and DWARF cache stays). The new capture
+ * records again every process it samples; a window open across it may lose
+ * the names of functions of processes that exited before.
+ */
+#define TAP_MAX_PROCESSES 4096
 
 struct scrape_window {
 	struct scrape_window *next, *prev;
@@ -158,6 +165,8 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	}
 	report__free(t->names);
 	t->names = names;
+	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES)
+		symbolizer_forget_processes(t->sym);
 	t->ticks_per_second = 1000000000ULL;
 	for (w = t->windows; w; w = w->next)
 		if (w->in_gap)

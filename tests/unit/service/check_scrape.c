@@ -10,6 +10,7 @@
 
 #include "report/pprof_reader.h"
 #include "service/scrape.h"
+#include "symbols/symbolizer.h"
 
 #define PERIOD (10 * MS)
 
@@ -251,6 +252,45 @@ START_TEST(test_unreadable)
 }
 END_TEST
 
+/* The tap's symbolizer outlives captures: it can forget processes and keep its files. */
+START_TEST(test_forget_processes)
+{
+	struct symbolizer *sym = symbolizer__new(NULL);
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	const struct elf_segment *segs;
+	struct sym_frame sf;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(sym);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(symbolizer_add_module(sym, 100, 0, prog, build_id, sizeof(build_id)), 0);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
+						     BASE + segs[i].vaddr, segs[i].memsz,
+						     segs[i].vaddr),
+				 0);
+	ck_assert_uint_eq(symbolizer_processes(sym), 1);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_str_eq(sf.function, "fxs_alpha");
+	symbolizer_forget_processes(sym);
+	ck_assert_uint_eq(symbolizer_processes(sym), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_str_eq(sf.function, SYMBOLIZER_UNKNOWN);
+	/* recorded again, it resolves again */
+	ck_assert_int_eq(symbolizer_add_module(sym, 100, 0, prog, build_id, sizeof(build_id)), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
+						     BASE + segs[i].vaddr, segs[i].memsz,
+						     segs[i].vaddr),
+				 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_str_eq(sf.function, "fxs_alpha");
+	elf_symbols__free(es);
+	symbolizer__free(sym);
+}
+END_TEST
+
 static Suite *scrape_suite(void)
 {
 	Suite *s = suite_create("scrape");
@@ -261,6 +301,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_gap);
 	tcase_add_test(tc, test_never_sampled);
 	tcase_add_test(tc, test_unreadable);
+	tcase_add_test(tc, test_forget_processes);
 	suite_add_tcase(s, tc);
 	return s;
 }
