@@ -69,6 +69,7 @@ start_daemon()
 	done
 }
 
+started=$(date +%s)
 command -v go >/dev/null || fail "go not found (golang-go): go tool pprof is the client"
 mkdir -p "$tmp/data"
 export HOME="${HOME:-$tmp}"
@@ -145,4 +146,4 @@ curl -sf --unix-socket "$tmp/pprof.sock" -o "$tmp/unix.pb.gz" \
 [ "$(head -c2 "$tmp/unix.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "no gzip through the unix socket"
 echo "   mode $mode, a profile through it"
 stop
-echo "   ok"
+echo "   ok ($(($(date +%s) - started)) s)"
