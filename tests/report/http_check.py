@@ -327,6 +327,14 @@ def cmd_cadence(url, total, n, interval, fxsampler, sock, out):
             if abs(p["duration_nanos"] / 1e9 - want) > 1:
                 fail("%s: duration_nanos %d, but the window is %d s with %.3f s not sampled "
                      "(comments %s)" % (what, p["duration_nanos"], interval, gap, p["comments"]))
+            # The demo runs one thread: no window can hold more of its samples than
+            # its sampled time allows, which a sample counted twice (or one from
+            # before the window) would break.
+            nd, _ = demo_share(p)
+            most = p["duration_nanos"] / p["period"] * 1.1 + 5
+            if nd > most:
+                fail("%s: %d samples of the one-thread demo in %.3f s at %.0f Hz" %
+                     (what, nd, p["duration_nanos"] / 1e9, 1e9 / p["period"]))
             if not p["time_nanos"]:
                 fail("%s: no time_nanos" % what)
             # The window is [time_nanos, time_nanos + seconds): consecutive ones of a
