@@ -77,7 +77,7 @@ struct http_scrape {
 	struct scrape_window *win;
 	uint64_t deadline; /* CLOCK_BOOTTIME ns */
 	unsigned seconds;
-	unsigned gen;	    /* the tap's stream when the window opened */
+	unsigned stream;    /* the tap's stream when the window opened */
 	uint64_t lost_open; /* ring-full drops of that stream then */
 	bool answered;
 	unsigned status;
@@ -96,8 +96,6 @@ struct http {
 	size_t token_len;
 	struct http_scrape *pending; /* suspended, waiting for their window's end */
 	unsigned nr_pending;
-	unsigned gen;	  /* counts the tap's streams */
-	bool was_running; /* the tap ran at the last look */
 };
 
 static const char http_tag[] = "http";
@@ -214,17 +212,19 @@ static void pending_remove(struct http *h, struct http_scrape *sc)
 static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now)
 {
 	struct http *h = d->http;
+	uint64_t lost = host_lost(d);
 	FILE *f;
 	int err;
 
-	if (h->gen == sc->gen && scrape_tap_running(d->tap))
+	if (scrape_tap_streams(d->tap) == sc->stream && scrape_tap_running(d->tap) &&
+	    lost >= sc->lost_open)
 		scrape_window_note(sc->win, "samples lost (a per-CPU ring was full): %llu",
-				   (unsigned long long)(host_lost(d) - sc->lost_open));
+				   (unsigned long long)(lost - sc->lost_open));
 	else if (scrape_tap_running(d->tap))
 		scrape_window_note(sc->win,
 				   "samples lost (a per-CPU ring was full): at least %llu (the "
 				   "host capture restarted during the window)",
-				   (unsigned long long)host_lost(d));
+				   (unsigned long long)lost);
 	f = open_memstream(&sc->body, &sc->len);
 	err = f ? scrape_window_close(d->tap, sc->win, now, f) : -ENOMEM;
 	if (!f)
@@ -317,7 +317,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	sc->con = con;
 	sc->seconds = seconds;
 	sc->deadline = now + seconds * 1000000000ULL;
-	sc->gen = h->gen;
+	sc->stream = scrape_tap_streams(d->tap);
 	sc->lost_open = host_lost(d);
 	snprintf(sc->what, sizeof(sc->what), "%s %s?seconds=%u", method, url, seconds);
 	sc->next = h->pending;
@@ -530,9 +530,6 @@ void http_run(struct daemon *d)
 	if (!h || !h->mhd)
 		return;
 	MHD_run(h->mhd);
-	if (scrape_tap_running(d->tap) && !h->was_running)
-		h->gen++;
-	h->was_running = scrape_tap_running(d->tap);
 	if (!scrape_tap_running(d->tap) && s->cap && s->owner) {
 		snprintf(why, sizeof(why),
 			 "a client's session held the sampler (pid %d, uid %u): a scrape never "

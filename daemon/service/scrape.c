@@ -47,6 +47,7 @@ struct scrape_tap {
 	char why[WHY_MAX]; /* why nothing runs, when nothing does */
 	struct scrape_window *windows;
 	unsigned nr_windows;
+	unsigned streams;
 	struct report_opts names_opts;
 };
 
@@ -91,6 +92,11 @@ bool scrape_tap_running(const struct scrape_tap *t)
 unsigned scrape_tap_windows(const struct scrape_tap *t)
 {
 	return t->nr_windows;
+}
+
+unsigned scrape_tap_streams(const struct scrape_tap *t)
+{
+	return t->streams;
 }
 
 static int vnote(struct scrape_window *w, const char *fmt, va_list ap)
@@ -174,6 +180,7 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	t->running = true;
 	t->broken = false;
 	t->run_start = now;
+	t->streams++;
 	return 0;
 }
 

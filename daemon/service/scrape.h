@@ -49,6 +49,8 @@ void scrape_tap_gap_reason(struct scrape_tap *t, const char *why);
 bool scrape_tap_running(const struct scrape_tap *t);
 /* Open windows. */
 unsigned scrape_tap_windows(const struct scrape_tap *t);
+/* Streams begun so far: a window sees whether the host capture restarted. */
+unsigned scrape_tap_streams(const struct scrape_tap *t);
 
 /*
  * A window from now on: samples are counted by their timestamps from now

@@ -193,6 +193,7 @@ START_TEST(test_gap)
 	ck_assert(!scrape_tap_running(t));
 	scrape_tap_gap_reason(t, "a client's session held the sampler (pid 42, uid 1000)");
 	s = begin(t, 1500 * MS);
+	ck_assert_uint_eq(scrape_tap_streams(t), 2);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 1510 * MS, 7, 8, 0, f, 1), 0);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	close_into(t, w, 2000 * MS, &p);
