@@ -229,7 +229,7 @@ scrape() {
 		printf "GET /debug/pprof/profile?seconds=1 HTTP/1.0\r\n\r\n" >&3 && head -1 <&3' 2>&1
 }
 in_ct sh -c 'mkdir -p /etc/fxsampler && printf "continuous = yes\nhttp_listen = 127.0.0.1:6060\n" >/etc/fxsampler/fxsamplerd.conf'
-in_ct systemctl start fxsamplerd.service || true
+in_ct systemctl start fxsamplerd.service 2>/dev/null || true
 sleep 1
 in_ct journalctl -b -u fxsamplerd.service --no-pager -q >"$OUT/check-systemd-http.log" 2>&1 || true
 if ! in_ct systemctl is-active -q fxsamplerd.service &&
