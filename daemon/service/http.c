@@ -425,7 +425,11 @@ int http_open(struct daemon *d)
 		return -ENOMEM;
 	err = http_socket(d, h);
 	if (err) {
-		log_err("http: cannot listen on %s: %s", d->cfg.http_listen, strerror(-err));
+		log_err("http: cannot listen on %s: %s%s", d->cfg.http_listen, strerror(-err),
+			err == -EAFNOSUPPORT
+				? " (under the hardened systemd unit, a TCP address needs the "
+				  "drop-in fxsamplerd-http.conf: see README)"
+				: "");
 		return err;
 	}
 	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
