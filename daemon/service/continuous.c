@@ -250,8 +250,7 @@ void cont_finish(struct daemon *d)
 		if (err)
 			log_err("the host capture for the HTTP scrapes failed: %s", strerror(-err));
 		else
-			log_info("the host capture for the HTTP scrapes stopped: no scrape needs "
-				 "it");
+			log_info("the host capture for the HTTP scrapes stopped");
 		return;
 	}
 	snprintf(part, sizeof(part), "%s", basename(s->file.tmp));

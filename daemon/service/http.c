@@ -518,8 +518,10 @@ static void on_demand(struct daemon *d)
 		return;
 	if (!s->cap && d->http->nr_pending && mono_s() >= d->cont_retry_at)
 		cont_start_for(d, true);
-	else if (s->cap && s->on_demand && !d->http->nr_pending)
+	else if (s->cap && s->on_demand && !d->http->nr_pending) {
+		log_info("http: no scrape needs the host capture: stopping it");
 		cont_finish(d);
+	}
 }
 
 void http_run(struct daemon *d)

@@ -126,7 +126,7 @@ demo=$!
 $check token "http://127.0.0.1:$port/debug/pprof/profile" "fxs-$$-token" || fail "the token"
 grep -q "host capture at 99 Hz for the HTTP scrapes" "$tmp/log" || fail "no sampler on demand"
 sleep 1
-grep -q "the host capture for the HTTP scrapes stopped: no scrape needs it" "$tmp/log" ||
+grep -q "no scrape needs the host capture: stopping it" "$tmp/log" ||
 	fail "the sampler on demand did not stop after the scrapes"
 echo "   the sampler started for the scrape, and stopped after it"
 stop
