@@ -193,6 +193,17 @@ static const char *peer_name(struct MHD_Connection *con, char *buf, size_t len)
 	return buf;
 }
 
+/* A client's string for the log: at most len - 1 bytes, control characters as '?'. */
+static const char *loggable(const char *in, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in && in[i] && i + 1 < len; i++)
+		buf[i] = (unsigned char)in[i] < 0x20 || in[i] == 0x7f ? '?' : in[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 /* --- a scrape's window --- */
 
 static void pending_remove(struct http *h, struct http_scrape *sc)
@@ -262,7 +273,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	struct http *h = d->http;
 	struct http_scrape *sc = *con_cls;
 	const char *secs;
-	char msg[160], peer[64];
+	char msg[160], peer[64], lurl[128], lmethod[24], lsecs[24];
 	uint64_t now;
 	unsigned seconds;
 
@@ -272,13 +283,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 			return MHD_YES;
 		log_info("http: %s from %s: %u, %zu bytes", sc->what,
 			 peer_name(con, peer, sizeof(peer)), sc->status, sc->body ? sc->len : 0);
+		if (sc->status == MHD_HTTP_SERVICE_UNAVAILABLE)
+			return answer(con, sc->status, "fxsamplerd is stopping\n");
 		if (sc->status != MHD_HTTP_OK)
 			return answer(con, sc->status, "the profile could not be made\n");
 		return answer_profile(sc);
 	}
 	secs = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "seconds");
-	log_info("http: %s %s%s%.16s from %s", method, url, secs ? "?seconds=" : "",
-		 secs ? secs : "", peer_name(con, peer, sizeof(peer)));
+	log_info("http: %s %s%s%s from %s", loggable(method, lmethod, sizeof(lmethod)),
+		 loggable(url, lurl, sizeof(lurl)), secs ? "?seconds=" : "",
+		 loggable(secs, lsecs, sizeof(lsecs)), peer_name(con, peer, sizeof(peer)));
 	if (h->token_len &&
 	    !http_bearer_ok(MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization"),
 			    h->token, h->token_len))
@@ -289,8 +303,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 		return answer(con, MHD_HTTP_NOT_FOUND,
 			      "404 page not found: fxsamplerd serves /debug/pprof/profile only\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
-		return answer(con, MHD_HTTP_METHOD_NOT_ALLOWED,
-			      "method %.16s not allowed: GET only\n", method);
+		return answer(con, MHD_HTTP_METHOD_NOT_ALLOWED, "method %s not allowed: GET only\n",
+			      loggable(method, lmethod, sizeof(lmethod)));
 	if (!strcmp(url, "/debug/pprof/offcpu"))
 		return answer(con, MHD_HTTP_NOT_FOUND,
 			      "the host profile records no off-CPU time (continuous mode samples "
