@@ -315,6 +315,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 	struct strtab st = {};
 	size_t i;
 	uint64_t key_pid, key_tid, key_thread, key_process, period, start, stop, comment;
+	const char *off_name;
 	char hex[2 * ELF_BUILD_ID_MAX + 1];
 	unsigned j;
 	int err = 0;
@@ -329,9 +330,10 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 	 * cpu/nanoseconds; off-cpu/nanoseconds or wall/nanoseconds alone in those
 	 * views, whose counts are ns already.
 	 */
+	/* a scraper's off-CPU window is named as the fleet's backends spell types */
+	off_name = w ? "off_cpu" : "off-cpu";
 	if (r->time_mode) {
-		pb_uint(&sub, 1,
-			str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
+		pb_uint(&sub, 1, str_index(&st, r->time_mode == REPORT_OFFCPU ? off_name : "wall"));
 		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 		pb_msg(p, 1, &sub);
 	} else {
@@ -451,8 +453,8 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		if ((r->have_clock || r->have_ts) && stop > start)
 			pb_uint(p, 10, stop - start);
 	}
-	/* period_type = 11, period = 12 */
-	pb_uint(&sub, 1, str_index(&st, "cpu"));
+	/* period_type = 11, period = 12: an off-CPU window's values are its own type's */
+	pb_uint(&sub, 1, str_index(&st, w && r->time_mode == REPORT_OFFCPU ? off_name : "cpu"));
 	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 	pb_msg(p, 11, &sub);
 	pb_uint(p, 12, period);

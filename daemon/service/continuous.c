@@ -288,6 +288,9 @@ void cont_start_for(struct daemon *d, bool on_demand)
 		.freq_hz = d->cfg.continuous_freq_hz,
 		.buffer_size = d->cfg.buffer_size,
 		.max_frames = d->cfg.max_frames,
+		/* the HTTP endpoint's /debug/pprof/offcpu reads these */
+		.offcpu = d->cfg.continuous_off_cpu,
+		.offcpu_min_ns = 1000000,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;

@@ -101,6 +101,12 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 			snprintf(msg, msg_len, "continuous: '%s' is not yes or no", val);
 		return err;
 	}
+	if (!strcmp(key, "continuous_off_cpu")) {
+		err = parse_bool(val, &c->continuous_off_cpu);
+		if (err)
+			snprintf(msg, msg_len, "continuous_off_cpu: '%s' is not yes or no", val);
+		return err;
+	}
 	if (!strcmp(key, "continuous_frequency")) {
 		err = units_parse_u64(val, &v);
 		/* the sampler's ceiling (lifecycle.h) */

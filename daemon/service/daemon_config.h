@@ -23,13 +23,14 @@ struct daemon_config {
 	char socket_path[DAEMON_SOCKET_MAX];
 	bool continuous;	     /* host-wide capture into rotating files */
 	uint64_t continuous_freq_hz; /* default 19: prime, so it does not beat with timers */
-	char directory[PATH_MAX];    /* where continuous files go */
-	uint64_t max_file_size;	     /* bytes; rotate when a file reaches it */
-	uint64_t max_file_age_s;     /* rotate when a file is this old */
-	uint64_t max_total_size;     /* bytes; delete the oldest files beyond it */
-	uint32_t buffer_size;	     /* per-CPU ring of continuous captures */
-	uint32_t max_frames;	     /* of continuous captures */
-	uint32_t max_clients;	     /* connections at once */
+	bool continuous_off_cpu; /* also off-CPU intervals of 1 ms or more (costly: every switch) */
+	char directory[PATH_MAX]; /* where continuous files go */
+	uint64_t max_file_size;	  /* bytes; rotate when a file reaches it */
+	uint64_t max_file_age_s;  /* rotate when a file is this old */
+	uint64_t max_total_size;  /* bytes; delete the oldest files beyond it */
+	uint32_t buffer_size;	  /* per-CPU ring of continuous captures */
+	uint32_t max_frames;	  /* of continuous captures */
+	uint32_t max_clients;	  /* connections at once */
 
 	/*
 	 * Fairness. Root's connections count against neither limit. A

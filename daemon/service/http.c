@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * fxsamplerd's HTTP endpoint (daemon.h): GET /debug/pprof/profile?seconds=N,
- * served by libmicrohttpd in the daemon's own epoll loop (MHD_USE_EPOLL
- * without a thread: no lock, the capture is touched by one thread only). A
- * scrape opens a window on the host profile's stream (scrape.h), its
- * connection is suspended until the window's end, then resumed with the
- * profile. Without continuous mode the host capture is started while any
- * scrape needs it. The rules without a server are in http_rules.c.
+ * fxsamplerd's HTTP endpoint (daemon.h): GET /debug/pprof/profile?seconds=N
+ * (and /debug/pprof/offcpu with continuous_off_cpu), served by libmicrohttpd in the daemon's own
+ * epoll loop (MHD_USE_EPOLL without a thread: no lock, the capture is touched by one thread only).
+ * A scrape opens a window on the host profile's stream (scrape.h), its connection is suspended
+ * until the window's end, then resumed with the profile. Without continuous mode the host capture
+ * is started while any scrape needs it. The rules without a server are in http_rules.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -78,6 +77,7 @@ struct http_scrape {
 	uint64_t deadline; /* CLOCK_BOOTTIME ns */
 	unsigned seconds;
 	unsigned stream;    /* the tap's stream when the window opened */
+	bool offcpu;	    /* an off-CPU window */
 	uint64_t lost_open; /* ring-full drops of that stream then */
 	bool answered;
 	unsigned status;
@@ -111,14 +111,14 @@ static uint64_t boot_ns(void)
 }
 
 /* The ring-full drops of the host capture running for the tap now; 0 without one. */
-static uint64_t host_lost(const struct daemon *d)
+static uint64_t host_lost(const struct daemon *d, bool offcpu)
 {
 	struct capture_stats st;
 
 	if (!d->sess.cap || d->sess.owner)
 		return 0;
 	capture_stats(d->sess.cap, &st);
-	return st.counters.v[FXS_CNT_DROP_RING_FULL];
+	return offcpu ? st.offcpu.v[FXS_OC_RING_FULL] : st.counters.v[FXS_CNT_DROP_RING_FULL];
 }
 
 /* --- answers --- */
@@ -223,19 +223,20 @@ static void pending_remove(struct http *h, struct http_scrape *sc)
 static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now)
 {
 	struct http *h = d->http;
-	uint64_t lost = host_lost(d);
+	uint64_t lost = host_lost(d, sc->offcpu);
+	const char *what = sc->offcpu ? "off-CPU intervals" : "samples";
 	FILE *f;
 	int err;
 
 	if (scrape_tap_streams(d->tap) == sc->stream && scrape_tap_running(d->tap) &&
 	    lost >= sc->lost_open)
-		scrape_window_note(sc->win, "samples lost (a per-CPU ring was full): %llu",
+		scrape_window_note(sc->win, "%s lost (a per-CPU ring was full): %llu", what,
 				   (unsigned long long)(lost - sc->lost_open));
 	else if (scrape_tap_running(d->tap))
 		scrape_window_note(sc->win,
-				   "samples lost (a per-CPU ring was full): at least %llu (the "
+				   "%s lost (a per-CPU ring was full): at least %llu (the "
 				   "host capture restarted during the window)",
-				   (unsigned long long)lost);
+				   what, (unsigned long long)lost);
 	f = open_memstream(&sc->body, &sc->len);
 	err = f ? scrape_window_close(d->tap, sc->win, now, f) : -ENOMEM;
 	if (!f)
@@ -274,6 +275,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	struct http_scrape *sc = *con_cls;
 	const char *secs;
 	char msg[160], peer[64], lurl[128], lmethod[24], lsecs[24];
+	bool offcpu;
 	uint64_t now;
 	unsigned seconds;
 
@@ -301,14 +303,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 			      "one is missing or wrong\n");
 	if (strcmp(url, "/debug/pprof/profile") && strcmp(url, "/debug/pprof/offcpu"))
 		return answer(con, MHD_HTTP_NOT_FOUND,
-			      "404 page not found: fxsamplerd serves /debug/pprof/profile only\n");
+			      "404 page not found: fxsamplerd serves /debug/pprof/profile and "
+			      "/debug/pprof/offcpu\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
 		return answer(con, MHD_HTTP_METHOD_NOT_ALLOWED, "method %s not allowed: GET only\n",
 			      loggable(method, lmethod, sizeof(lmethod)));
-	if (!strcmp(url, "/debug/pprof/offcpu"))
-		return answer(con, MHD_HTTP_NOT_FOUND,
-			      "the host profile records no off-CPU time (continuous mode samples "
-			      "on-CPU stacks only)\n");
+	offcpu = !strcmp(url, "/debug/pprof/offcpu");
+	if (offcpu && !d->cfg.continuous_off_cpu)
+		return answer(
+			con, MHD_HTTP_NOT_FOUND,
+			"the host profile records no off-CPU time: continuous_off_cpu = no\n");
 	if (http_seconds_parse(secs, (unsigned)d->cfg.http_max_seconds, &seconds, msg, sizeof(msg)))
 		return answer(con, MHD_HTTP_BAD_REQUEST, "%s\n", msg);
 	if (h->nr_pending >= d->cfg.http_max_scrapes)
@@ -323,7 +327,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	sc->win = scrape_window_open(d->tap, now, clock_ns(CLOCK_REALTIME),
 				     1000000000ULL / (d->sess.cap && !d->sess.owner
 							      ? d->sess.opts.freq_hz
-							      : d->cfg.continuous_freq_hz));
+							      : d->cfg.continuous_freq_hz),
+				     offcpu);
 	if (!sc->win) {
 		free(sc);
 		return answer(con, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -332,7 +337,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	sc->seconds = seconds;
 	sc->deadline = now + seconds * 1000000000ULL;
 	sc->stream = scrape_tap_streams(d->tap);
-	sc->lost_open = host_lost(d);
+	sc->offcpu = offcpu;
+	sc->lost_open = host_lost(d, offcpu);
 	snprintf(sc->what, sizeof(sc->what), "%s %s?seconds=%u", method, url, seconds);
 	sc->next = h->pending;
 	h->pending = sc;

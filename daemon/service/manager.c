@@ -166,6 +166,7 @@ static void reload(struct daemon *d)
 	strcpy(cfg.http_token_file, d->cfg.http_token_file);
 	restart = cfg.continuous != d->cfg.continuous ||
 		  cfg.continuous_freq_hz != d->cfg.continuous_freq_hz ||
+		  cfg.continuous_off_cpu != d->cfg.continuous_off_cpu ||
 		  cfg.buffer_size != d->cfg.buffer_size || cfg.max_frames != d->cfg.max_frames ||
 		  strcmp(cfg.directory, d->cfg.directory);
 	if (restart && d->sess.cap && !d->sess.owner)

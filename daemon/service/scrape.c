@@ -32,6 +32,7 @@ struct scrape_window {
 	uint64_t gap_start;
 	char gap_why[WHY_MAX];
 	bool told_dropped, told_broken;
+	bool offcpu; /* off-CPU intervals, not samples */
 	char **comments;
 	size_t nr_comments, cap_comments;
 };
@@ -48,6 +49,12 @@ struct scrape_tap {
 	struct scrape_window *windows;
 	unsigned nr_windows;
 	unsigned streams;
+	/*
+	 * The last thread back from an off-CPU interval, and when: a capture
+	 * writes an interval's switch out, switch in and backtrace one after
+	 * the other, and the backtrace carries the start only.
+	 */
+	uint64_t last_in_tid, last_in_ts;
 	struct report_opts names_opts;
 };
 
@@ -174,6 +181,7 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES)
 		symbolizer_forget_processes(t->sym);
 	t->ticks_per_second = 1000000000ULL;
+	t->last_in_tid = t->last_in_ts = 0;
 	for (w = t->windows; w; w = w->next)
 		if (w->in_gap)
 			gap_done(w, now);
@@ -227,6 +235,7 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 {
 	struct scrape_window *w;
 	uint64_t ts;
+	bool off;
 	int err;
 
 	switch (rec->type) {
@@ -236,12 +245,28 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 		return 0;
 	case FXT_RT_KOBJ:
 		return report_add(t->names, rec);
+	case FXT_RT_SCHED:
+		/* the off-CPU windows pair each interval's switches themselves */
+		if (rec->subtype == FXT_SCHED_CONTEXT_SWITCH && rec->in_tid && !rec->out_tid) {
+			t->last_in_tid = rec->in_tid;
+			t->last_in_ts = ticks_to_ns(t, rec->ts);
+		}
+		for (w = t->windows; w; w = w->next) {
+			err = w->offcpu ? report_add(w->r, rec) : 0;
+			if (err)
+				return err;
+		}
+		return 0;
 	case FXT_RT_PROFILER:
 		if (rec->subtype != FXT_PROF_BACKTRACE)
 			return symbolizer_add_record(t->sym, rec);
+		off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
 		ts = ticks_to_ns(t, rec->ts);
+		/* an interval counts where it ends: a wait longer than a window is not lost */
+		if (off && t->last_in_tid == rec->tid && t->last_in_ts > ts)
+			ts = t->last_in_ts;
 		for (w = t->windows; w; w = w->next) {
-			if (ts < w->start)
+			if (ts < w->start || off != w->offcpu)
 				continue;
 			err = report_add(w->r, rec);
 			if (err)
@@ -292,9 +317,11 @@ int scrape_tap_feed(struct scrape_tap *t, const void *data, size_t len)
 }
 
 struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uint64_t real_ns,
-					 uint64_t period_ns)
+					 uint64_t period_ns, bool offcpu)
 {
-	struct report_opts o = {.period_ns = period_ns, .symbolizer = t->sym};
+	struct report_opts o = {.period_ns = period_ns,
+				.symbolizer = t->sym,
+				.time_mode = offcpu ? REPORT_OFFCPU : REPORT_SAMPLES};
 	struct scrape_window *w = calloc(1, sizeof(*w));
 
 	if (!w)
@@ -306,6 +333,7 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 	}
 	w->start = now;
 	w->real_ns = real_ns;
+	w->offcpu = offcpu;
 	if (!t->running) {
 		w->in_gap = true;
 		w->gap_start = now;

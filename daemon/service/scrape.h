@@ -55,10 +55,12 @@ unsigned scrape_tap_streams(const struct scrape_tap *t);
 /*
  * A window from now on: samples are counted by their timestamps from now
  * until it is closed. real_ns is CLOCK_REALTIME now (the profile's
- * time_nanos), period_ns the host capture's sampling period. NULL: ENOMEM.
+ * time_nanos), period_ns the host capture's sampling period. An off-CPU
+ * window (offcpu) counts the off-CPU intervals that end while it is open,
+ * each whole, in off_cpu/nanoseconds. NULL: ENOMEM.
  */
 struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uint64_t real_ns,
-					 uint64_t period_ns);
+					 uint64_t period_ns, bool offcpu);
 /* A comment for the window's profile (lost samples, say). 0 or -ENOMEM. */
 int scrape_window_note(struct scrape_window *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

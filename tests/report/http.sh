@@ -18,6 +18,8 @@
 #   - a daemon on 0.0.0.0 with a bearer token and without continuous mode: 401
 #     without it, a profile with it from a sampler started for the scrape and
 #     stopped after; 0.0.0.0 without a token refused at start;
+#   - /debug/pprof/offcpu with continuous_off_cpu: tests/progs/offcpu's sleeper
+#     thread's waits under its chain, in off_cpu/nanoseconds;
 #   - a unix socket: its file mode, and a scrape through it.
 # Usage: http.sh FXSAMPLER FXSAMPLERD PROGS TMPDIR. The caller holds the live lock.
 set -eu
@@ -129,6 +131,22 @@ sleep 1
 grep -q "no scrape needs the host capture: stopping it" "$tmp/log" ||
 	fail "the sampler on demand did not stop after the scrapes"
 echo "   the sampler started for the scrape, and stopped after it"
+stop
+
+echo "== http: /debug/pprof/offcpu with continuous_off_cpu = yes"
+port=$(free_port 2)
+cat >"$tmp/conf4" <<EOF
+continuous = yes
+continuous_frequency = 99
+continuous_off_cpu = yes
+directory = $tmp/data
+http_listen = 127.0.0.1:$port
+EOF
+start_daemon "$tmp/conf4"
+"$progs/offcpu" 8 >/dev/null &
+demo=$!
+sleep 1
+$check offcpu "http://127.0.0.1:$port/debug/pprof/offcpu" 3 || fail "off-CPU"
 stop
 
 echo "== http: a unix socket"

@@ -12,6 +12,7 @@
   limits URL MAXSCRAPES  one scrape over http_max_scrapes is refused with 503
   token URL TOKEN      401 without the token or with a wrong one, 200 with it
   profile URL SECS     one scrape: a valid profile with the demo's samples in it
+  offcpu URL SECS      one off-CPU scrape: the offcpu program's sleeper under its chain
 
 Only the standard library: the pprof protobuf is decoded here, independently
 of the daemon's encoder.
@@ -469,6 +470,31 @@ def cmd_limits(url, maxscrapes):
     print("   %d scrapes at once served, one more: 503" % maxscrapes)
 
 
+def cmd_offcpu(url, secs):
+    st, h, body = request("%s?seconds=%s" % (url, secs), timeout=int(secs) + 10)
+    if st != 200 or alloy_body_ok(h, body):
+        fail("offcpu: status %d: %r" % (st, body[:200]))
+    p = parse_profile(body)
+    if p["sample_type"] != [("off_cpu", "nanoseconds")]:
+        fail("offcpu: sample types %s" % p["sample_type"])
+    sleeper = [s for s in p["samples"] if s["labels"].get("thread") == "sleeper"]
+    ns = sum(s["values"][0] for s in sleeper)
+    # libc has no frame pointers: a blocked stack reads libc, a_mid, a_outer
+    good = sum(s["values"][0] for s in sleeper
+               if "a_mid" in [f[0] for f in frames(p, s)] and
+               "a_outer" in [f[0] for f in frames(p, s)])
+    if not ns:
+        fail("offcpu: no off-CPU time of the sleeper thread")
+    if good < 0.9 * ns:
+        fail("offcpu: the sleeper's chain (a_mid, a_outer) in %d of its %d ns" % (good, ns))
+    # an interval counts whole where it ends: at most one 200 ms sleep more than the window
+    if ns > p["duration_nanos"] + 250 * 10**6:
+        fail("offcpu: the sleeper was off the CPU %.3f s in a window of %.3f s"
+             % (ns / 1e9, p["duration_nanos"] / 1e9))
+    print("   offcpu: the sleeper off the CPU %.3f s of the %.3f s window, %.0f %% under its "
+          "chain" % (ns / 1e9, p["duration_nanos"] / 1e9, 100.0 * good / ns))
+
+
 def cmd_token(url, token):
     for hdr, what in (({}, "no token"), ({"Authorization": "Bearer wrong"}, "a wrong token"),
                       ({"Authorization": "Bearer " + token + "x"}, "a longer token"),
@@ -486,7 +512,7 @@ def cmd_token(url, token):
 
 def main():
     cmds = {"raw": cmd_raw, "cadence": cmd_cadence, "bad": cmd_bad, "limits": cmd_limits,
-            "token": cmd_token, "profile": cmd_profile}
+            "token": cmd_token, "profile": cmd_profile, "offcpu": cmd_offcpu}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail("usage: http_check.py %s ARGS" % "|".join(cmds))
     cmds[sys.argv[1]](*sys.argv[2:])

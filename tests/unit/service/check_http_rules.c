@@ -195,6 +195,12 @@ START_TEST(test_config)
 	ck_assert_int_eq(parse("http_max_scrapes = 65\n", &c, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(parse("http_max_seconds = 0\n", &c, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(parse("http_max_seconds = 2h\n", &c, err, sizeof(err)), -EINVAL);
+	/* the host capture's off-CPU intervals, for /debug/pprof/offcpu */
+	ck_assert(!c.continuous_off_cpu);
+	ck_assert_int_eq(parse("continuous_off_cpu = yes\n", &c, err, sizeof(err)), 0);
+	ck_assert(c.continuous_off_cpu);
+	ck_assert_int_eq(parse("continuous_off_cpu = maybe\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:1: continuous_off_cpu: 'maybe' is not yes or no");
 }
 END_TEST
 

@@ -94,8 +94,8 @@ START_TEST(test_overlapping)
 
 	ck_assert_ptr_nonnull(t);
 	s = begin(t, 0);
-	a = scrape_window_open(t, 0, 1000, PERIOD);
-	b = scrape_window_open(t, 10 * MS, 2000, PERIOD);
+	a = scrape_window_open(t, 0, 1000, PERIOD, false);
+	b = scrape_window_open(t, 10 * MS, 2000, PERIOD, false);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_uint_eq(scrape_tap_windows(t), 2);
@@ -147,14 +147,14 @@ START_TEST(test_consecutive)
 
 	ck_assert_ptr_nonnull(t);
 	s = begin(t, 0);
-	w = scrape_window_open(t, 0, 1, PERIOD);
+	w = scrape_window_open(t, 0, 1, PERIOD, false);
 	ck_assert_int_eq(fxt_stream_process(s, 7, "app"), 0);
 	ck_assert_int_eq(fxt_stream_thread(s, 7, 8, "worker"), 0);
 	for (ts = 0; ts < 100 * MS; ts += PERIOD)
 		ck_assert_int_eq(fxt_stream_backtrace(s, ts, 7, 8, 0, f, 1), 0);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	close_into(t, w, 100 * MS, &p1);
-	w = scrape_window_open(t, 100 * MS, 2, PERIOD);
+	w = scrape_window_open(t, 100 * MS, 2, PERIOD, false);
 	/* one sample that came late, from before the window: not counted again */
 	ck_assert_int_eq(fxt_stream_backtrace(s, 99 * MS, 7, 8, 0, f, 1), 0);
 	for (ts = 100 * MS; ts < 150 * MS; ts += PERIOD)
@@ -185,7 +185,7 @@ START_TEST(test_gap)
 
 	ck_assert_ptr_nonnull(t);
 	s = begin(t, 1000 * MS);
-	w = scrape_window_open(t, 1000 * MS, 5, PERIOD);
+	w = scrape_window_open(t, 1000 * MS, 5, PERIOD, false);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 1010 * MS, 7, 8, 0, f, 1), 0);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	fxt_stream__free(s);
@@ -218,7 +218,7 @@ START_TEST(test_never_sampled)
 	struct profile p;
 
 	ck_assert_ptr_nonnull(t);
-	w = scrape_window_open(t, 0, 9, PERIOD);
+	w = scrape_window_open(t, 0, 9, PERIOD, false);
 	ck_assert_ptr_nonnull(w);
 	close_into(t, w, 3000 * MS, &p);
 	ck_assert_uint_eq(p.nr_samples, 0);
@@ -240,15 +240,74 @@ START_TEST(test_unreadable)
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(scrape_tap_begin(t, 0), 0);
-	w = scrape_window_open(t, 0, 9, PERIOD);
+	w = scrape_window_open(t, 0, 9, PERIOD, false);
 	ck_assert_int_eq(scrape_tap_feed(t, junk, sizeof(junk)), -EBADMSG);
 	/* and nothing more of this stream is read */
 	ck_assert_int_eq(scrape_tap_feed(t, junk, sizeof(junk)), 0);
 	close_into(t, w, 10 * MS, &p);
 	ck_assert_ptr_nonnull(comment(&p, "could not be read (offset 0: missing magic record"));
-	ck_assert_int_eq(scrape_window_note(scrape_window_open(t, 0, 0, PERIOD), "x"), 0);
+	ck_assert_int_eq(scrape_window_note(scrape_window_open(t, 0, 0, PERIOD, false), "x"), 0);
 	free_profile(&p);
 	/* the open window goes with the tap */
+	scrape_tap__free(t);
+}
+END_TEST
+
+/* One off-CPU interval as a capture writes it: switch out, switch in, backtrace. */
+static void interval(struct fxt_stream *s, uint64_t tid, uint64_t from, uint64_t to)
+{
+	const uint64_t f[] = {0x2000, 0x3000};
+
+	ck_assert_int_eq(fxt_stream_context_switch(s, from, 0, FXT_THREAD_BLOCKED, tid, 0, 0), 0);
+	ck_assert_int_eq(fxt_stream_context_switch(s, to, 1, FXT_THREAD_RUNNING, 0, tid, 1), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, from, 7, tid,
+					      FXT_BT_FLAG_OFFCPU | FXT_BT_FLAG_PC_IS_RETURN, f, 2),
+			 0);
+}
+
+/*
+ * Off-CPU windows: an interval counts whole in the windows open when it
+ * ends, in off_cpu/nanoseconds; on-CPU samples are not in them, nor the
+ * intervals in the CPU windows.
+ */
+START_TEST(test_offcpu)
+{
+	const uint64_t f[] = {0x1000};
+	struct scrape_tap *t = scrape_tap__new(NULL);
+	struct scrape_window *cpu, *early, *late;
+	struct fxt_stream *s;
+	struct profile pc, pe, pl;
+
+	ck_assert_ptr_nonnull(t);
+	s = begin(t, 0);
+	cpu = scrape_window_open(t, 0, 1, PERIOD, false);
+	early = scrape_window_open(t, 0, 2, PERIOD, true);
+	late = scrape_window_open(t, 100 * MS, 3, PERIOD, true);
+	ck_assert_int_eq(fxt_stream_thread(s, 7, 8, "sleeper"), 0);
+	/* ends before late opened */
+	interval(s, 8, 10 * MS, 30 * MS);
+	/* began before late opened, ends after: whole in both */
+	interval(s, 8, 50 * MS, 250 * MS);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 260 * MS, 7, 8, 0, f, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+
+	close_into(t, cpu, 300 * MS, &pc);
+	ck_assert_uint_eq(pc.value_sum, 1);
+	close_into(t, early, 300 * MS, &pe);
+	ck_assert_uint_eq(pe.nr_sample_types, 1);
+	ck_assert_str_eq(pe.strings[pe.sample_types[0][0]], "off_cpu");
+	ck_assert_str_eq(pe.strings[pe.sample_types[0][1]], "nanoseconds");
+	ck_assert_str_eq(pe.strings[pe.period_type[0]], "off_cpu");
+	ck_assert_uint_eq(pe.value_sum, 220 * MS);
+	ck_assert_uint_eq(pe.duration, 300 * MS);
+	ck_assert_str_eq(label_str(&pe, 0, "thread", false, NULL), "sleeper");
+	close_into(t, late, 300 * MS, &pl);
+	ck_assert_uint_eq(pl.value_sum, 200 * MS);
+	ck_assert_uint_eq(pl.duration, 200 * MS);
+	free_profile(&pc);
+	free_profile(&pe);
+	free_profile(&pl);
+	fxt_stream__free(s);
 	scrape_tap__free(t);
 }
 END_TEST
@@ -303,6 +362,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_never_sampled);
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_forget_processes);
+	tcase_add_test(tc, test_offcpu);
 	suite_add_tcase(s, tc);
 	return s;
 }
