@@ -56,6 +56,16 @@ endif
 endif
 endif
 endif
+# fxsamplerd's HTTP endpoint (daemon/service/http.c) links libmicrohttpd, and
+# only fxsamplerd does. The static builds go without (Debian has
+# libmicrohttpd.a, but not the static GnuTLS chain it needs): there the
+# endpoint compiles out, and http_listen is refused with a line saying so.
+ifneq ($(FXS_STATIC),1)
+ifeq ($(shell pkg-config --exists libmicrohttpd 2>/dev/null && echo yes),yes)
+ALL_CFLAGS += -DHAVE_MICROHTTPD
+HTTP_LIBS  := $(shell pkg-config --libs libmicrohttpd)
+endif
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 
@@ -133,7 +143,7 @@ fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o $(OUTPUT)/libfxs.a
 fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o $(OUTPUT)/libfxs.a
 fxsampler fxsamplerd:
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),-lsystemd) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),$(HTTP_LIBS) -lsystemd) -o $@
 
 # --- tests ---
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
@@ -222,7 +232,7 @@ check-systemd: all
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	command -v clang-format >/dev/null && \
-	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod && command -v valgrind >/dev/null && \
+	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod libmicrohttpd && command -v valgrind >/dev/null && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
@@ -270,6 +280,8 @@ install: all
 	sed 's|/usr/local/bin/fxsamplerd|$(PREFIX)/bin/fxsamplerd|' systemd/fxsamplerd.service \
 		> $(DESTDIR)$(UNITDIR)/fxsamplerd.service
 	install -m 0644 systemd/fxsamplerd.socket $(DESTDIR)$(UNITDIR)/
+	install -D -m 0644 systemd/fxsamplerd-http.conf \
+		$(DESTDIR)$(PREFIX)/share/fxsampler/fxsamplerd-http.conf
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
@@ -278,7 +290,8 @@ install: all
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
 # for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
-	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format
+	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format \
+	      libmicrohttpd-dev
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3

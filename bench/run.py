@@ -11,7 +11,8 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,t)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,s,t)
+  FXS_BENCH_HTTP_SECONDS  length of each continuous capture of section s (default 60)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
   FXS_BENCH_OUT           results file (default bench/results.json)
 """
@@ -31,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 OUT = os.path.join(TOP, ".output", "bench")
 FXS = os.path.join(TOP, "fxsampler")
+FXSD = os.path.join(TOP, "fxsamplerd")
 LOADER = os.path.join(OUT, "fxsbench")
 CHAIN = os.path.join(OUT, "chain")
 FXTGEN = os.path.join(OUT, "fxtgen")
@@ -43,6 +45,7 @@ RSS_SECONDS = float(os.environ.get("FXS_BENCH_RSS_SECONDS", "60"))
 WORK_SECONDS = float(os.environ.get("FXS_BENCH_WORK_SECONDS", "1.5"))
 ONLY = set(filter(None, os.environ.get("FXS_BENCH_ONLY", "").split(",")))
 RESULTS = os.environ.get("FXS_BENCH_OUT", os.path.join(HERE, "results.json"))
+HTTP_SECONDS = float(os.environ.get("FXS_BENCH_HTTP_SECONDS", "60"))
 
 last_start_boot_ns = 0
 TMP = tempfile.mkdtemp(prefix="fxsbench.")
@@ -548,6 +551,76 @@ def section_h():
            "< 20 MB", peak_other < 20 * 1024)
 
 
+# --- s. the HTTP endpoint's cost to fxsamplerd --------------------------------------
+
+def proc_cpu_ns(pid):
+    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def daemon_capture_cpu(scrape, port):
+    """fxsamplerd's CPU (user + sys, from /proc) over HTTP_SECONDS of continuous
+    mode at 99 Hz with the endpoint on: scraped at a 10 s cadence, or not."""
+    import urllib.request
+    d = tempfile.mkdtemp(dir=TMP)
+    conf = os.path.join(d, "conf")
+    with open(conf, "w") as f:
+        f.write("continuous = yes\ncontinuous_frequency = 99\ndirectory = %s/data\n"
+                "http_listen = 127.0.0.1:%d\n" % (d, port))
+    log_path = os.path.join(d, "log")
+    p = subprocess.Popen([FXSD, "--socket", os.path.join(d, "sock"), "--config", conf],
+                         stderr=open(log_path, "w"))
+    try:
+        for _ in range(100):
+            if "http: serving" in open(log_path).read() or p.poll() is not None:
+                break
+            time.sleep(0.1)
+        time.sleep(1)
+        c0, t0 = proc_cpu_ns(p.pid), time.monotonic()
+        scrapes = 0
+        while time.monotonic() - t0 < HTTP_SECONDS - 0.5:
+            if scrape:
+                left = min(10, int(HTTP_SECONDS - (time.monotonic() - t0)))
+                if left < 1:
+                    break
+                body = urllib.request.urlopen("http://127.0.0.1:%d/debug/pprof/profile?"
+                                              "seconds=%d" % (port, left), timeout=left + 5).read()
+                scrapes += len(body) > 0
+            else:
+                time.sleep(HTTP_SECONDS - (time.monotonic() - t0))
+        return proc_cpu_ns(p.pid) - c0, scrapes
+    finally:
+        p.terminate()
+        p.wait()
+
+
+def section_s():
+    log("== s. fxsamplerd's CPU: %.0f s of continuous mode (99 Hz, chain 32 busy) with one "
+        "scraper at a 10 s cadence, and without" % HTTP_SECONDS)
+    if not os.path.exists(FXSD):
+        results["sections"]["s_http"] = {"status": "not measured: fxsamplerd missing"}
+        return
+    rounds = min(ROUNDS, 2)
+    busy = subprocess.Popen([CHAIN, "32", str(rounds * 2 * (HTTP_SECONDS + 3) + 10)])
+    sec = {"seconds": HTTP_SECONDS, "cpu_ms": {"scraped": [], "unscraped": []}, "scrapes": []}
+    try:
+        for r in range(rounds):
+            order = [True, False]
+            random.shuffle(order)
+            for scrape in order:
+                cpu, n = daemon_capture_cpu(scrape, 26000 + r)
+                sec["cpu_ms"]["scraped" if scrape else "unscraped"].append(cpu / 1e6)
+                if scrape:
+                    sec["scrapes"].append(n)
+    finally:
+        busy.kill()
+        busy.wait()
+    ratio = [a / b for a, b in zip(sec["cpu_ms"]["scraped"], sec["cpu_ms"]["unscraped"]) if b]
+    sec["cpu_ms"] = {k: stats(v) for k, v in sec["cpu_ms"].items()}
+    sec["ratio"] = stats(ratio)
+    results["sections"]["s_http"] = sec
+
+
 # --- g. report throughput ----------------------------------------------------------
 
 def section_g():
@@ -813,6 +886,15 @@ def table():
             print("   %-16s%s" % (p, fmt(k["per_prog"][p])))
         print("   fast = the program as shipped; --kernel = with record --kernel's "
               "bpf_get_stack(ctx, .., 0) on every sample that lands in the kernel")
+    if "s_http" in s:
+        h = s["s_http"]
+        if "status" in h:
+            print("\ns. HTTP endpoint: %s" % h["status"])
+        else:
+            print("\ns. fxsamplerd CPU over %.0f s of continuous mode at 99 Hz: %s ms with one "
+                  "scraper at a 10 s cadence (%s scrapes), %s ms without; ratio %s" % (
+                      h["seconds"], fmt(h["cpu_ms"]["scraped"], digits=1), h["scrapes"],
+                      fmt(h["cpu_ms"]["unscraped"], digits=1), fmt(h["ratio"], digits=2)))
     if "o_offcpu" in s:
         o = s["o_offcpu"]
         if "status" in o:
@@ -902,6 +984,8 @@ def main():
             section_o()
         if want("t"):
             section_t()
+        if want("s"):
+            section_s()
     finally:
         sysctl("kernel.perf_event_max_sample_rate", old_rate)
         results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]

@@ -174,6 +174,27 @@ struct fxt_reader *fxt_reader__open_mem(const void *data, size_t len)
 	return r;
 }
 
+struct fxt_reader *fxt_reader__open_stream(void)
+{
+	struct fxt_reader *r = reader_new();
+
+	if (!r)
+		errno = ENOMEM;
+	return r;
+}
+
+int fxt_reader_feed(struct fxt_reader *r, const void *data, size_t len)
+{
+	if (r->gz || (!data && len))
+		return -EINVAL;
+	if (r->pos != r->mem_base + r->mem_len)
+		return -EBUSY;
+	r->mem_base = r->pos;
+	r->mem = data;
+	r->mem_len = len;
+	return 0;
+}
+
 void fxt_reader__free(struct fxt_reader *r)
 {
 	size_t i;
@@ -214,12 +235,14 @@ static ssize_t read_bytes(struct fxt_reader *r, void *buf, size_t len)
 	int n, zerr;
 
 	if (!r->gz) {
-		if (r->pos >= r->mem_len)
+		uint64_t at = r->pos - r->mem_base;
+
+		if (at >= r->mem_len)
 			return 0;
-		if (len > r->mem_len - r->pos)
-			len = r->mem_len - r->pos;
+		if (len > r->mem_len - at)
+			len = r->mem_len - at;
 		if (buf)
-			memcpy(buf, r->mem + r->pos, len);
+			memcpy(buf, r->mem + at, len);
 		r->pos += len;
 		return len;
 	}

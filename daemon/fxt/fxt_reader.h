@@ -81,6 +81,15 @@ struct fxt_reader *fxt_reader__open(const char *path);
  * decode a stream they just wrote.
  */
 struct fxt_reader *fxt_reader__open_mem(const void *data, size_t len);
+/*
+ * A stream that arrives in chunks of whole records (what fxt_stream hands its
+ * sink): fxt_reader_feed() a chunk, then fxt_reader_next() until it returns 0,
+ * then the next chunk. The tables carry over; the chunk must outlive those
+ * reads. feed: 0, -EBUSY when the last chunk is not read to its end, -EINVAL
+ * for a reader of a file. A record cut at a chunk's end is malformed.
+ */
+struct fxt_reader *fxt_reader__open_stream(void);
+int fxt_reader_feed(struct fxt_reader *r, const void *data, size_t len);
 void fxt_reader__free(struct fxt_reader *r);
 
 /*

@@ -41,10 +41,11 @@ struct fxt_reader {
 	gzFile gz; /* NULL when reading from memory */
 	const uint8_t *mem;
 	size_t mem_len;
-	uint64_t pos;	 /* bytes consumed from the uncompressed stream */
-	uint64_t offset; /* end of the last whole record */
-	int err;	 /* latched */
-	bool truncated;	 /* err: the stream ends inside a record */
+	uint64_t mem_base; /* stream offset of mem[0]: fxt_reader_feed()'s chunks follow on */
+	uint64_t pos;	   /* bytes consumed from the uncompressed stream */
+	uint64_t offset;   /* end of the last whole record */
+	int err;	   /* latched */
+	bool truncated;	   /* err: the stream ends inside a record */
 	char msg[256];
 
 	/* The current record, as stored (little-endian words). */

@@ -52,12 +52,16 @@ struct report *report__new(const struct report_opts *opts)
 		so.debug_dir = opts->debug_dir;
 		r->time_mode = opts->time_mode;
 		r->kern.hide = opts->no_kernel;
+		r->sym = opts->symbolizer;
+		r->sym_borrowed = !!opts->symbolizer;
 	}
 	r->ticks_per_second = 1000000000ULL;
-	r->sym = symbolizer__new(&so);
+	if (!r->sym)
+		r->sym = symbolizer__new(&so);
 	r->off = offcpu__new();
 	if (!r->sym || !r->off) {
-		symbolizer__free(r->sym);
+		if (!r->sym_borrowed)
+			symbolizer__free(r->sym);
 		offcpu__free(r->off);
 		free(r);
 		errno = ENOMEM;
@@ -94,7 +98,8 @@ void report__free(struct report *r)
 		free(r->counters[i].name);
 	free(r->deltas);
 	free(r->samples_v);
-	symbolizer__free(r->sym);
+	if (!r->sym_borrowed)
+		symbolizer__free(r->sym);
 	offcpu__free(r->off);
 	report_kernel_free(&r->kern);
 	free(r);
@@ -396,6 +401,8 @@ int report_add(struct report *r, const struct fxt_record *rec)
 	case FXT_RT_PROFILER:
 		if (rec->subtype == FXT_PROF_BACKTRACE)
 			return add_backtrace(r, rec);
+		if (r->sym_borrowed)
+			return 0;
 		err = symbolizer_add_record(r->sym, rec);
 		if (!err)
 			r->prepared = false;
@@ -422,6 +429,37 @@ int report_add(struct report *r, const struct fxt_record *rec)
 	default:
 		return 0;
 	}
+}
+
+int report_adopt_names(struct report *r, const struct report *src)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	const struct name_ent *e;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+
+		if (!report_find_name(&r->procs, s->pid) &&
+		    (e = report_find_name(&src->procs, s->pid))) {
+			err = set_name(&r->procs, e->id, e->pid, e->name);
+			if (err)
+				return err;
+		}
+		if (!report_find_name(&r->tnames, s->tid) &&
+		    (e = report_find_name(&src->tnames, s->tid))) {
+			err = set_name(&r->tnames, e->id, e->pid, e->name);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+uint64_t report_samples(const struct report *r)
+{
+	return r->samples;
 }
 
 /* ---- names and times for the outputs ---- */

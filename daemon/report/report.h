@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 struct fxt_record;
+struct symbolizer;
 
 #define REPORT_DEFAULT_TOP 20
 
@@ -65,6 +66,13 @@ struct report_opts {
 	FILE *info;
 	unsigned time_mode; /* enum report_time */
 	bool no_kernel;	    /* leave the kernel frames of record --kernel out */
+	/*
+	 * A symbolizer the caller owns and feeds the module and mmap records
+	 * (fxsamplerd's HTTP windows share one, and its ELF cache, across
+	 * scrapes); report_add() then leaves those records to it. NULL: the
+	 * report makes its own.
+	 */
+	struct symbolizer *symbolizer;
 };
 
 struct report;
@@ -99,6 +107,30 @@ int report_write_top(struct report *r, FILE *out, unsigned n);
 int report_write_folded(struct report *r, FILE *out);
 /* A gzip-compressed profile.proto for `go tool pprof`. */
 int report_write_pprof(struct report *r, FILE *out);
+/*
+ * A window of a longer stream as a pprof profile for a fleet's scraper
+ * (fxsamplerd's /debug/pprof/profile): the samples added, shaped as Go's CPU
+ * profile, with the window's times instead of the capture's, the comments
+ * given, and only low-cardinality labels ("executable", the process name;
+ * "thread", the thread name): no pid or tid, which would make a series per
+ * thread in Pyroscope.
+ */
+struct report_pprof_window {
+	uint64_t time_nanos;	 /* CLOCK_REALTIME ns at the window's start */
+	uint64_t duration_nanos; /* the time it was sampled, gaps left out */
+	const char *const *comments;
+	unsigned nr_comments;
+};
+int report_write_pprof_window(struct report *r, FILE *out, const struct report_pprof_window *w);
+/*
+ * Give r the process and thread names src knows for the pids and tids of r's
+ * samples that r has no name for: a window of a stream sees the kernel
+ * object records only of the threads that appeared during it. 0 or -ENOMEM.
+ */
+int report_adopt_names(struct report *r, const struct report *src);
+/* The samples added (their weight, in the view asked for). */
+uint64_t report_samples(const struct report *r);
+
 /*
  * Every sample in time order as `perf script` prints it, for viewers with a
  * timeline (speedscope, the Firefox Profiler, Perfetto): a "comm pid/tid

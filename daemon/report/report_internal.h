@@ -149,6 +149,7 @@ struct report {
 	uint64_t pid, tid;
 	uint64_t period_ns;
 	struct symbolizer *sym;
+	bool sym_borrowed; /* report_opts.symbolizer: the caller's, fed by the caller */
 
 	struct table procs;   /* struct name_ent, by pid */
 	struct table tnames;  /* struct name_ent, by tid */

@@ -309,7 +309,8 @@ static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t st
 	pb_msg(p, 3, sub);
 }
 
-static int encode_profile(struct report *r, struct pbuf *p)
+/* w: a scraper's window (report_write_pprof_window()), NULL for report's file. */
+static int encode_profile(struct report *r, const struct report_pprof_window *w, struct pbuf *p)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct loc *locs = T(r->locs, struct loc);
@@ -318,7 +319,8 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	struct ptables t = {};
 	struct strtab st = {};
 	size_t i;
-	uint64_t key_pid, key_tid, key_thread, key_process, period, start, stop;
+	uint64_t key_pid, key_tid, key_thread, key_process, period, start, stop, comment;
+	const char *off_name;
 	char hex[2 * ELF_BUILD_ID_MAX + 1];
 	unsigned j;
 	int err = 0;
@@ -333,9 +335,10 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	 * cpu/nanoseconds; off-cpu/nanoseconds or wall/nanoseconds alone in those
 	 * views, whose counts are ns already.
 	 */
+	/* a scraper's off-CPU window is named as the fleet's backends spell types */
+	off_name = w ? "off_cpu" : "off-cpu";
 	if (r->time_mode) {
-		pb_uint(&sub, 1,
-			str_index(&st, r->time_mode == REPORT_OFFCPU ? "off-cpu" : "wall"));
+		pb_uint(&sub, 1, str_index(&st, r->time_mode == REPORT_OFFCPU ? off_name : "wall"));
 		pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 		pb_msg(p, 1, &sub);
 	} else {
@@ -351,7 +354,8 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	key_pid = str_index(&st, "pid");
 	key_tid = str_index(&st, "tid");
 	key_thread = str_index(&st, "thread");
-	key_process = str_index(&st, "process");
+	/* A scraper's series are per executable; report's file has "process". */
+	key_process = str_index(&st, w ? "executable" : "process");
 	for (i = 0; i < r->stacks.n; i++) {
 		const struct stack *s = &stacks[i];
 		const char *tn = report_thread_name(r, s->tid),
@@ -370,8 +374,10 @@ static int encode_profile(struct report *r, struct pbuf *p)
 			pb_label(&m, &sub, key_thread, str_index(&st, tn), 0);
 		if (pn)
 			pb_label(&m, &sub, key_process, str_index(&st, pn), 0);
-		pb_label(&m, &sub, key_pid, 0, s->pid);
-		pb_label(&m, &sub, key_tid, 0, s->tid);
+		if (!w) {
+			pb_label(&m, &sub, key_pid, 0, s->pid);
+			pb_label(&m, &sub, key_tid, 0, s->tid);
+		}
 		pb_msg(p, 2, &m);
 	}
 
@@ -391,8 +397,15 @@ static int encode_profile(struct report *r, struct pbuf *p)
 								sizeof(hex))));
 		else if (mp->go_build_id)
 			pb_uint(&m, 6, str_index(&st, mp->go_build_id));
-		/* Every location carries its function: pprof must not symbolize again. */
+		/*
+		 * has_functions = 7, has_filenames = 8, has_line_numbers = 9: every
+		 * location carries what the symbolizer found (source lines where DWARF
+		 * had them), so go tool pprof neither symbolizes again nor asks a
+		 * server's /debug/pprof/symbol.
+		 */
 		pb_uint(&m, 7, 1);
+		pb_uint(&m, 8, 1);
+		pb_uint(&m, 9, 1);
 		pb_msg(p, 3, &m);
 	}
 
@@ -436,15 +449,26 @@ static int encode_profile(struct report *r, struct pbuf *p)
 	 */
 	start = r->have_clock ? r->clock_start_boot_ns : report_ticks_to_ns(r, r->first_ts);
 	stop = r->have_clock ? r->clock_stop_boot_ns : report_ticks_to_ns(r, r->last_ts);
-	if (r->have_clock)
-		pb_uint(p, 9, r->clock_start_real_ns);
-	if ((r->have_clock || r->have_ts) && stop > start)
-		pb_uint(p, 10, stop - start);
-	/* period_type = 11, period = 12 */
-	pb_uint(&sub, 1, str_index(&st, "cpu"));
+	if (w) {
+		pb_uint(p, 9, w->time_nanos);
+		pb_uint(p, 10, w->duration_nanos);
+	} else {
+		if (r->have_clock)
+			pb_uint(p, 9, r->clock_start_real_ns);
+		if ((r->have_clock || r->have_ts) && stop > start)
+			pb_uint(p, 10, stop - start);
+	}
+	/* period_type = 11, period = 12: an off-CPU window's values are its own type's */
+	pb_uint(&sub, 1, str_index(&st, w && r->time_mode == REPORT_OFFCPU ? off_name : "cpu"));
 	pb_uint(&sub, 2, str_index(&st, "nanoseconds"));
 	pb_msg(p, 11, &sub);
 	pb_uint(p, 12, period);
+	/* comment = 13: string table indices. */
+	for (j = 0; w && j < w->nr_comments; j++) {
+		comment = str_index(&st, w->comments[j]);
+		pb_tag(p, 13, PB_VARINT);
+		pb_varint(p, comment);
+	}
 
 	/* string_table = 6, last: every string is known by now. */
 	err = st.err;
@@ -491,14 +515,14 @@ static int gzip_to(FILE *out, const uint8_t *data, size_t len)
 	return err;
 }
 
-int report_write_pprof(struct report *r, FILE *out)
+static int write_pprof(struct report *r, const struct report_pprof_window *w, FILE *out)
 {
 	struct pbuf p = {};
 	int err;
 
 	err = report_prepare(r);
 	if (!err)
-		err = encode_profile(r, &p);
+		err = encode_profile(r, w, &p);
 	/* uInt counts the input: a profile past 4 GiB is not worth supporting. */
 	if (!err && p.len > UINT32_MAX)
 		err = -EFBIG;
@@ -508,4 +532,14 @@ int report_write_pprof(struct report *r, FILE *out)
 		err = -EIO;
 	free(p.data);
 	return err;
+}
+
+int report_write_pprof(struct report *r, FILE *out)
+{
+	return write_pprof(r, NULL, out);
+}
+
+int report_write_pprof_window(struct report *r, FILE *out, const struct report_pprof_window *w)
+{
+	return w ? write_pprof(r, w, out) : -EINVAL;
 }

@@ -20,6 +20,7 @@
 #include "util/outfile.h"
 #include "service/daemon.h"
 #include "service/rotate.h"
+#include "service/scrape.h"
 
 /*
  * Whole records reach the continuous file at every drain; this often they
@@ -33,9 +34,12 @@ static int file_sink(void *ctx, const void *data, size_t len)
 {
 	struct session *s = ctx;
 
-	s->sink_err = write_all(s->file.fd, data, len);
+	s->sink_err = s->on_demand ? 0 : write_all(s->file.fd, data, len);
 	if (!s->sink_err)
 		s->file_bytes += len;
+	/* the HTTP scrapes read the same stream; their trouble is not the file's */
+	if (!s->sink_err && s->tap)
+		scrape_tap_feed(s->tap, data, len);
 	return s->sink_err;
 }
 
@@ -241,6 +245,18 @@ void cont_finish(struct daemon *d)
 	err = capture_finish(s->cap);
 	d->cont_tail = s->file_bytes - before;
 	session_clear(s);
+	if (d->tap)
+		scrape_tap_end(d->tap, clock_ns(CLOCK_BOOTTIME),
+			       s->on_demand ? "the host capture stopped"
+					    : "continuous mode's capture stopped");
+	if (s->on_demand) {
+		s->on_demand = false;
+		if (err)
+			log_err("the host capture for the HTTP scrapes failed: %s", strerror(-err));
+		else
+			log_info("the host capture for the HTTP scrapes stopped");
+		return;
+	}
 	snprintf(part, sizeof(part), "%s", basename(s->file.tmp));
 	if (err) {
 		/* what it holds up to the failure is kept, cut to its last whole record */
@@ -272,23 +288,54 @@ static void cont_warn(void *ctx, const char *text)
 
 void cont_start(struct daemon *d)
 {
+	if (d->cfg.continuous)
+		cont_start_for(d, false);
+}
+
+void cont_start_for(struct daemon *d, bool on_demand)
+{
 	struct session *s = &d->sess;
 	struct capture_opts o = {
 		.freq_hz = d->cfg.continuous_freq_hz,
 		.buffer_size = d->cfg.buffer_size,
 		.max_frames = d->cfg.max_frames,
 		.warn = cont_warn,
+		/* the HTTP endpoint's /debug/pprof/offcpu reads these */
+		.offcpu = d->cfg.continuous_off_cpu,
+		.offcpu_min_ns = 1000000,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;
-	int dfd, err;
+	int dfd = -1, err;
 
-	if (!d->cfg.continuous || s->cap || stop_requested || mono_s() < d->cont_retry_at)
+	if (s->cap || stop_requested || mono_s() < d->cont_retry_at)
 		return;
+	s->tap = d->tap;
+	s->on_demand = on_demand;
+	if (d->tap && scrape_tap_begin(d->tap, clock_ns(CLOCK_BOOTTIME)))
+		log_warn("http: out of memory: the scrapes miss this capture");
+	if (on_demand) {
+		s->file_bytes = 0;
+		s->sink_err = 0;
+		err = capture__new(&o, file_sink, s, &s->cap, &holder);
+		if (!err) {
+			err = capture_start(s->cap);
+			if (err) {
+				capture__free(s->cap);
+				s->cap = NULL;
+			}
+		}
+		if (err)
+			goto fail;
+		goto started;
+	}
 	dfd = open_dir(d);
 	if (dfd < 0) {
 		log_err("continuous mode: cannot open '%s': %s", d->cfg.directory, strerror(-dfd));
 		d->cont_retry_at = mono_s() + CONT_RETRY_S;
+		if (d->tap)
+			scrape_tap_end(d->tap, clock_ns(CLOCK_BOOTTIME),
+				       "continuous mode cannot open its directory");
 		return;
 	}
 	/* The sequence number is used up only by a file that starts. */
@@ -324,6 +371,7 @@ void cont_start(struct daemon *d)
 	}
 	close(dfd);
 	d->cont_seq++;
+started:
 	s->owner = NULL;
 	s->state = FXS_SESSION_RUNNING;
 	s->holder_pid = getpid();
@@ -331,7 +379,10 @@ void cont_start(struct daemon *d)
 	s->opts = o;
 	s->started_s = mono_s();
 	s->next_drain_ms = mono_ms() + DRAIN_MS;
-	if (d->cont_warned)
+	if (on_demand)
+		log_info("host capture at %llu Hz for the HTTP scrapes",
+			 (unsigned long long)o.freq_hz);
+	else if (d->cont_warned)
 		log_warn("continuous mode resumed at %llu Hz into '%s/%s'",
 			 (unsigned long long)o.freq_hz, d->cfg.directory, s->name);
 	else
@@ -340,14 +391,22 @@ void cont_start(struct daemon *d)
 	d->cont_warned = false;
 	return;
 fail:
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
+	s->on_demand = false;
+	if (d->tap)
+		scrape_tap_end(d->tap, clock_ns(CLOCK_BOOTTIME),
+			       err == -EBUSY ? "the sampler is held outside fxsamplerd"
+					     : "the host capture could not start");
 	d->cont_retry_at = mono_s() + CONT_RETRY_S;
 	if (!d->cont_warned) {
+		const char *what =
+			on_demand ? "the host capture for the HTTP scrapes" : "continuous mode";
+
 		if (err == -EBUSY)
-			log_warn("continuous mode waits: the sampler is held by pid %d",
-				 (int)holder);
+			log_warn("%s waits: the sampler is held by pid %d", what, (int)holder);
 		else
-			log_err("continuous mode cannot start: %s", strerror(-err));
+			log_err("%s cannot start: %s", what, strerror(-err));
 	}
 	d->cont_warned = true;
 }
@@ -363,17 +422,18 @@ void cont_tick(struct daemon *d)
 	 * A file closes before it would pass max_file_size: what the largest
 	 * drain so far wrote, and what the last finish wrote, may still come.
 	 */
-	if (s->cap && !s->owner && s->file_bytes - s->tick_bytes > d->cont_max_turn)
+	if (s->cap && !s->owner && !s->on_demand &&
+	    s->file_bytes - s->tick_bytes > d->cont_max_turn)
 		d->cont_max_turn = s->file_bytes - s->tick_bytes;
 	if (s->cap)
 		s->tick_bytes = s->file_bytes;
-	if (s->cap && !s->owner &&
+	if (s->cap && !s->owner && !s->on_demand &&
 	    rotate_due(&pol, s->file_bytes, d->cont_max_turn + d->cont_tail, s->started_s,
 		       mono_s())) {
 		cont_finish(d);
 		d->cont_retry_at = 0;
 	}
-	if (s->cap && !s->owner && s->file_bytes != s->synced_bytes &&
+	if (s->cap && !s->owner && !s->on_demand && s->file_bytes != s->synced_bytes &&
 	    mono_ms() >= s->synced_ms + CONT_SYNC_MS) {
 		err = outfile_sync(&s->file);
 		if (err)

@@ -13,6 +13,8 @@
  *                the disk budget
  *   manager.c    the listening socket, signals, reload, timeouts, the loop
  *                and shutdown
+ *   http.c       the opt-in HTTP endpoint (/debug/pprof/profile) on the host
+ *                profile's stream, through scrape.c's windows
  *   fxsamplerd.c the command line: main()
  * Everything runs on the loop's one thread; nothing here blocks on a client.
  */
@@ -87,6 +89,9 @@ struct session {
 	uint64_t synced_bytes; /* file_bytes at the last fdatasync */
 	uint64_t synced_ms;
 	uint64_t tick_bytes; /* file_bytes at the last cont_tick */
+	/* a host capture for the HTTP scrapes alone (no continuous mode): no file */
+	bool on_demand;
+	struct scrape_tap *tap; /* the HTTP endpoint's reader of the host stream, or NULL */
 };
 
 /*
@@ -101,6 +106,9 @@ struct refusal_log {
 	uint64_t logged_ms; /* 0: a free slot */
 	uint64_t suppressed;
 };
+
+struct http;
+struct scrape_tap;
 
 struct daemon {
 	struct daemon_config cfg;
@@ -127,6 +135,8 @@ struct daemon {
 	 */
 	uint64_t cont_max_turn, cont_tail;
 	struct refusal_log refusals[REFUSAL_UIDS];
+	struct http *http;	/* the HTTP endpoint, when http_listen is set */
+	struct scrape_tap *tap; /* its windows on the host profile's stream */
 };
 
 /* SIGTERM or SIGINT came: the loop ends at its next turn (manager.c). */
@@ -172,10 +182,28 @@ void end_session_early(struct daemon *d, unsigned reason, const char *why);
 
 /* Start the continuous capture when it is on, not running and not waiting to retry. */
 void cont_start(struct daemon *d);
+/*
+ * Start the host capture: continuous mode's, or (on_demand) one for the HTTP
+ * scrapes alone, whose samples go to no file.
+ */
+void cont_start_for(struct daemon *d, bool on_demand);
 /* Finish the continuous file: complete it, release the sampler, then name it. */
 void cont_finish(struct daemon *d);
 /* Each turn of the loop: rotate, sync, or start again. */
 void cont_tick(struct daemon *d);
+
+/* --- http.c --- */
+
+/* Listen when http_listen is set: 0, or -errno (said in the log). */
+int http_open(struct daemon *d);
+/* Answer what waits, stop serving, unlink a unix socket. NULL-safe. */
+void http_close(struct daemon *d);
+/* How long the loop may wait for the endpoint: ms, or -1 for no limit. */
+int http_timeout_ms(struct daemon *d);
+/* Each turn of the loop: serve, end the windows that are due, start or stop the sampler. */
+void http_run(struct daemon *d);
+/* Whether an epoll event's tag is the endpoint's. */
+bool http_owns_event(const struct daemon *d, const void *tag);
 
 /* --- manager.c --- */
 

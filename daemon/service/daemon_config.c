@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "service/daemon_config.h"
+#include "service/http_rules.h"
 #include "util/units.h"
 
 #define LINE_MAX_LEN 4096
@@ -34,6 +35,8 @@ void daemon_config_defaults(struct daemon_config *ret)
 		/* a user cannot hold the host's sampler for good; root is not limited */
 		.max_session_length_s = 3600,
 		.max_root_session_length_s = 0,
+		.http_max_scrapes = 4,
+		.http_max_seconds = 60,
 	};
 }
 
@@ -98,6 +101,12 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		err = parse_bool(val, &c->continuous);
 		if (err)
 			snprintf(msg, msg_len, "continuous: '%s' is not yes or no", val);
+		return err;
+	}
+	if (!strcmp(key, "continuous_off_cpu")) {
+		err = parse_bool(val, &c->continuous_off_cpu);
+		if (err)
+			snprintf(msg, msg_len, "continuous_off_cpu: '%s' is not yes or no", val);
 		return err;
 	}
 	if (!strcmp(key, "continuous_frequency")) {
@@ -197,6 +206,46 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 			c->max_root_session_length_s = v;
 		return 0;
 	}
+	if (!strcmp(key, "http_listen")) {
+		struct http_addr a;
+
+		if (!strcmp(val, "off")) {
+			c->http_listen[0] = '\0';
+			return 0;
+		}
+		err = http_addr_parse(val, &a, msg, msg_len);
+		if (!err)
+			strcpy(c->http_listen, val);
+		return err;
+	}
+	if (!strcmp(key, "http_token_file")) {
+		if (val[0] != '/' || strlen(val) >= sizeof(c->http_token_file)) {
+			snprintf(msg, msg_len, "http_token_file: '%s' is not an absolute path",
+				 val);
+			return -EINVAL;
+		}
+		strcpy(c->http_token_file, val);
+		return 0;
+	}
+	if (!strcmp(key, "http_max_scrapes")) {
+		err = units_parse_u64(val, &v);
+		if (err || !v || v > 64) {
+			snprintf(msg, msg_len, "http_max_scrapes: '%s' is not in 1..64", val);
+			return -EINVAL;
+		}
+		c->http_max_scrapes = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "http_max_seconds")) {
+		err = units_parse_duration_s(val, &v);
+		if (err || !v || v > 3600) {
+			snprintf(msg, msg_len,
+				 "http_max_seconds: '%s' is not a duration from 1s to 1h", val);
+			return -EINVAL;
+		}
+		c->http_max_seconds = v;
+		return 0;
+	}
 	snprintf(msg, msg_len, "unknown key '%s'", key);
 	return -EINVAL;
 }
@@ -224,6 +273,19 @@ int daemon_config_check(const struct daemon_config *c, char *msg, size_t msg_len
 		snprintf(msg, msg_len, "%s = 0: a size of zero holds no capture",
 			 c->max_file_size ? "max_total_size" : "max_file_size");
 		return -EINVAL;
+	}
+	if (c->http_listen[0]) {
+		struct http_addr a;
+
+		/* the profile covers every process of the host: admins only */
+		if (!http_addr_parse(c->http_listen, &a, msg, msg_len) && !a.is_unix &&
+		    !a.is_loopback && !c->http_token_file[0]) {
+			snprintf(msg, msg_len,
+				 "http_listen = %s is not loopback: it needs http_token_file (a "
+				 "bearer token), or listen on 127.0.0.1 or a unix socket",
+				 c->http_listen);
+			return -EINVAL;
+		}
 	}
 	if (!c->max_file_age_s) {
 		snprintf(msg, msg_len, "max_file_age = 0: files must last at least a second");

@@ -23,13 +23,14 @@ struct daemon_config {
 	char socket_path[DAEMON_SOCKET_MAX];
 	bool continuous;	     /* host-wide capture into rotating files */
 	uint64_t continuous_freq_hz; /* default 19: prime, so it does not beat with timers */
-	char directory[PATH_MAX];    /* where continuous files go */
-	uint64_t max_file_size;	     /* bytes; rotate when a file reaches it */
-	uint64_t max_file_age_s;     /* rotate when a file is this old */
-	uint64_t max_total_size;     /* bytes; delete the oldest files beyond it */
-	uint32_t buffer_size;	     /* per-CPU ring of continuous captures */
-	uint32_t max_frames;	     /* of continuous captures */
-	uint32_t max_clients;	     /* connections at once */
+	bool continuous_off_cpu; /* also off-CPU intervals of 1 ms or more (costly: every switch) */
+	char directory[PATH_MAX]; /* where continuous files go */
+	uint64_t max_file_size;	  /* bytes; rotate when a file reaches it */
+	uint64_t max_file_age_s;  /* rotate when a file is this old */
+	uint64_t max_total_size;  /* bytes; delete the oldest files beyond it */
+	uint32_t buffer_size;	  /* per-CPU ring of continuous captures */
+	uint32_t max_frames;	  /* of continuous captures */
+	uint32_t max_clients;	  /* connections at once */
 
 	/*
 	 * Fairness. Root's connections count against neither limit. A
@@ -46,6 +47,17 @@ struct daemon_config {
 	uint64_t client_read_timeout_s;
 	uint64_t max_session_length_s;
 	uint64_t max_root_session_length_s;
+
+	/*
+	 * The HTTP endpoint (service/http.c), off while http_listen is empty:
+	 * ADDRESS:PORT or a unix socket path. Any address but loopback needs
+	 * http_token_file (a bearer token). At most http_max_scrapes scrapes
+	 * at once, each of at most http_max_seconds.
+	 */
+	char http_listen[DAEMON_SOCKET_MAX];
+	char http_token_file[PATH_MAX];
+	uint32_t http_max_scrapes;
+	uint64_t http_max_seconds;
 };
 
 /* The built-in defaults. */

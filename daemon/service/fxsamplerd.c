@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"  max_frames = 64          max_clients = 16      max_clients_per_uid = 4\n"
 		"  handshake_timeout = 5s   idle_timeout = 60s    client_read_timeout = 30s\n"
 		"  max_session_length = 1h (users')  max_root_session_length = 0 (no limit)\n"
+		"  http_listen = (off)      http_token_file = (none)\n"
+		"  http_max_scrapes = 4     http_max_seconds = 60     continuous_off_cpu = no\n"
 		"Root's connections are not counted against max_clients: root can always\n"
 		"connect. A session whose client reads nothing for client_read_timeout is\n"
 		"stopped, and its client told why. Root takes the sampler from a client's\n"
@@ -67,6 +69,12 @@ static void usage(FILE *f)
 		"Continuous mode samples the whole host into rotating complete .fxt files in\n"
 		"directory, paused while a client holds the sampler; max_total_size must be at\n"
 		"least twice max_file_size. Files a killed daemon left are salvaged at start.\n"
+		"http_listen (ADDRESS:PORT or a unix socket path) serves GET\n"
+		"/debug/pprof/profile?seconds=N (Parca, Grafana Alloy, go tool pprof): the whole\n"
+		"host's samples over the next N seconds as Go's CPU profile, read from the host\n"
+		"capture (continuous mode's, else one started while scrapes need it). Any\n"
+		"address but loopback needs http_token_file (Authorization: Bearer).\n"
+		"/debug/pprof/offcpu serves the waits when continuous_off_cpu = yes.\n"
 		"\n"
 		"Signals: SIGTERM/SIGINT finish the current capture (its client gets a complete\n"
 		"file) and exit; SIGHUP reloads the configuration (not the socket).\n"
@@ -186,10 +194,14 @@ int main(int argc, char **argv)
 		log_err("epoll_create1: %s", strerror(-err));
 		goto out;
 	}
+	err = http_open(d);
+	if (err)
+		goto out;
 	err = daemon_run(d, &waitmask);
 	if (err)
 		log_err("event loop failed: %s", strerror(-err));
 out:
+	http_close(d);
 	if (d->own_socket)
 		unlink(d->socket_path);
 	if (d->listen_fd >= 0)

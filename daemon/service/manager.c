@@ -158,8 +158,15 @@ static void reload(struct daemon *d)
 	}
 	if (!d->socket_given && strcmp(cfg.socket_path, d->cfg.socket_path))
 		log_warn("the socket path changed to '%s': it takes a restart", cfg.socket_path);
+	/* the endpoint's socket and token stay as they were at start */
+	if (strcmp(cfg.http_listen, d->cfg.http_listen) ||
+	    strcmp(cfg.http_token_file, d->cfg.http_token_file))
+		log_warn("http_listen or http_token_file changed: it takes a restart");
+	strcpy(cfg.http_listen, d->cfg.http_listen);
+	strcpy(cfg.http_token_file, d->cfg.http_token_file);
 	restart = cfg.continuous != d->cfg.continuous ||
 		  cfg.continuous_freq_hz != d->cfg.continuous_freq_hz ||
+		  cfg.continuous_off_cpu != d->cfg.continuous_off_cpu ||
 		  cfg.buffer_size != d->cfg.buffer_size || cfg.max_frames != d->cfg.max_frames ||
 		  strcmp(cfg.directory, d->cfg.directory);
 	if (restart && d->sess.cap && !d->sess.owner)
@@ -261,7 +268,7 @@ static void sweep(struct daemon *d)
 	}
 }
 
-static int timeout_ms(const struct daemon *d)
+static int timeout_ms(struct daemon *d)
 {
 	const struct session *s = &d->sess;
 	uint64_t now = mono_ms();
@@ -273,6 +280,12 @@ static int timeout_ms(const struct daemon *d)
 		t = CONT_RETRY_S * 1000;
 	if (d->nr_conns && (t < 0 || t > SWEEP_MS))
 		t = SWEEP_MS;
+	if (d->http) {
+		int h = http_timeout_ms(d);
+
+		if (h >= 0 && (t < 0 || h < t))
+			t = h;
+	}
 	return t;
 }
 
@@ -347,6 +360,9 @@ int daemon_run(struct daemon *d, const sigset_t *waitmask)
 				conns_accept(d);
 				continue;
 			}
+			/* http_run() below serves it */
+			if (http_owns_event(d, evs[i].data.ptr))
+				continue;
 			c = evs[i].data.ptr;
 			if (c->dead)
 				continue;
@@ -366,9 +382,11 @@ int daemon_run(struct daemon *d, const sigset_t *waitmask)
 		drain(d);
 		sweep(d);
 		cont_tick(d);
+		http_run(d);
 		conns_flush(d);
 	}
 	log_info("stopping");
+	http_close(d);
 	shutdown_daemon(d);
 	return 0;
 }

@@ -128,6 +128,20 @@ static void process_free(struct process *p)
 	free(p);
 }
 
+size_t symbolizer_processes(const struct symbolizer *s)
+{
+	return s->nr_procs;
+}
+
+void symbolizer_forget_processes(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_procs; i++)
+		process_free(s->procs[i]);
+	s->nr_procs = 0;
+}
+
 void symbolizer__free(struct symbolizer *s)
 {
 	size_t i;

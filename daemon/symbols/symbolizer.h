@@ -91,6 +91,15 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *s);
 
 /*
+ * Processes known (by their module or mmap records), and forgetting them all:
+ * a symbolizer that outlives many captures (fxsamplerd's HTTP scrapes) keeps
+ * its ELF files, DWARF and names, and drops the processes' tables. Every
+ * symbolizer_mapping handed out is invalid after it.
+ */
+size_t symbolizer_processes(const struct symbolizer *s);
+void symbolizer_forget_processes(struct symbolizer *s);
+
+/*
  * Feed a record: profiler module and mmap records are kept, any other record
  * is ignored. Returns 0, -ENOMEM. A module record whose id the process
  * already has replaces it (the process was re-recorded).

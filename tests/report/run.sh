@@ -8,14 +8,16 @@
 #   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
 #   towers   the default flame graph of 200 short processes and 100 short threads of
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
+#   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
+#            cadence with Alloy's checks, bad requests, the token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg towers").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg towers http").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod svg towers}
+tests=${TESTS:-names debuginfod svg towers http}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -259,10 +261,24 @@ towers_tier()
 		alpha_leaf beta_leaf gamma_leaf || fail "towers in Chromium (screenshot $s/shot.png)"
 }
 
+# --- fxsamplerd's HTTP endpoint (tests/report/http.sh) ---
+http_tier()
+{
+	mkdir -p "$tmp/http"
+	set -- sh tests/report/http.sh "$bin" "$(dirname "$bin")/fxsamplerd" \
+		"${FXS_PROGS:-$(pwd)/.output/progs}" "$tmp/http"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "http"
+	else
+		"$@" || fail "http"
+	fi
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
 	towers) towers_tier ;;
+	http) http_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	*) fail "unknown test '$t'" ;;

@@ -7,7 +7,10 @@
 # pass `systemd-analyze verify`, the socket starts, an unprivileged user
 # captures its own process through the socket with the CLI (validated with
 # `fxsampler dump`), a host-wide capture is refused to it and granted once it
-# is in the fxsampler group, the service stops, and the journal has no errors.
+# is in the fxsampler group, the service stops, and the journal has no errors;
+# then the HTTP endpoint: with http_listen on 127.0.0.1 the hardened unit
+# alone refuses the socket (no AF_INET), and with the drop-in
+# fxsamplerd-http.conf a scrape through it answers 200.
 #
 # The first run (debootstrap) takes about 2 minutes; later runs about 30 s.
 set -euo pipefail
@@ -57,16 +60,16 @@ mirror() {
 }
 
 make_rootfs() {
-	[ -f "$ROOTFS/.fxs-rootfs-v3" ] && return 0
+	[ -f "$ROOTFS/.fxs-rootfs-v4" ] && return 0
 	step "debootstrap $SUITE into $ROOTFS (cached for later runs)"
 	rm -rf "$ROOTFS" "$ROOTFS.tmp"
 	mkdir -p "$OUT"
 	local t0=$SECONDS
 	debootstrap --variant=minbase \
-		--include=systemd,systemd-sysv,dbus,procps,libbpf1,libelf1,zlib1g,libsystemd0,libdw1,libdebuginfod1 \
+		--include=systemd,systemd-sysv,dbus,procps,libbpf1,libelf1,zlib1g,libsystemd0,libdw1,libdebuginfod1,libmicrohttpd12 \
 		"$SUITE" "$ROOTFS.tmp" "$(mirror)" >"$OUT/debootstrap.log" 2>&1 ||
 		{ tail -20 "$OUT/debootstrap.log"; echo "check-systemd: debootstrap failed" >&2; exit 1; }
-	touch "$ROOTFS.tmp/.fxs-rootfs-v3"
+	touch "$ROOTFS.tmp/.fxs-rootfs-v4"
 	mv "$ROOTFS.tmp" "$ROOTFS"
 	echo "debootstrap took $((SECONDS - t0)) s"
 }
@@ -100,6 +103,7 @@ boot() {
 		--bind-ro="$ROOT/systemd/fxsamplerd.socket:$u/fxsamplerd.socket" \
 		--bind-ro="$ROOT/systemd/fxsampler.sysusers:/etc/sysusers.d/fxsampler.conf" \
 		--bind-ro="$ROOT/systemd/fxsampler.tmpfiles:/etc/tmpfiles.d/fxsampler.conf" \
+		--bind-ro="$ROOT/systemd/fxsamplerd-http.conf:/usr/local/share/fxsampler/fxsamplerd-http.conf" \
 		>"$LOG" 2>&1 &
 	NSPAWN_PID=$!
 	for _ in $(seq 100); do
@@ -217,6 +221,39 @@ if grep -q "listening on the socket passed by systemd" "$OUT/check-systemd-journ
 else
 	bad "no daemon messages in the journal (see $OUT/check-systemd-journal.log)"
 fi
+
+step "the HTTP endpoint"
+# a scrape of 1 s through bash's /dev/tcp: the answer's status line
+scrape() {
+	in_ct timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6060 &&
+		printf "GET /debug/pprof/profile?seconds=1 HTTP/1.0\r\n\r\n" >&3 && head -1 <&3' 2>&1
+}
+in_ct sh -c 'mkdir -p /etc/fxsampler && printf "continuous = yes\nhttp_listen = 127.0.0.1:6060\n" >/etc/fxsampler/fxsamplerd.conf'
+in_ct systemctl start fxsamplerd.service 2>/dev/null || true
+sleep 1
+in_ct journalctl -b -u fxsamplerd.service --no-pager -q >"$OUT/check-systemd-http.log" 2>&1 || true
+if ! in_ct systemctl is-active -q fxsamplerd.service &&
+	grep -q "http: cannot listen on 127.0.0.1:6060" "$OUT/check-systemd-http.log"; then
+	ok "without the drop-in the hardened unit allows no TCP socket"
+else
+	bad "http_listen without the drop-in: $(tail -3 "$OUT/check-systemd-http.log")"
+fi
+in_ct install -D -m 0644 /usr/local/share/fxsampler/fxsamplerd-http.conf \
+	/etc/systemd/system/fxsamplerd.service.d/http.conf
+in_ct systemctl daemon-reload
+out=$(in_ct systemd-analyze verify /etc/systemd/system/fxsamplerd.service 2>&1) || true
+if [ -z "$out" ]; then ok "systemd-analyze verify with the drop-in is clean"
+else bad "systemd-analyze verify with the drop-in: $out"; fi
+in_ct systemctl reset-failed fxsamplerd.service || true
+in_ct systemctl start fxsamplerd.socket fxsamplerd.service || true
+for _ in $(seq 50); do
+	in_ct journalctl -b -u fxsamplerd.service --no-pager -q 2>/dev/null | grep -q "http: serving" && break
+	sleep 0.1
+done
+line=$(scrape)
+if grep -q " 200 " <<<"$line"; then ok "with the drop-in a scrape answers: $line"
+else bad "with the drop-in, a scrape: $line"; fi
+in_ct systemctl stop fxsamplerd.service fxsamplerd.socket
 
 echo "check-systemd: $((SECONDS - T0)) s in the container (logs in $OUT/check-systemd-*.log)"
 echo "$PASS passed, $FAIL failed"

@@ -18,6 +18,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_dump.h"
 #include "fxt/fxt_reader.h"
+#include "fxt/fxt_stream.h"
 #include "check_main.h"
 #include "fxt_check.h"
 
@@ -585,6 +586,87 @@ START_TEST(test_skip_unknown)
 }
 END_TEST
 
+/* What fxt_stream hands its sink, one chunk per flush. */
+struct chunks {
+	uint8_t *data[8];
+	size_t len[8];
+	unsigned n;
+};
+
+static int chunk_sink(void *ctx, const void *data, size_t len)
+{
+	struct chunks *c = ctx;
+
+	ck_assert_uint_lt(c->n, 8);
+	c->data[c->n] = malloc(len);
+	ck_assert_ptr_nonnull(c->data[c->n]);
+	memcpy(c->data[c->n], data, len);
+	c->len[c->n++] = len;
+	return 0;
+}
+
+/* A stream read chunk by chunk (fxsamplerd's scrapes): its tables carry over. */
+START_TEST(test_stream_chunks)
+{
+	const uint64_t frames[] = {0x1000, 0x2000};
+	struct fxt_stream *st;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	struct chunks c = {};
+	unsigned i, threads = 0, backtraces = 0;
+
+	st = fxt_stream__new(chunk_sink, &c, "fxsampler", 1000000000ULL);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(fxt_stream_thread(st, 7, 8, "worker"), 0);
+	ck_assert_int_eq(fxt_stream_flush(st), 0);
+	/* refers to the thread slot and strings of the first chunk */
+	ck_assert_int_eq(fxt_stream_backtrace(st, 5, 7, 8, 0, frames, 2), 0);
+	ck_assert_int_eq(fxt_stream_flush(st), 0);
+	fxt_stream__free(st);
+	ck_assert_uint_eq(c.n, 2);
+
+	r = fxt_reader__open_stream();
+	ck_assert_ptr_nonnull(r);
+	for (i = 0; i < c.n; i++) {
+		int n;
+
+		ck_assert_int_eq(fxt_reader_feed(r, c.data[i], c.len[i]), 0);
+		if (i == 0) {
+			/* a chunk not read to its end cannot be followed */
+			ck_assert_int_eq(fxt_reader_feed(r, c.data[1], c.len[1]), -EBUSY);
+		}
+		while ((n = fxt_reader_next(r, &rec)) == 1) {
+			if (rec.type == FXT_RT_KOBJ && rec.subtype == FXT_OBJ_THREAD) {
+				ck_assert_str_eq(rec.name, "worker");
+				threads++;
+			}
+			if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_BACKTRACE) {
+				ck_assert_uint_eq(rec.pid, 7);
+				ck_assert_uint_eq(rec.tid, 8);
+				ck_assert_uint_eq(rec.nr_frames, 2);
+				ck_assert_uint_eq(rec.frames[1], 0x2000);
+				backtraces++;
+			}
+		}
+		ck_assert_int_eq(n, 0);
+	}
+	ck_assert_uint_eq(threads, 1);
+	ck_assert_uint_eq(backtraces, 1);
+	fxt_reader__free(r);
+
+	/* a record cut at a chunk's end is malformed */
+	r = fxt_reader__open_stream();
+	ck_assert_int_eq(fxt_reader_feed(r, c.data[0], c.len[0] - 8), 0);
+	while (fxt_reader_next(r, &rec) == 1)
+		;
+	ck_assert_ptr_nonnull(fxt_reader_error(r));
+	ck_assert_ptr_nonnull(strstr(fxt_reader_error(r), "truncated"));
+	fxt_reader__free(r);
+	for (i = 0; i < c.n; i++)
+		free(c.data[i]);
+}
+END_TEST
+
 static Suite *fxt_reader_suite(void)
 {
 	Suite *s = suite_create("fxt_reader");
@@ -593,6 +675,7 @@ static Suite *fxt_reader_suite(void)
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_files_and_gzip);
+	tcase_add_test(tc, test_stream_chunks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");

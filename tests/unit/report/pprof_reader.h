@@ -72,6 +72,10 @@ struct profile {
 	uint64_t sample_types[2][2];
 	uint64_t period, duration, time_nanos, period_type[2];
 	uint64_t mapping_file, mapping_build_id, mapping_start;
+	/* has_functions, has_filenames, has_line_numbers of every mapping, ANDed */
+	bool mapping_has[3];
+	uint64_t comments[16]; /* string indices */
+	unsigned nr_comments;
 	/* The labels of every sample, in order. */
 	struct label labels[64][4];
 	unsigned nr_labels[64];
@@ -112,7 +116,7 @@ static FIXTURE_FN void pb_pair(struct pb *sub, uint64_t *a, uint64_t *b)
 static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct profile *pr)
 {
 	struct pb b = {data, data + len}, sub, inner;
-	unsigned field, wire, f2, w2;
+	unsigned field, wire, f2, w2, hi;
 	uint64_t v, v2;
 
 	memset(pr, 0, sizeof(*pr));
@@ -157,10 +161,15 @@ static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct pro
 					}
 				}
 			}
-			/* One value per sample type: samples, then cpu nanoseconds. */
-			ck_assert_uint_eq(nr_values, 2);
+			/*
+			 * One value per sample type (written before the samples):
+			 * samples, then cpu nanoseconds; or one, off-CPU time.
+			 */
+			ck_assert_uint_eq(nr_values, pr->nr_sample_types);
+			ck_assert_uint_ge(nr_values, 1);
 			pr->value_sum += values[0];
-			pr->cpu_sum += values[1];
+			if (nr_values == 2)
+				pr->cpu_sum += values[1];
 			for (i = 0; i < nr_ids; i++) {
 				ck_assert_uint_gt(ids[i], 0);
 				ck_assert_uint_le(ids[i], 64);
@@ -170,7 +179,9 @@ static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct pro
 				pr->max_location_ids = nr_ids;
 			break;
 		}
-		case 3:
+		case 3: {
+			bool has[3] = {};
+
 			pr->nr_mappings++;
 			while (sub.p < sub.end) {
 				ck_assert(pb_next(&sub, &f2, &w2, &v2, &inner));
@@ -180,8 +191,14 @@ static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct pro
 					pr->mapping_file = v2;
 				if (f2 == 6)
 					pr->mapping_build_id = v2;
+				if (f2 >= 7 && f2 <= 9)
+					has[f2 - 7] = v2 == 1;
 			}
+			for (hi = 0; hi < 3; hi++)
+				pr->mapping_has[hi] =
+					(pr->nr_mappings == 1 || pr->mapping_has[hi]) && has[hi];
 			break;
+		}
 		case 4:
 			ck_assert_uint_lt(pr->nr_locations, 64);
 			while (sub.p < sub.end) {
@@ -229,6 +246,11 @@ static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct pro
 			break;
 		case 12:
 			pr->period = v;
+			break;
+		case 13:
+			ck_assert_uint_eq(wire, 0);
+			ck_assert_uint_lt(pr->nr_comments, 16);
+			pr->comments[pr->nr_comments++] = v;
 			break;
 		default:
 			break;
