@@ -461,6 +461,11 @@ START_TEST(test_too_large)
 	fclose(f);
 	ck_assert_int_eq(daemon_config_load(path, true, &c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.max_clients, 16);
+	/* So is the null device, the usual "no settings" (another device is refused). */
+	ck_assert_int_eq(daemon_config_load("/dev/null", true, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.max_clients, 16);
+	ck_assert_int_eq(daemon_config_load("/dev/zero", true, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "/dev/zero: not a regular file (character device)");
 	unlink(path);
 	rmdir(dir);
 }
