@@ -252,7 +252,21 @@ demo: deps-if-missing
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+# The bench measures fxsampler beside perf, bpftrace and libbpf-tools'
+# offcputime: as root it installs the missing ones from Debian first, as
+# `make deps` does for the tests; bench/run.py skips a peer that is still
+# missing with one line saying which and why.
+BENCH_PEERS := perf:linux-perf bpftrace:bpftrace offcputime:libbpf-tools
 bench: all
+	@missing=; for tp in $(BENCH_PEERS); do command -v $${tp%%:*} >/dev/null || \
+		missing="$$missing $${tp#*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "== installing the bench's peers:$$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$$missing >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$$missing >/dev/null; } || \
+		echo "bench: could not install$$missing; the bench skips what is missing"; fi
 	$(MAKE) -C bench
 
 install: all
