@@ -282,7 +282,8 @@ install: all
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
-# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
+# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row,
+# strace for check-report's count of what a capped debuginfod fetch wrote).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
@@ -290,7 +291,7 @@ BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-conf
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
-	      libbpf-tools
+	      libbpf-tools strace
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from

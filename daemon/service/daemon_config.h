@@ -74,7 +74,8 @@ int daemon_config_check(const struct daemon_config *cfg, char *msg, size_t msg_l
  * must_exist (the user named it); otherwise the defaults are used. The file
  * is opened without blocking (a FIFO is refused at once, not waited on) and
  * read only when it is a regular file of at most DAEMON_CONFIG_MAX_SIZE
- * bytes, or the null device (an empty file: `-c /dev/null`, no settings). 0, or -errno with one line in err naming the path and the cause:
+ * bytes, or the null device (an empty file: `-c /dev/null`, no settings).
+ * 0, or -errno with one line in err naming the path and the cause:
  * -EINVAL for a bad file (not a regular file, a bad line), -EFBIG for one too
  * large, the open's or read's -errno otherwise.
  */
