@@ -124,6 +124,7 @@ struct debuginfod_fetcher {
 	/* The fetch under way. */
 	uint64_t start_ns, size_cap, time_cap_ns;
 	uint64_t received; /* the most the progress callback saw */
+	bool downloading;  /* a server answered: not a cache hit */
 	bool over_size, over_time;
 };
 
@@ -140,9 +141,12 @@ static int progress(debuginfod_client *c, long a, long b)
 		return 0;
 	if (f->over_size || f->over_time)
 		return 1;
-	if (a > 0 && (uint64_t)a > f->received)
+	/* b is 0 until a server answers (then its size, or -1 when unknown). */
+	if (b)
+		f->downloading = true;
+	if (b && a > 0 && (uint64_t)a > f->received)
 		f->received = (uint64_t)a;
-	if ((a > 0 && (uint64_t)a > f->size_cap) || (b > 0 && (uint64_t)b > f->size_cap)) {
+	if (f->received > f->size_cap || (b > 0 && (uint64_t)b > f->size_cap)) {
 		f->over_size = true;
 		return 1;
 	}
@@ -272,7 +276,7 @@ int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, s
 	time_is_total = l->total_time_ns - f->used_time_ns < l->max_time_ns;
 	f->time_cap_ns = time_is_total ? l->total_time_ns - f->used_time_ns : l->max_time_ns;
 	f->received = 0;
-	f->over_size = f->over_time = false;
+	f->downloading = f->over_size = f->over_time = false;
 
 	/* libdebuginfod's own caps: whole seconds, a second later than ours. */
 	set_env_u64("DEBUGINFOD_MAXSIZE", f->size_cap);
@@ -299,7 +303,9 @@ int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, s
 	}
 	f->used_time_ns += elapsed;
 	if (fd >= 0) {
-		f->used_size += !fstat(fd, &st) && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+		/* What came from the cache was not fetched: it costs the report nothing. */
+		if (f->downloading && !fstat(fd, &st) && st.st_size > 0)
+			f->used_size += (uint64_t)st.st_size;
 		*ret_path = path;
 		return fd;
 	}

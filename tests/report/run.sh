@@ -326,6 +326,20 @@ PY
 		fail "the library's frames are not symbolized beside capped+0x..: $(head -5 "$c/size.txt")"
 	echo "   size: abandoned at 2 MiB ($most bytes written at most), nothing left in the cache, fxs_lib_spin symbolized"
 
+	# The report's size cap: 3 MiB in all leaves the second module 1 MiB.
+	cache=$c/cache-total
+	mkdir -p "$cache"
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$cache \
+		"$bin" report "$c/capped.fxt" --folded --debug-dir "$c/none" --debuginfod-max-size 2M \
+		--debuginfod-total-size 3M >"$c/total.txt" 2>"$c/total.err" ||
+		fail "report with the report's size cap failed: $(cat "$c/total.err")"
+	grep -q "not fetched: past the size cap of a fetch, 2 MiB" "$c/total.err" &&
+		grep -q "not fetched: past the size cap of the report's fetches, 3 MiB (--debuginfod-total-size)" \
+			"$c/total.err" || fail "no warning of each size cap: $(cat "$c/total.err")"
+	left=$(find "$cache" -mindepth 1 -type d; find "$cache" -mindepth 2)
+	[ -z "$left" ] || fail "the abandoned fetches left in the cache: $left"
+	echo "   the report's 3 MiB: the second fetch got what the first left"
+
 	# Time: the stream is slow; a fetch gets 1 s and the report 2 s in all:
 	# the report ends within its 2 s and a second more.
 	cache=$c/cache-time
