@@ -270,7 +270,21 @@ demo: deps-if-missing
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+# The bench measures fxsampler beside perf, bpftrace and libbpf-tools'
+# offcputime: as root it installs the missing ones from Debian first, as
+# `make deps` does for the tests; bench/run.py skips a peer that is still
+# missing with one line saying which and why.
+BENCH_PEERS := perf:linux-perf bpftrace:bpftrace offcputime:libbpf-tools
 bench: all
+	@missing=; for tp in $(BENCH_PEERS); do command -v $${tp%%:*} >/dev/null || \
+		missing="$$missing $${tp#*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "== installing the bench's peers:$$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$$missing >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$$missing >/dev/null; } || \
+		echo "bench: could not install$$missing; the bench skips what is missing"; fi
 	$(MAKE) -C bench
 
 install: all
@@ -288,7 +302,8 @@ install: all
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
-# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
+# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row,
+# strace for check-report's count of what a capped debuginfod fetch wrote).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format \
 	      libmicrohttpd-dev
@@ -297,7 +312,7 @@ BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-conf
 BUILD_DEPS += file python3
 TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
-	      libbpf-tools
+	      libbpf-tools strace
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # make check compares the CFI tables of Debian's arm64 and riscv64 libc and

@@ -47,6 +47,12 @@ ONLY = set(filter(None, os.environ.get("FXS_BENCH_ONLY", "").split(",")))
 RESULTS = os.environ.get("FXS_BENCH_OUT", os.path.join(HERE, "results.json"))
 HTTP_SECONDS = float(os.environ.get("FXS_BENCH_HTTP_SECONDS", "60"))
 
+# The peers measured beside fxsampler, and the Debian package of each
+# (`make bench` installs the missing ones as root, as `make deps` does for the
+# tests). One still missing is skipped with one line, its rows left out.
+PEERS = {"perf": "linux-perf", "bpftrace": "bpftrace", "offcputime": "libbpf-tools"}
+MISSING = set()
+
 last_start_boot_ns = 0
 TMP = tempfile.mkdtemp(prefix="fxsbench.")
 results = {"machine": {}, "method": {}, "sections": {}, "targets": []}
@@ -58,6 +64,20 @@ def log(msg):
 
 def want(section):
     return not ONLY or section in ONLY
+
+
+def find_peers():
+    """Say once, in one line each, which peer is missing and why its rows are skipped."""
+    for tool, package in PEERS.items():
+        if not shutil.which(tool):
+            MISSING.add(tool)
+            log("bench: SKIP %s: not installed (apt-get install %s, or make bench as root); "
+                "its rows NOT RUN" % (tool, package))
+    results["method"]["peers_missing"] = sorted(MISSING)
+
+
+def have(tool):
+    return tool not in MISSING
 
 
 def stats(values):
@@ -346,7 +366,8 @@ def section_b(iters):
     log("== b. target slowdown (chain 32, fixed work of ~%.1fs) and profiler CPU" % WORK_SECONDS)
     runs = {}
     for r in range(ROUNDS):
-        jobs = [("none", 0)] * 2 + [(k, hz) for k in B_KINDS[1:] for hz in (1000, 10000)]
+        jobs = [("none", 0)] * 2 + [(k, hz) for k in B_KINDS[1:] if have(k)
+                                    for hz in (1000, 10000)]
         random.shuffle(jobs)
         for kind, hz in jobs:
             runs.setdefault("%s@%d" % (kind, hz), []).append(one_run(kind, hz, iters))
@@ -401,6 +422,8 @@ def section_c(iters):
     try:
         time.sleep(0.3)
         for kind in ("fxsampler", "perf"):
+            if not have(kind):
+                continue
             per, fixed = [], []
             for r in range(min(ROUNDS, 3)):
                 out = os.path.join(TMP, "c." + kind)
@@ -425,7 +448,7 @@ def section_e(iters):
     log("== e. bytes per sample: .fxt, .fxt.gz (record -z), perf.data; chain 32 at 10 kHz")
     runs = {}
     for r in range(min(ROUNDS, 3)):
-        order = ["fxsampler", "fxsampler-z", "perf"]
+        order = [k for k in ("fxsampler", "fxsampler-z", "perf") if have(k)]
         random.shuffle(order)
         for k in order:
             runs.setdefault(k, []).append(one_run(k, 10000, iters))
@@ -732,7 +755,7 @@ def pingpong_once(kind, iters):
 
 
 def section_o():
-    if not shutil.which("offcputime"):
+    if not have("offcputime"):
         log("== o. SKIP: offcputime (Debian libbpf-tools) is not installed; NOT RUN")
         results["sections"]["o_offcpu"] = {"status": "offcputime missing: NOT RUN"}
         return
@@ -958,6 +981,7 @@ def main():
     machine()
     results["method"] = {"rounds": ROUNDS, "note": "each round runs every condition once in a "
                          "shuffled order; figures are median [min..max] over rounds"}
+    find_peers()
     old_rate = sysctl("kernel.perf_event_max_sample_rate", 100000)
     t0 = time.monotonic()
     try:
@@ -999,4 +1023,11 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("bench: interrupted; bench/results.json holds what was measured", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:  # one line, never a traceback (issue 25)
+        print("bench: failed: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        sys.exit(1)

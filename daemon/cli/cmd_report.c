@@ -18,6 +18,8 @@ static const char report_usage[] =
 	"                        [--svg OUT] [--svg-inverted] [--perf-script OUT]\n"
 	"                        [--split-threads] [--split-processes] [--no-thread-frames]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
+	"                        [--debuginfod-max-size SIZE] [--debuginfod-max-time DUR]\n"
+	"                        [--debuginfod-total-size SIZE] [--debuginfod-total-time DUR]\n"
 	"                        [--no-kernel]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
@@ -44,6 +46,12 @@ static const char report_usage[] =
 	"      --debug-dir D  where separate debug files live (default /usr/lib/debug)\n"
 	"      --no-debuginfod  never fetch debug files (by default they are fetched\n"
 	"                     from DEBUGINFOD_URLS when it is set)\n"
+	"      --debuginfod-max-size SIZE  a fetch is abandoned past SIZE (default\n"
+	"                     DEBUGINFOD_MAXSIZE, else 256M)\n"
+	"      --debuginfod-max-time DUR  ... or after DUR (default DEBUGINFOD_MAXTIME,\n"
+	"                     else 30s)\n"
+	"      --debuginfod-total-size SIZE, --debuginfod-total-time DUR  the caps of\n"
+	"                     all the fetches of the report (default 1G, 2m)\n"
 	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
 	"                     record --off-cpu), instead of samples\n"
 	"      --no-kernel    leave out the kernel frames of a record --kernel capture\n"
@@ -87,6 +95,10 @@ int cmd_report(int argc, char **argv)
 		OPT_SVG_INVERTED,
 		OPT_OFF_CPU,
 		OPT_WALL,
+		OPT_DI_MAX_SIZE,
+		OPT_DI_MAX_TIME,
+		OPT_DI_TOTAL_SIZE,
+		OPT_DI_TOTAL_TIME,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -108,6 +120,10 @@ int cmd_report(int argc, char **argv)
 		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 		{"wall", no_argument, NULL, OPT_WALL},
+		{"debuginfod-max-size", required_argument, NULL, OPT_DI_MAX_SIZE},
+		{"debuginfod-max-time", required_argument, NULL, OPT_DI_MAX_TIME},
+		{"debuginfod-total-size", required_argument, NULL, OPT_DI_TOTAL_SIZE},
+		{"debuginfod-total-time", required_argument, NULL, OPT_DI_TOTAL_TIME},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -193,6 +209,32 @@ int cmd_report(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			o.time_mode = opt == OPT_OFF_CPU ? REPORT_OFFCPU : REPORT_WALL;
+			break;
+		case OPT_DI_MAX_SIZE:
+		case OPT_DI_TOTAL_SIZE:
+			/* below a page no debug file fits; RLIMIT_FSIZE takes any */
+			if (units_parse_size(optarg, &v) || v < 4096) {
+				cli_say("invalid %s '%s': a size of at least 4K, like 64M or 1G",
+					opt == OPT_DI_MAX_SIZE ? "--debuginfod-max-size"
+							       : "--debuginfod-total-size",
+					optarg);
+				return EXIT_USAGE;
+			}
+			*(opt == OPT_DI_MAX_SIZE ? &o.debuginfod_limits.max_size
+						 : &o.debuginfod_limits.total_size) = v;
+			break;
+		case OPT_DI_MAX_TIME:
+		case OPT_DI_TOTAL_TIME:
+			if (units_parse_duration_ns(optarg, &v) || v < 1000000) {
+				cli_say("invalid %s '%s': a duration of at least 1ms, like 30s or "
+					"2m",
+					opt == OPT_DI_MAX_TIME ? "--debuginfod-max-time"
+							       : "--debuginfod-total-time",
+					optarg);
+				return EXIT_USAGE;
+			}
+			*(opt == OPT_DI_MAX_TIME ? &o.debuginfod_limits.max_time_ns
+						 : &o.debuginfod_limits.total_time_ns) = v;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

@@ -44,6 +44,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->svg_inverted = opts->svg_inverted;
 		r->width = opts->width;
 		so.debuginfod = !opts->no_debuginfod;
+		so.debuginfod_limits = opts->debuginfod_limits;
 		r->has_pid = opts->has_pid;
 		r->pid = opts->pid;
 		r->has_tid = opts->has_tid;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "symbols/debuginfod_fetch.h"
+
 struct fxt_record;
 struct symbolizer;
 
@@ -56,6 +58,8 @@ struct report_opts {
 	bool lines;	       /* top: one row per function and source line (file:line) */
 	unsigned width;	       /* top: fit rows in this many columns; 0: never cut a name */
 	bool no_debuginfod;    /* do not fetch debug files even when DEBUGINFOD_URLS is set */
+	/* The caps of those fetches, each 0: its default (debuginfod_fetch.h). */
+	struct debuginfod_limits debuginfod_limits;
 	/*
 	 * report_run: where the reason of a failure goes (NUL-terminated). When
 	 * NULL, report_run() prints it to stderr instead.

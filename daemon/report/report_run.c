@@ -141,10 +141,26 @@ static int out_write(struct out_file *o, struct report *r, const struct report_o
 	return 0;
 }
 
+struct fetch_warnings {
+	FILE *f;
+	struct debuginfod_limits limits; /* as the symbolizer resolved them */
+};
+
 static void on_fetch_failure(void *ctx, const char *path, const char *build_id, int err)
 {
-	fprintf(ctx, "fxsampler: warning: debuginfod has no debug info for %s (build id %s): %s\n",
-		path, build_id, strerror(-err));
+	struct fetch_warnings *w = ctx;
+	char cap[160];
+
+	if (debuginfod_cap_describe(&w->limits, err, cap, sizeof(cap)))
+		fprintf(w->f,
+			"fxsampler: warning: debuginfod: build id %s (%s) not fetched: past %s; "
+			"its frames use the ELF symbols\n",
+			build_id, path, cap);
+	else
+		fprintf(w->f,
+			"fxsampler: warning: debuginfod has no debug info for %s (build id %s): "
+			"%s\n",
+			path, build_id, strerror(-err));
 }
 
 static const char *state_label(void *ctx, uint64_t tid)
@@ -257,8 +273,12 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 	}
 	warn_skipped(r);
 	/* Fail soft: such modules show as module+0xOFFSET; say why. */
-	if (opts && opts->info)
-		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, opts->info);
+	if (opts && opts->info) {
+		struct fetch_warnings w = {.f = opts->info};
+
+		debuginfod_limits_resolve(&opts->debuginfod_limits, &w.limits);
+		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, &w);
+	}
 out:
 	for (i = 0; i < nr_outs; i++)
 		out_abort(&outs[i]);

@@ -4,9 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "service/daemon_config.h"
 #include "service/http_rules.h"
+#include "util/safe_open.h"
 #include "util/units.h"
 
 #define LINE_MAX_LEN 4096
@@ -305,23 +309,61 @@ int daemon_config_check(const struct daemon_config *c, char *msg, size_t msg_len
 	return 0;
 }
 
+/* The keys set so far and where, to refuse a key set twice. */
+struct seen_keys {
+	struct {
+		char key[32];
+		unsigned line;
+	} v[32];
+	unsigned n;
+};
+
+/* The line that set key before, else 0; remembers key at lineno. */
+static unsigned seen_before(struct seen_keys *seen, const char *key, unsigned lineno)
+{
+	unsigned i;
+
+	for (i = 0; i < seen->n; i++)
+		if (!strcmp(seen->v[i].key, key))
+			return seen->v[i].line;
+	/* Only known keys get here (apply() refused the rest): they are few and short. */
+	if (seen->n < sizeof(seen->v) / sizeof(seen->v[0]) &&
+	    strlen(key) < sizeof(seen->v[0].key)) {
+		strcpy(seen->v[seen->n].key, key);
+		seen->v[seen->n++].line = lineno;
+	}
+	return 0;
+}
+
 int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, char *err,
 			size_t err_len)
 {
 	struct daemon_config c = *cfg;
-	char line[LINE_MAX_LEN], msg[512];
+	struct seen_keys seen = {.n = 0};
+	char *line = NULL, msg[512];
 	char *s, *eq, *key, *val;
-	unsigned lineno = 0;
-	size_t len;
-	int ret;
+	unsigned lineno = 0, first;
+	size_t cap = 0, len;
+	ssize_t got;
+	int ret = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	errno = 0;
+	while ((got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
-		len = strlen(line);
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+		len = (size_t)got;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > LINE_MAX_LEN - 2) {
 			snprintf(err, err_len, "%s:%u: line longer than %d characters", name,
 				 lineno, LINE_MAX_LEN - 2);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
+		}
+		/* A NUL would end the line early for every reader here: refuse it. */
+		if (memchr(line, '\0', len)) {
+			snprintf(err, err_len, "%s:%u: a NUL byte in the line", name, lineno);
+			ret = -EINVAL;
+			goto out;
 		}
 		s = trim(line);
 		if (!*s || *s == '#')
@@ -329,55 +371,166 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 		eq = strchr(s, '=');
 		if (!eq) {
 			snprintf(err, err_len, "%s:%u: expected 'key = value'", name, lineno);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 		*eq = '\0';
 		key = trim(s);
 		val = trim(eq + 1);
 		if (!*key || !*val) {
 			snprintf(err, err_len, "%s:%u: expected 'key = value'", name, lineno);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 		ret = apply(&c, key, val, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, err_len, "%s:%u: %s", name, lineno, msg);
-			return ret;
+			goto out;
 		}
+		/* Which of two values was meant is anyone's guess: say so. */
+		first = seen_before(&seen, key, lineno);
+		if (first) {
+			snprintf(err, err_len, "%s:%u: %s is set twice (first on line %u)", name,
+				 lineno, key, first);
+			ret = -EINVAL;
+			goto out;
+		}
+		errno = 0;
 	}
 	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, err_len, "%s: read error", name);
-		return ret;
+		ret = errno ? -errno : -EIO;
+		snprintf(err, err_len, "%s: read error: %s", name, strerror(-ret));
+		goto out;
 	}
 	ret = daemon_config_check(&c, msg, sizeof(msg));
 	if (ret) {
 		snprintf(err, err_len, "%s: %s", name, msg);
-		return ret;
+		goto out;
 	}
 	*cfg = c;
-	return 0;
+out:
+	free(line);
+	return ret;
+}
+
+/*
+ * The file at path, read whole: opened as any file named by someone else
+ * (safe_open.h: a FIFO does not block, only a regular file is read) and no
+ * larger than DAEMON_CONFIG_MAX_SIZE. A string stream of it, or NULL with
+ * the message in err and -errno in *ret_err (-EINVAL: not a config file).
+ */
+static FILE *read_config(const char *path, char **ret_buf, char *err, size_t err_len, int *ret_err)
+{
+	struct stat st;
+	size_t n = 0;
+	ssize_t got;
+	char *buf;
+	FILE *f;
+	int fd;
+
+	fd = safe_open_regular(path, &st);
+	/* `-c /dev/null` is the usual way to say "no settings": the null device reads empty. */
+	if (fd == -SAFE_OPEN_ENOTREG && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		buf = malloc(1);
+		f = buf ? fmemopen(buf, 1, "r") : NULL;
+		if (!f) {
+			free(buf);
+			snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
+			*ret_err = -ENOMEM;
+			return NULL;
+		}
+		buf[0] = '\n';
+		*ret_buf = buf;
+		return f;
+	}
+	if (fd == -SAFE_OPEN_ENOTREG) {
+		/* A directory has an errno of its own; other kinds are named. */
+		if (S_ISDIR(st.st_mode))
+			snprintf(err, err_len, "%s: %s: the configuration must be a regular file",
+				 path, strerror(EISDIR));
+		else
+			snprintf(err, err_len, "%s: not a regular file (%s)", path,
+				 safe_open_type_name(st.st_mode));
+		*ret_err = -EINVAL;
+		return NULL;
+	}
+	if (fd < 0) {
+		snprintf(err, err_len, "%s: %s", path, strerror(-fd));
+		*ret_err = fd;
+		return NULL;
+	}
+	if (st.st_size > DAEMON_CONFIG_MAX_SIZE) {
+		snprintf(err, err_len, "%s: %lld bytes: a configuration has at most %d", path,
+			 (long long)st.st_size, DAEMON_CONFIG_MAX_SIZE);
+		close(fd);
+		*ret_err = -EFBIG;
+		return NULL;
+	}
+	/* One byte more than allowed tells a file that grew since fstat(). */
+	buf = malloc(DAEMON_CONFIG_MAX_SIZE + 1);
+	if (!buf) {
+		snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
+		close(fd);
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	while (n <= DAEMON_CONFIG_MAX_SIZE &&
+	       (got = read(fd, buf + n, DAEMON_CONFIG_MAX_SIZE + 1 - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			*ret_err = -errno;
+			snprintf(err, err_len, "%s: read error: %s", path, strerror(errno));
+			goto fail;
+		}
+		n += (size_t)got;
+	}
+	if (n > DAEMON_CONFIG_MAX_SIZE) {
+		snprintf(err, err_len, "%s: a configuration has at most %d bytes", path,
+			 DAEMON_CONFIG_MAX_SIZE);
+		*ret_err = -EFBIG;
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+	/* fmemopen() of zero bytes fails: an empty file is a stream of one newline. */
+	if (!n)
+		buf[n++] = '\n';
+	f = fmemopen(buf, n, "r");
+	if (!f) {
+		*ret_err = -errno;
+		snprintf(err, err_len, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	*ret_buf = buf;
+	return f;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
 }
 
 int daemon_config_load(const char *path, bool must_exist, struct daemon_config *ret, char *err,
 		       size_t err_len)
 {
 	struct daemon_config c;
+	char *buf = NULL;
 	FILE *f;
-	int e;
+	int e = 0;
 
 	daemon_config_defaults(&c);
-	f = fopen(path, "re");
+	f = read_config(path, &buf, err, err_len, &e);
 	if (!f) {
-		e = -errno;
 		if (e == -ENOENT && !must_exist) {
 			*ret = c;
 			return 0;
 		}
-		snprintf(err, err_len, "%s: %s", path, strerror(-e));
 		return e;
 	}
 	e = daemon_config_parse(f, path, &c, err, err_len);
 	fclose(f);
+	free(buf);
 	if (e)
 		return e;
 	*ret = c;

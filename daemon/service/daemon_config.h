@@ -65,8 +65,9 @@ void daemon_config_defaults(struct daemon_config *ret);
 
 /*
  * Parse f, named name in messages, on top of *cfg (so defaults, then the file).
- * 0, or -EINVAL with "NAME:LINE: what is wrong" in err; -errno on a read
- * error. On failure *cfg is left unchanged.
+ * 0, or -EINVAL with "NAME:LINE: what is wrong" in err (a bad key or value,
+ * a key set twice, a NUL byte, a line over 4094 characters); -errno on a
+ * read error. On failure *cfg is left unchanged.
  */
 int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, char *err,
 			size_t err_len);
@@ -79,9 +80,18 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
  */
 int daemon_config_check(const struct daemon_config *cfg, char *msg, size_t msg_len);
 
+/* The largest configuration file read: the whole example is 3 KiB. */
+#define DAEMON_CONFIG_MAX_SIZE (1024 * 1024)
+
 /*
  * Defaults, then the file at path. A missing file is an error only when
- * must_exist (the user named it); otherwise the defaults are used.
+ * must_exist (the user named it); otherwise the defaults are used. The file
+ * is opened without blocking (a FIFO is refused at once, not waited on) and
+ * read only when it is a regular file of at most DAEMON_CONFIG_MAX_SIZE
+ * bytes, or the null device (an empty file: `-c /dev/null`, no settings).
+ * 0, or -errno with one line in err naming the path and the cause:
+ * -EINVAL for a bad file (not a regular file, a bad line), -EFBIG for one too
+ * large, the open's or read's -errno otherwise.
  */
 int daemon_config_load(const char *path, bool must_exist, struct daemon_config *ret, char *err,
 		       size_t err_len);

@@ -102,6 +102,22 @@ static bool own_session(struct daemon *d, struct conn *c)
 	return d->sess.cap && d->sess.owner == c;
 }
 
+/*
+ * The sampler is held by holder (uid huid). As STATUS does, a client that is
+ * neither root nor the holder's user learns the uid and not the pid: on a
+ * host with /proc mounted hidepid=invisible the pid is otherwise hidden.
+ */
+static void reply_busy(struct conn *c, pid_t holder, uid_t huid, const char *where)
+{
+	if (c->uid && c->uid != huid)
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, 0, huid,
+			    "the sampler is busy: held by uid %u%s", (unsigned)huid, where);
+	else
+		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, holder, huid,
+			    "the sampler is busy: held by pid %d (uid %u)%s", (int)holder,
+			    (unsigned)huid, where);
+}
+
 static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_setup *req)
 {
 	struct authz_creds cr = {c->pid, c->uid, c->gid, c->groups, c->nr_groups};
@@ -125,9 +141,7 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 		return;
 	}
 	if (s->cap && s->owner && !(req->flags & FXS_SETUP_PREEMPT)) {
-		reply_error(c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, -EBUSY, s->holder_pid,
-			    s->holder_uid, "the sampler is busy: held by pid %d (uid %u)",
-			    (int)s->holder_pid, (unsigned)s->holder_uid);
+		reply_busy(c, s->holder_pid, s->holder_uid, "");
 		return;
 	}
 	if (protocol_setup_to_opts(req, &o)) {
@@ -184,10 +198,7 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 		case -EBUSY:
 			if (holder > 0)
 				authz_proc_owner("/proc", holder, &owner);
-			reply_error(
-				c, FXS_MSG_SETUP, FXS_ERR_ALREADY_EXISTS, err, holder, owner.ruid,
-				"the sampler is busy: held by pid %d (uid %u) outside fxsamplerd",
-				(int)holder, (unsigned)owner.ruid);
+			reply_busy(c, holder, owner.ruid, " outside fxsamplerd");
 			break;
 		case -EINVAL:
 			reply_error(

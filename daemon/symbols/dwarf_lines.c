@@ -16,6 +16,7 @@
 #include "util/sorted.h"
 #include "util/safe_open.h"
 #include "symbols/debug_file.h"
+#include "symbols/debuginfod_fetch.h"
 #include "symbols/dwarf_lines.h"
 #include "symbols/elf_file.h"
 
@@ -25,10 +26,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
-
-#ifdef HAVE_LIBDEBUGINFOD
-#include <elfutils/debuginfod.h>
-#endif
 
 /* An address range and the DIE (a compilation unit or a function) it belongs to. */
 struct die_range {
@@ -54,13 +51,6 @@ struct dwarf_lines {
 	struct cu_funcs **cus;
 	size_t nr_cus, cap_cus;
 	bool indexed;
-};
-
-struct dwarf_debuginfod {
-#ifdef HAVE_LIBDEBUGINFOD
-	debuginfod_client *client;
-#endif
-	int unused;
 };
 
 /* A mapped ELF and its descriptor-free DWARF, or -ENODATA when it has none. */
@@ -119,20 +109,18 @@ static int find_debug_file(struct dwarf_lines *dl, Elf *elf, const char *path, c
 	return err == -ENOENT ? -ENODATA : err;
 }
 
-static int fetch_debug_file(struct dwarf_lines *dl, struct dwarf_debuginfod *d, const uint8_t *id,
+/* The debug file by build id from debuginfod, within the fetcher's caps. */
+static int fetch_debug_file(struct dwarf_lines *dl, struct debuginfod_fetcher *d, const uint8_t *id,
 			    size_t id_len)
 {
-#ifdef HAVE_LIBDEBUGINFOD
 	char *got = NULL;
 	int fd, err;
 
 	if (!d || !id_len)
 		return -ENODATA;
-	fd = debuginfod_find_debuginfo(d->client, id, (int)id_len, &got);
-	if (fd < 0) {
-		free(got);
+	fd = debuginfod_fetcher__fetch(d, id, id_len, &got);
+	if (fd < 0)
 		return fd;
-	}
 	err = open_dwarf_fd(fd, id, id_len, &dl->elf, &dl->dbg);
 	close(fd);
 	if (err) {
@@ -141,9 +129,6 @@ static int fetch_debug_file(struct dwarf_lines *dl, struct dwarf_debuginfod *d, 
 	}
 	dl->path = got ? got : strdup("debuginfod");
 	return dl->path ? 0 : -ENOMEM;
-#else
-	return -ENODATA;
-#endif
 }
 
 struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
@@ -493,38 +478,6 @@ int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwar
 	return (int)n;
 }
 
-struct dwarf_debuginfod *dwarf_debuginfod__new(void)
-{
-#ifdef HAVE_LIBDEBUGINFOD
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	struct dwarf_debuginfod *d;
-
-	if (!urls || !urls[strspn(urls, " \t")])
-		return NULL;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
-	d->client = debuginfod_begin();
-	if (!d->client) {
-		free(d);
-		return NULL;
-	}
-	return d;
-#else
-	return NULL;
-#endif
-}
-
-void dwarf_debuginfod__free(struct dwarf_debuginfod *d)
-{
-	if (!d)
-		return;
-#ifdef HAVE_LIBDEBUGINFOD
-	debuginfod_end(d->client);
-#endif
-	free(d);
-}
-
 #else /* !HAVE_LIBDW */
 
 struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
@@ -550,15 +503,6 @@ int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwar
 			unsigned max)
 {
 	return 0;
-}
-
-struct dwarf_debuginfod *dwarf_debuginfod__new(void)
-{
-	return NULL;
-}
-
-void dwarf_debuginfod__free(struct dwarf_debuginfod *d)
-{
 }
 
 #endif /* HAVE_LIBDW */

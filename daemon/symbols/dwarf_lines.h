@@ -21,13 +21,13 @@
 /* Deepest inline chain reported for one pc; deeper ones keep their innermost. */
 #define DWARF_MAX_FRAMES 32
 
-struct dwarf_debuginfod;
+struct debuginfod_fetcher;
 
 struct dwarf_lines_opts {
 	/* Root of separate debug files; NULL: ELF_DEBUG_DIR. */
 	const char *debug_dir;
 	/* Where to fetch the debug file by build id when none is on disk; NULL: nowhere. */
-	struct dwarf_debuginfod *debuginfod;
+	struct debuginfod_fetcher *debuginfod;
 };
 
 /* One function of the chain at a pc. Strings live as long as the dwarf_lines. */
@@ -47,7 +47,8 @@ struct dwarf_lines;
  * file, else debuginfod. A file whose build id differs from the recorded one
  * is not used. NULL with errno: ENODATA when no debug info was found,
  * EOPNOTSUPP without libdw, ENOMEM. *ret_fetch_err (may be NULL) gets the
- * -errno of a debuginfod fetch that was tried and failed, else 0.
+ * -errno of a debuginfod fetch that was tried and failed (or its
+ * DEBUGINFOD_OVER_* cap: debuginfod_fetch.h), else 0.
  */
 struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 				      size_t build_id_len, const struct dwarf_lines_opts *opts,
@@ -66,14 +67,5 @@ const char *dwarf_lines__path(const struct dwarf_lines *dl);
  */
 int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwarf_frame *frames,
 			unsigned max);
-
-/*
- * A debuginfod client on DEBUGINFOD_URLS, with its cache
- * (DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client). NULL when
- * DEBUGINFOD_URLS is unset or empty (off, as in elfutils) or without
- * libdebuginfod.
- */
-struct dwarf_debuginfod *dwarf_debuginfod__new(void);
-void dwarf_debuginfod__free(struct dwarf_debuginfod *d);
 
 #endif /* FXS_DAEMON_DWARF_LINES_H */

@@ -83,7 +83,7 @@ struct symbolizer {
 	struct hash_index str_idx;
 	unsigned next_mapping_id;
 	uint64_t seq;
-	struct dwarf_debuginfod *debuginfod;
+	struct debuginfod_fetcher *debuginfod;
 	struct inline_chunk *chunks;
 };
 
@@ -109,7 +109,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	}
 	s->opts.debug_dir = s->debug_dir;
 	if (s->opts.debuginfod)
-		s->debuginfod = dwarf_debuginfod__new();
+		s->debuginfod = debuginfod_fetcher__new(&opts->debuginfod_limits);
 	return s;
 }
 
@@ -171,7 +171,7 @@ void symbolizer__free(struct symbolizer *s)
 		s->chunks = c->next;
 		free(c);
 	}
-	dwarf_debuginfod__free(s->debuginfod);
+	debuginfod_fetcher__free(s->debuginfod);
 	free(s->debug_dir);
 	free(s);
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/debuginfod_fetch.h"
 #include "symbols/dwarf_lines.h"
 #include "fxt/fxt.h"
 
@@ -29,10 +30,11 @@ struct symbolizer_opts {
 	 */
 	bool no_self_vdso;
 	/*
-	 * Fetch missing debug files from debuginfod when DEBUGINFOD_URLS is set
-	 * (see dwarf_debuginfod__new()).
+	 * Fetch missing debug files from debuginfod when DEBUGINFOD_URLS is set,
+	 * within debuginfod_limits (see debuginfod_fetcher__new()).
 	 */
 	bool debuginfod;
+	struct debuginfod_limits debuginfod_limits;
 };
 
 /* One mmap record, as the symbolizer keeps it. Owned by the symbolizer. */

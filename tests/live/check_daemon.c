@@ -500,6 +500,147 @@ START_TEST(test_second_client_busy)
 }
 END_TEST
 
+#define SECOND_USER "fxs-live-user2"
+
+static char *slurp_from(const char *path, long offset);
+
+/*
+ * What a client learns of the busy sampler's holder, as SETUP's ERROR and as
+ * the CLI prints it. Runs as uid/gid (a raw connection in a child); 0 and *ret
+ * with the error's text in it.
+ */
+static int busy_reply_as(uid_t uid, gid_t gid, pid_t target, struct fxs_msg *ret)
+{
+	int pfd[2], st;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct fxs_msg m;
+		char err[256];
+		int fd = -1;
+
+		memset(&m, 0, sizeof(m));
+		if (uid &&
+		    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
+			_exit(125);
+		if (client_connect(sock, &fd, err, sizeof(err)))
+			_exit(124);
+		raw_setup(fd, target);
+		if (raw_recv(fd, &m))
+			_exit(123);
+		_exit(write(pfd[1], &m, sizeof(m)) == sizeof(m) ? 0 : 122);
+	}
+	close(pfd[1]);
+	memset(ret, 0, sizeof(*ret));
+	st = read(pfd[0], ret, sizeof(*ret)) == sizeof(*ret) ? 0 : -EPIPE;
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	return st;
+}
+
+/*
+ * A second user's record while a first user records (issue 25): the answer
+ * names the holder's uid and no pid, as STATUS does (with /proc mounted
+ * hidepid=invisible the pid is otherwise hidden); root, and the holder's own
+ * user, still get both.
+ */
+START_TEST(test_busy_hides_pid_from_users)
+{
+	char cmd[2048], out[192], pidfile[256], want[160], *text;
+	struct passwd *pw;
+	struct fxs_msg m;
+	pid_t a_target, b_target, a_client = 0;
+	uid_t b_uid;
+	gid_t b_gid;
+	bool made = false;
+	FILE *f;
+	int i;
+
+	if (!getpwnam(SECOND_USER)) {
+		ck_assert_int_eq(live_run_cmd("useradd --system --no-create-home --shell "
+					      "/usr/sbin/nologin " SECOND_USER),
+				 0);
+		made = true;
+	}
+	pw = getpwnam(SECOND_USER);
+	ck_assert_ptr_nonnull(pw);
+	b_uid = pw->pw_uid;
+	b_gid = pw->pw_gid;
+	a_target = spinner_as(user_uid, user_gid);
+	b_target = spinner_as(b_uid, b_gid);
+
+	/* The first user records its own process through the CLI, in the background. */
+	snprintf(out, sizeof(out), "%s/busyuid", tmpdir);
+	mkdir(out, 0777);
+	chmod(out, 0777);
+	snprintf(pidfile, sizeof(pidfile), "%s/a.pid", out);
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 30 "
+		 "-o %s/a.fxt </dev/null >%s/a.log 2>&1 & echo $! >%s",
+		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, (int)a_target, out, out,
+		 pidfile);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	for (i = 0; i < 200 && status().session != FXS_SESSION_RUNNING; i++)
+		live_msleep(25);
+	ck_assert_uint_eq(status().session, FXS_SESSION_RUNNING);
+	ck_assert_uint_eq(status().holder_uid, user_uid);
+	f = fopen(pidfile, "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &a_client), 1);
+	fclose(f);
+
+	/* The second user: the protocol reply holds the uid and no pid. */
+	ck_assert_int_eq(busy_reply_as(b_uid, b_gid, b_target, &m), 0);
+	ck_assert_uint_eq(m.type, FXS_MSG_ERROR);
+	ck_assert_uint_eq(m.error.kind, FXS_ERR_ALREADY_EXISTS);
+	ck_assert_uint_eq(m.error.holder_uid, user_uid);
+	ck_assert_uint_eq(m.error.holder_pid, 0);
+	snprintf(want, sizeof(want), "the sampler is busy: held by uid %u", (unsigned)user_uid);
+	ck_assert_msg(!strcmp(m.error.text, want), "'%s', not '%s'", m.error.text, want);
+
+	/* ... and so does the CLI's message: exit 1, no "pid" in it. */
+	snprintf(cmd, sizeof(cmd),
+		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 1 "
+		 "-o %s/b.fxt </dev/null >%s/b.log 2>&1",
+		 (unsigned)b_uid, (unsigned)b_gid, fxs_bin, sock, (int)b_target, out, out);
+	ck_assert_int_eq(live_run_cmd(cmd), 1);
+	snprintf(cmd, sizeof(cmd), "%s/b.log", out);
+	text = slurp_from(cmd, 0);
+	ck_assert_msg(strstr(text, want), "%s", text);
+	ck_assert_msg(!strstr(text, "pid"), "the second user learned a pid: %s", text);
+	free(text);
+
+	/* Root still learns both: the holder is the first user's CLI. */
+	ck_assert_int_eq(busy_reply_as(0, 0, b_target, &m), 0);
+	ck_assert_uint_eq(m.error.kind, FXS_ERR_ALREADY_EXISTS);
+	ck_assert_uint_eq(m.error.holder_pid, (uint32_t)a_client);
+	ck_assert_uint_eq(m.error.holder_uid, user_uid);
+	snprintf(want, sizeof(want), "held by pid %d (uid %u)", (int)a_client, (unsigned)user_uid);
+	ck_assert_msg(strstr(m.error.text, want), "%s", m.error.text);
+	/* So does the holder's own user, for its own pid. */
+	ck_assert_int_eq(busy_reply_as(user_uid, user_gid, a_target, &m), 0);
+	ck_assert_uint_eq(m.error.holder_pid, (uint32_t)a_client);
+	ck_assert_msg(strstr(m.error.text, want), "%s", m.error.text);
+
+	/* The first user's capture ends complete. */
+	kill(a_client, SIGINT);
+	ck_assert(wait_idle(10000));
+	/* Not our child (the shell's): gone once the file is renamed into place. */
+	for (i = 0; i < 400 && !kill(a_client, 0); i++)
+		live_msleep(25);
+	ck_assert_int_ne(kill(a_client, 0), 0);
+	snprintf(cmd, sizeof(cmd), "%s/a.fxt", out);
+	ck_assert_int_gt(fxt_samples(cmd, (uint32_t)a_target, NULL), 0);
+	reap(a_target);
+	reap(b_target);
+	if (made)
+		live_run_cmd("userdel " SECOND_USER);
+}
+END_TEST
+
 START_TEST(test_lifecycle_states)
 {
 	pid_t target = spinner_as(0, 0);
@@ -1514,6 +1655,7 @@ static Suite *daemon_suite(void)
 	tc = tcase_create("sessions");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_second_client_busy);
+	tcase_add_test(tc, test_busy_hides_pid_from_users);
 	tcase_add_test(tc, test_lifecycle_states);
 	tcase_add_test(tc, test_invalid_args);
 	tcase_add_test(tc, test_sigkill_client_mid_session);

@@ -5,6 +5,8 @@
 #   names    Go's compress/flate benchmark: --top shows every function name whole
 #            when piped, fits a terminal's width, and --wide does not cut;
 #   debuginfod  a stripped program symbolized through a local debuginfod server;
+#   caps     debuginfod fetches from a server that streams zeros without end are
+#            abandoned at their size and time caps, nothing left in the cache;
 #   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
 #   towers   the default flame graph of 200 short processes and 100 short threads of
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
@@ -13,11 +15,11 @@
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod svg towers http").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers http").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod svg towers http}
+tests=${TESTS:-names debuginfod caps svg towers http}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -205,6 +207,168 @@ SRC
 	echo "   ok: cache honoured, fails soft with a warning"
 }
 
+# --- debuginfod caps: a server that streams zeros without end ---
+# A .fxt and a server may come from anywhere: each fetch is abandoned at its
+# size or time cap, nothing of it stays in the cache, one warning names the
+# build id and the cap, and the other modules are still symbolized.
+caps_tier()
+{
+	if ! "$bin" report --help | grep -q -- --debuginfod-max-size; then
+		fail "caps: fxsampler built without libdebuginfod"
+	fi
+	if ! command -v strace >/dev/null || ! command -v python3 >/dev/null; then
+		skip "caps: strace or python3 not found (make deps)"
+		return
+	fi
+	echo "== caps: debuginfod fetches from a server that never stops are abandoned at their caps"
+	c=$tmp/caps
+	mkdir -p "$c"
+	# main and its caller stripped (their debug info only "on the server");
+	# the library keeps its symbols: its frames must stay symbolized.
+	cat >"$c/spin.c" <<'SRC'
+volatile unsigned long fxs_sink;
+__attribute__((noinline)) void fxs_lib_spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		fxs_sink += i ^ (fxs_sink >> 3);
+}
+SRC
+	cat >"$c/main.c" <<'SRC'
+#include <stdlib.h>
+void fxs_lib_spin(unsigned long n);
+__attribute__((noinline)) void fxs_caller(unsigned long n)
+{
+	fxs_lib_spin(n);
+}
+int main(int argc, char **argv)
+{
+	unsigned long k, n = argc > 1 ? strtoul(argv[1], 0, 0) : 100;
+	for (k = 0; k < n; k++)
+		fxs_caller(1000000);
+	return 0;
+}
+SRC
+	gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -Wl,--build-id -o "$c/libfxsspin.so" "$c/spin.c" ||
+		fail "gcc libfxsspin.so"
+	gcc -O1 -g -fno-omit-frame-pointer -Wl,--build-id -o "$c/full" "$c/main.c" -L"$c" -lfxsspin \
+		-Wl,-rpath,"$c" || fail "gcc main"
+	strip -o "$c/capped" "$c/full" || fail "strip"
+	id=$(readelf -n "$c/capped" | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] || fail "no build id"
+	record -q -o "$c/capped.fxt" -- "$c/capped" 1500 2>"$c/record.err" || fail "record: $(cat "$c/record.err")"
+
+	# Any build id: 200 and zeros, chunked, never an end (/slow: 64 KiB every 50 ms).
+	cat >"$c/zeros.py" <<'PY'
+import http.server, socketserver, sys, time
+class Zeros(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args):
+        pass
+    def do_GET(self):
+        if self.path == "/ready":
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        sys.stderr.write("GET %s\n" % self.path)
+        sys.stderr.flush()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"%x\r\n" % 65536 + b"\0" * 65536 + b"\r\n"
+        slow = self.path.startswith("/slow/")
+        try:
+            while True:
+                self.wfile.write(chunk)
+                if slow:
+                    time.sleep(0.05)
+        except OSError:
+            pass
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+Server(("127.0.0.1", int(sys.argv[1])), Zeros).serve_forever()
+PY
+	port=$(free_port)
+	python3 "$c/zeros.py" "$port" 2>"$c/zeros.log" &
+	dpid=$!
+	i=0
+	until curl -sf -m 1 -o /dev/null "http://127.0.0.1:$port/ready"; do
+		i=$((i + 1))
+		[ "$i" -lt 40 ] || fail "the zeros server on port $port never answered ($(cat "$c/zeros.log"))"
+		kill -0 "$dpid" 2>/dev/null || fail "the zeros server exited: $(cat "$c/zeros.log")"
+		sleep 0.25
+	done
+
+	# Size: 2 MiB a fetch, at full speed. strace counts the bytes written to
+	# each of libdebuginfod's temporary cache files: none may pass the cap
+	# (abandoning at the next progress call would be too late by then).
+	cache=$c/cache-size
+	mkdir -p "$cache"
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$cache \
+		strace -f -qq -s 0 -e trace=openat,write,close -o "$c/size.strace" \
+		"$bin" report "$c/capped.fxt" --folded --debug-dir "$c/none" --debuginfod-max-size 2M \
+		>"$c/size.txt" 2>"$c/size.err" || fail "report with the size cap failed: $(cat "$c/size.err")"
+	most=$(awk '
+		/openat\(.*\/debuginfo\.[A-Za-z0-9]+"/ && / = [0-9]+$/ {
+			p = $0; sub(/.*openat\([^"]*"/, "", p); sub(/".*/, "", p); fd[$NF] = p; next }
+		/ write\([0-9]+,/ && / = [0-9]+$/ {
+			f = $0; sub(/.* write\(/, "", f); sub(/,.*/, "", f)
+			if (f in fd) { n[fd[f]] += $NF; if (n[fd[f]] > max) max = n[fd[f]] } next }
+		/ close\([0-9]+\)/ { f = $0; sub(/.* close\(/, "", f); sub(/\).*/, "", f); delete fd[f] }
+		END { print max + 0 }' "$c/size.strace")
+	[ "$most" -gt 0 ] || fail "strace saw no write to a debuginfod cache file (see $c/size.strace)"
+	[ "$most" -le 2097152 ] || fail "$most bytes written to one cache file: past the 2 MiB cap"
+	grep -q "fxsampler: warning: debuginfod: build id $id ($c/capped) not fetched: past the size cap of a fetch, 2 MiB (--debuginfod-max-size)" \
+		"$c/size.err" || fail "no size-cap warning for $id: $(cat "$c/size.err")"
+	[ "$(grep -c "build id $id " "$c/size.err")" = 1 ] || fail "not one warning for $id: $(cat "$c/size.err")"
+	left=$(find "$cache" -mindepth 1 -type d; find "$cache" -mindepth 2)
+	[ -z "$left" ] || fail "the abandoned fetches left in the cache: $left"
+	grep -q ';fxs_caller;fxs_lib_spin ' "$c/size.txt" &&
+		fail "fxs_caller resolved: the stripped binary got debug info: $(head -3 "$c/size.txt")"
+	grep -Eq ';capped\+0x[0-9a-f]+;fxs_lib_spin [0-9]+$' "$c/size.txt" ||
+		fail "the library's frames are not symbolized beside capped+0x..: $(head -5 "$c/size.txt")"
+	echo "   size: abandoned at 2 MiB ($most bytes written at most), nothing left in the cache, fxs_lib_spin symbolized"
+
+	# The report's size cap: 3 MiB in all leaves the second module 1 MiB.
+	cache=$c/cache-total
+	mkdir -p "$cache"
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$cache \
+		"$bin" report "$c/capped.fxt" --folded --debug-dir "$c/none" --debuginfod-max-size 2M \
+		--debuginfod-total-size 3M >"$c/total.txt" 2>"$c/total.err" ||
+		fail "report with the report's size cap failed: $(cat "$c/total.err")"
+	grep -q "not fetched: past the size cap of a fetch, 2 MiB" "$c/total.err" &&
+		grep -q "not fetched: past the size cap of the report's fetches, 3 MiB (--debuginfod-total-size)" \
+			"$c/total.err" || fail "no warning of each size cap: $(cat "$c/total.err")"
+	left=$(find "$cache" -mindepth 1 -type d; find "$cache" -mindepth 2)
+	[ -z "$left" ] || fail "the abandoned fetches left in the cache: $left"
+	echo "   the report's 3 MiB: the second fetch got what the first left"
+
+	# Time: the stream is slow; a fetch gets 1 s and the report 2 s in all:
+	# the report ends within its 2 s and a second more.
+	cache=$c/cache-time
+	mkdir -p "$cache"
+	t0=$(date +%s%N)
+	DEBUGINFOD_URLS=http://127.0.0.1:$port/slow DEBUGINFOD_CACHE_PATH=$cache timeout 60 \
+		"$bin" report "$c/capped.fxt" --folded --debug-dir "$c/none" \
+		--debuginfod-max-time 1s --debuginfod-total-time 2s >"$c/time.txt" 2>"$c/time.err" ||
+		fail "report with the time cap failed: $(cat "$c/time.err")"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$ms" -le 3000 ] || fail "report took $ms ms: past the 2 s cap and a second"
+	grep -Eq "debuginfod: build id [0-9a-f]+ \(.*\) not fetched: past the time cap of a fetch, 1 s \(--debuginfod-max-time\)" \
+		"$c/time.err" || fail "no time-cap warning: $(cat "$c/time.err")"
+	grep -q "build id $id ($c/capped) not fetched: past the time cap" "$c/time.err" ||
+		fail "no time-cap warning for $id: $(cat "$c/time.err")"
+	left=$(find "$cache" -mindepth 1 -type d; find "$cache" -mindepth 2)
+	[ -z "$left" ] || fail "the abandoned fetches left in the cache: $left"
+	grep -Eq ';capped\+0x[0-9a-f]+;fxs_lib_spin [0-9]+$' "$c/time.txt" ||
+		fail "the library's frames are not symbolized: $(head -5 "$c/time.txt")"
+	echo "   time: ended in $ms ms (caps 1 s a fetch, 2 s in all), nothing left in the cache"
+	kill "$dpid"
+	wait "$dpid" 2>/dev/null || true
+	dpid=
+}
+
 # --- the interactive flame graph in headless Chromium ---
 svg_tier()
 {
@@ -281,6 +445,7 @@ for t in $tests; do
 	http) http_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
+	caps) caps_tier ;;
 	*) fail "unknown test '$t'" ;;
 	esac
 done

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "service/daemon_config.h"
 #include "check_main.h"
@@ -352,12 +354,125 @@ START_TEST(test_bools)
 
 	ck_assert_int_eq(parse_str("continuous = On\n", &c, err, sizeof(err)), 0);
 	ck_assert(c.continuous);
-	ck_assert_int_eq(parse_str("continuous = yes\ncontinuous = 0\n", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(parse_str("continuous = 0\n", &c, err, sizeof(err)), 0);
 	ck_assert(!c.continuous);
 	ck_assert_int_eq(parse_str("continuous = TRUE\n", &c, err, sizeof(err)), 0);
 	ck_assert(c.continuous);
 	ck_assert_int_eq(parse_str("continuous = y\n", &c, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "t.conf:1: continuous: 'y' is not yes or no");
+}
+END_TEST
+
+/* A key set twice: which value was meant is a guess, so neither is taken. */
+START_TEST(test_duplicate_key)
+{
+	struct daemon_config c, d;
+	char err[256] = "";
+
+	daemon_config_defaults(&d);
+	ck_assert_int_eq(
+		parse_str("max_clients = 4\n# again\nmax_clients = 5\n", &c, err, sizeof(err)),
+		-EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: max_clients is set twice (first on line 1)");
+	ck_assert_mem_eq(&c, &d, sizeof(c));
+	/* The same value twice is refused too; other keys in between do not matter. */
+	ck_assert_int_eq(parse_str("continuous = no\nmax_frames = 9\ncontinuous = no\n", &c, err,
+				   sizeof(err)),
+			 -EINVAL);
+	ck_assert_str_eq(err, "t.conf:3: continuous is set twice (first on line 1)");
+}
+END_TEST
+
+/* "max_clients = 4\0junk" was taken as 4: the NUL ended the line for the parser. */
+START_TEST(test_nul_byte)
+{
+	static const char text[] = "# ok\nmax_clients = 4\0junk\n";
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	struct daemon_config c, d;
+	char err[256] = "";
+
+	ck_assert_ptr_nonnull(f);
+	daemon_config_defaults(&c);
+	d = c;
+	ck_assert_int_eq(daemon_config_parse(f, "t.conf", &c, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	ck_assert_str_eq(err, "t.conf:2: a NUL byte in the line");
+	ck_assert_mem_eq(&c, &d, sizeof(c));
+}
+END_TEST
+
+/* A temporary directory for files that are not regular ones. */
+static void tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/fxs_cfg.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* A FIFO as the config: refused at once (no writer to wait for), named. */
+START_TEST(test_fifo_refused)
+{
+	struct daemon_config c;
+	char dir[256], path[300], want[400], err[512] = "";
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/fxsamplerd.conf", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(daemon_config_load(path, true, &c, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: not a regular file (fifo)", path);
+	ck_assert_str_eq(err, want);
+	/* Not even when the file is optional: it exists, and is not a config. */
+	ck_assert_int_eq(daemon_config_load(path, false, &c, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A directory said only "read error"; now its errno. */
+START_TEST(test_directory_refused)
+{
+	struct daemon_config c;
+	char dir[256], want[400], err[512] = "";
+
+	tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(daemon_config_load(dir, true, &c, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: Is a directory: the configuration must be a regular file",
+		 dir);
+	ck_assert_str_eq(err, want);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_too_large)
+{
+	struct daemon_config c;
+	char dir[256], path[300], want[400], err[512] = "";
+	FILE *f;
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	/* Comments only: the size alone refuses it. */
+	for (int i = 0; i <= DAEMON_CONFIG_MAX_SIZE / 64; i++)
+		fprintf(f, "# %061d\n", i);
+	fclose(f);
+	ck_assert_int_eq(daemon_config_load(path, true, &c, err, sizeof(err)), -EFBIG);
+	snprintf(want, sizeof(want), "%s: %d bytes: a configuration has at most %d", path,
+		 (DAEMON_CONFIG_MAX_SIZE / 64 + 1) * 64, DAEMON_CONFIG_MAX_SIZE);
+	ck_assert_str_eq(err, want);
+	/* An empty file is the defaults. */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(daemon_config_load(path, true, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.max_clients, 16);
+	/* So is the null device, the usual "no settings" (another device is refused). */
+	ck_assert_int_eq(daemon_config_load("/dev/null", true, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.max_clients, 16);
+	ck_assert_int_eq(daemon_config_load("/dev/zero", true, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "/dev/zero: not a regular file (character device)");
+	unlink(path);
+	rmdir(dir);
 }
 END_TEST
 
@@ -381,6 +496,14 @@ static Suite *daemon_config_suite(void)
 	tcase_add_test(tc, test_bad_combinations);
 	tcase_add_test(tc, test_failure_keeps_config);
 	tcase_add_test(tc, test_long_line);
+	tcase_add_test(tc, test_duplicate_key);
+	tcase_add_test(tc, test_nul_byte);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_fifo_refused);
+	tcase_add_test(tc, test_directory_refused);
+	tcase_add_test(tc, test_too_large);
 	suite_add_tcase(s, tc);
 	return s;
 }
