@@ -424,6 +424,18 @@ START_TEST(test_dump_rejects_malformed)
 	RUN(&r, "dump", out_path("cut.fxt"));
 	ck_assert_int_eq(exit_code(&r), 1);
 	ck_assert_msg(strstr(r.err, "offset"), "%s", r.err);
+	/* A file cut short (issue 30): dump prints its whole records, then says so. */
+	ck_assert_msg(strstr(r.err, "is cut short"), "%s", r.err);
+	ck_assert_msg(strstr(r.out, " magic"), "no records printed before the warning:\n%s", r.out);
+	/* report reports them, with one warning, and exits 0. */
+	snprintf(cmd, sizeof(cmd), "head -c 30001 '%s' > '%s'", out_path("good.fxt"),
+		 out_path("cut2.fxt"));
+	ck_assert_int_eq(system(cmd), 0);
+	RUN(&r, "report", "--top", "3", out_path("cut2.fxt"));
+	ck_assert_msg(exit_code(&r) == 0, "report of a cut file: exit %d: %s", exit_code(&r),
+		      r.err);
+	ck_assert_msg(strstr(r.out, "Samples: ") && !strstr(r.out, "Samples: 0 "), "%s", r.out);
+	ck_assert_msg(strstr(r.err, "is cut short"), "%s", r.err);
 	out = fopen(out_path("junk.fxt"), "w");
 	fputs("not a trace at all", out);
 	fclose(out);
