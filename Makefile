@@ -161,9 +161,13 @@ $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 
 progs: $(PROG_BINS)
 
-# check_safe_open also runs the fxsampler binary (FXS_BIN).
-check: fxsampler $(UNIT_BINS)
+# check_safe_open also runs the fxsampler binary (FXS_BIN). The man pages
+# name every option of --help and every config key (tests/man/drift.sh), and
+# the bash completion offers every command and option (tests/man/completion.sh).
+check: all $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; FXS_BIN=$(CURDIR)/fxsampler $$t; done
+	@echo "== tests/man/drift.sh" && tests/man/drift.sh
+	@echo "== tests/man/completion.sh" && tests/man/completion.sh
 
 # The unit tests again under ASan + UBSan (clang), and under valgrind.
 check-asan: $(SKELS)
@@ -220,6 +224,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
+	test -f /usr/share/bash-completion/bash_completion && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
@@ -252,6 +257,9 @@ demo: deps-if-missing
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
+MANDIR      ?= $(PREFIX)/share/man
+# bash-completion loads completions/NAME when NAME is first completed
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 bench: all
 	$(MAKE) -C bench
 
@@ -265,6 +273,13 @@ install: all
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 docs/man/fxsampler.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/fxsamplerd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 docs/man/fxsamplerd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 docs/completion/fxsampler.bash $(DESTDIR)$(BASHCOMPDIR)/fxsampler
+	ln -sf fxsampler $(DESTDIR)$(BASHCOMPDIR)/fxsamplerd
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
@@ -274,7 +289,7 @@ BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-conf
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
-TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
+TEST_DEPS  := bash-completion valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
 	      libbpf-tools
 # check-cross runs the other arches' static binaries under qemu-user.
