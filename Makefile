@@ -28,7 +28,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wun
 	    -Wwrite-strings -Wformat=2 -Wdeclaration-after-statement -Wno-unused-parameter \
 	    -Wno-missing-field-initializers -Werror
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
+ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
 	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
 LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
 # Source lines and inlined frames (libdw) and debuginfod are optional: without
@@ -94,7 +94,7 @@ BINS := fxsampler fxsamplerd
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
-	fuzz test bench demo install \
+	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check layout-check clean progs
 
@@ -128,7 +128,7 @@ fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o $(OUTPUT)/libfxs.a
 fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o $(OUTPUT)/libfxs.a
 fxsampler fxsamplerd:
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),-lsystemd) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),-lsystemd) -o $@
 
 # --- tests ---
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
@@ -280,6 +280,23 @@ install: all
 	install -m 0644 docs/man/fxsamplerd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 docs/completion/fxsampler.bash $(DESTDIR)$(BASHCOMPDIR)/fxsampler
 	ln -sf fxsampler $(DESTDIR)$(BASHCOMPDIR)/fxsamplerd
+
+# The Debian package (debian/), built by dpkg-buildpackage from a clean copy
+# of the tree (its tracked and new files, none that .gitignore names) in
+# .output/deb/src: the .deb, its -dbgsym and .buildinfo land in .output/deb/.
+# DEB_VERSION=0.1.0+1 builds another version (a changelog entry is added to
+# the copy), as the package tier's upgrade test does.
+DEB_DIR := $(OUTPUT)/deb
+deb:
+	$(Q)rm -rf $(DEB_DIR)/src && mkdir -p $(DEB_DIR)/src
+	$(Q)git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/src
+	$(Q)if [ -n "$(DEB_VERSION)" ]; then cd $(DEB_DIR)/src && \
+		{ printf 'fxsampler (%s) unstable; urgency=medium\n\n  * Rebuilt as %s.\n\n -- %s  %s\n\n' \
+		"$(DEB_VERSION)" "$(DEB_VERSION)" "$$(sed -n 's/^ -- \(.*>\)  .*/\1/p;T;q' debian/changelog)" \
+		"$$(date -R)"; cat debian/changelog; } > debian/changelog.new && \
+		mv debian/changelog.new debian/changelog; fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	$(Q)echo "deb: $$(ls $(DEB_DIR)/*.deb)"
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
 # debootstrap and systemd-nspawn for the service test, node, npm and chromium
