@@ -93,7 +93,8 @@ BINS := fxsampler fxsamplerd
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
+.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-deb \
+	check-browser \
 	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check layout-check clean progs
@@ -215,6 +216,21 @@ check-report: all progs
 check-systemd: all
 	@tests/systemd/run.sh
 
+# The package in a booted Debian 12 (tests/deb/run.sh): version N and, to
+# upgrade to, N+1 built from a copy with one more changelog entry (without
+# make check: N's build ran it), lintian on both.
+DEB_VERSION_N    = $(shell dpkg-parsechangelog -S Version 2>/dev/null || \
+		     sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
+DEB_VERSION_NEXT = $(DEB_VERSION_N)+1
+check-deb: progs
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "SKIP: check-deb needs root (dpkg-buildpackage, systemd-nspawn); NOT RUN"; exit 0; fi; \
+	set -e; $(MAKE) --no-print-directory deb >$(OUTPUT)/check-deb-build.log 2>&1 || \
+		{ tail -20 $(OUTPUT)/check-deb-build.log; exit 1; }; \
+	DEB_BUILD_OPTIONS=nocheck $(MAKE) --no-print-directory deb DEB_VERSION=$(DEB_VERSION_NEXT) \
+		>>$(OUTPUT)/check-deb-build.log 2>&1 || { tail -20 $(OUTPUT)/check-deb-build.log; exit 1; }; \
+	DEB_VERSION_N=$(DEB_VERSION_N) DEB_VERSION_NEXT=$(DEB_VERSION_NEXT) tests/deb/run.sh
+
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
@@ -224,7 +240,8 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
-	test -f /usr/share/bash-completion/bash_completion && \
+	test -f /usr/share/bash-completion/bash_completion && command -v dh >/dev/null && \
+	command -v lintian >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
@@ -244,6 +261,7 @@ test: deps-if-missing
 	$(MAKE) check-live
 	$(MAKE) check-report
 	$(MAKE) check-systemd
+	$(MAKE) check-deb
 	$(MAKE) check-cross
 	$(MAKE) check-vm
 	$(MAKE) fuzz
@@ -299,14 +317,15 @@ deb:
 	$(Q)echo "deb: $$(ls $(DEB_DIR)/*.deb)"
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
-# debootstrap and systemd-nspawn for the service test, node, npm and chromium
+# debootstrap and systemd-nspawn for the service test, debhelper and lintian
+# for the package tier, node, npm and chromium
 # for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
-TEST_DEPS  := bash-completion valgrind golang-go debootstrap systemd-container util-linux procps passwd \
+TEST_DEPS  := bash-completion debhelper lintian valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
 	      libbpf-tools
 # check-cross runs the other arches' static binaries under qemu-user.
