@@ -91,6 +91,31 @@ for k in $page_keys; do
 	grep -qxF "$k" <<<"$keys" || bad "fxsamplerd.conf.5: entry '$k' is no key of daemon_config.c"
 done
 
+# The test must fail on a page that lost an entry: a copy of the pages
+# without record's --no-inherit, and without the key idle_timeout.
+if [ -z "${DRIFT_INNER:-}" ] && [ "$FAIL" = 0 ]; then
+	t=$(mktemp -d)
+	cp "$MAN_DIR"/* "$t"/
+	awk '/^\.TP$/ { tp = $0; next }
+		tp != "" { if ($0 ~ /no\\-inherit$/ || $0 ~ /^\.BI idle_timeout /) { skip = 1; tp = ""; next }
+			print tp; tp = ""; skip = 0 }
+		skip && !/^\./ { next }
+		{ skip = 0; print }' "$MAN_DIR/fxsampler.1" >"$t/fxsampler.1"
+	awk '/^\.TP$/ { tp = $0; next }
+		tp != "" { if ($0 ~ /^\.BI idle_timeout /) { skip = 1; tp = ""; next }
+			print tp; tp = ""; skip = 0 }
+		skip && !/^\./ { next }
+		{ skip = 0; print }' "$MAN_DIR/fxsamplerd.conf.5" >"$t/fxsamplerd.conf.5"
+	out=$(DRIFT_INNER=1 MAN_DIR=$t "$0" "$BINDIR" 2>&1) && rc=0 || rc=$?
+	rm -rf "$t"
+	if [ "$rc" = 1 ] && grep -q "'--no-inherit' of 'fxsampler record --help' has no entry" <<<"$out" &&
+		grep -q "the key 'idle_timeout' has no entry" <<<"$out"; then
+		echo "ok:   the pages without --no-inherit and idle_timeout fail: $(tr '\n' ' ' <<<"$out")"
+	else
+		bad "the pages without --no-inherit and idle_timeout did not fail as they should: exit $rc: $out"
+	fi
+fi
+
 if [ "$FAIL" = 0 ]; then
 	echo "man pages: every option and config key has its entry ($(wc -w <<<"$cmds") commands, $(wc -w <<<"$keys") keys)"
 fi
