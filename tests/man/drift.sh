@@ -79,6 +79,13 @@ done
 compare "fxsamplerd" "$MAN_DIR/fxsamplerd.8" OPTIONS "$("$BINDIR/fxsamplerd" --help |
 	sed '/^Configuration/,$d')"
 
+# Each page's .TH names the version the binaries print.
+version=$("$BINDIR/fxsampler" --version | awk '{ print $2 }')
+for page in fxsampler.1 fxsamplerd.8 fxsamplerd.conf.5; do
+	grep -q "^\.TH .*\"fxsampler $version\"" "$MAN_DIR/$page" ||
+		bad "$page: its .TH does not say \"fxsampler $version\" (fxsampler --version)"
+done
+
 keys=$(grep -oE 'strcmp\(key, "[a-z_]+"\)' daemon/service/daemon_config.c |
 	sed -E 's/.*"(.*)".*/\1/' | sort -u)
 [ "$(wc -l <<<"$keys")" -ge 10 ] || bad "daemon_config.c: found only '$keys' as keys"
