@@ -301,13 +301,17 @@ install: all
 
 # The Debian package (debian/), built by dpkg-buildpackage from a clean copy
 # of the tree (its tracked and new files, none that .gitignore names) in
-# .output/deb/src: the .deb, its -dbgsym and .buildinfo land in .output/deb/.
+# .output/deb/src (outside git: the tree without .output and the binaries):
+# the .deb, its -dbgsym and .buildinfo land in .output/deb/.
 # DEB_VERSION=0.1.0+1 builds another version (a changelog entry is added to
 # the copy), as the package tier's upgrade test does.
 DEB_DIR := $(OUTPUT)/deb
 deb:
 	$(Q)rm -rf $(DEB_DIR)/src && mkdir -p $(DEB_DIR)/src
-	$(Q)git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)/src
+	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard -z | tar --null -T - -cf -; \
+	else tar --exclude=./$(OUTPUT) --exclude=./fxsampler --exclude=./fxsamplerd -cf - .; fi | \
+		tar -xf - -C $(DEB_DIR)/src
 	$(Q)if [ -n "$(DEB_VERSION)" ]; then cd $(DEB_DIR)/src && \
 		{ printf 'fxsampler (%s) unstable; urgency=medium\n\n  * Rebuilt as %s.\n\n -- %s  %s\n\n' \
 		"$(DEB_VERSION)" "$(DEB_VERSION)" "$$(sed -n 's/^ -- \(.*>\)  .*/\1/p;T;q' debian/changelog)" \
