@@ -28,7 +28,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wun
 	    -Wwrite-strings -Wformat=2 -Wdeclaration-after-statement -Wno-unused-parameter \
 	    -Wno-missing-field-initializers -Werror
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
+ALL_CFLAGS := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION='"$(VERSION)"' $(WARNINGS) \
 	      -Iinclude -Idaemon -I$(OUTPUT) -MMD -MP $(EXTRA_CFLAGS)
 LIBS     := $(shell pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
 # Source lines and inlined frames (libdw) and debuginfod are optional: without
@@ -108,8 +108,9 @@ BINS := fxsampler fxsamplerd
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
-	fuzz test bench demo install \
+.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-deb \
+	check-browser \
+	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
 	format format-check layout-check clean progs
 
@@ -143,7 +144,7 @@ fxsampler: $(OUTPUT)/daemon/cli/fxsampler.o $(OUTPUT)/libfxs.a
 fxsamplerd: $(OUTPUT)/daemon/service/fxsamplerd.o $(OUTPUT)/libfxs.a
 fxsampler fxsamplerd:
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),$(HTTP_LIBS) -lsystemd) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) $(if $(filter fxsamplerd,$@),$(HTTP_LIBS) -lsystemd) -o $@
 
 # --- tests ---
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
@@ -177,9 +178,13 @@ $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 
 progs: $(PROG_BINS)
 
-# check_safe_open also runs the fxsampler binary (FXS_BIN).
-check: fxsampler $(UNIT_BINS)
+# check_safe_open also runs the fxsampler binary (FXS_BIN). The man pages
+# name every option of --help and every config key (tests/man/drift.sh), and
+# the bash completion offers every command and option (tests/man/completion.sh).
+check: all $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; FXS_BIN=$(CURDIR)/fxsampler $$t; done
+	@echo "== tests/man/drift.sh" && tests/man/drift.sh
+	@echo "== tests/man/completion.sh" && tests/man/completion.sh
 
 # The unit tests again under ASan + UBSan (clang), and under valgrind.
 check-asan: $(SKELS)
@@ -228,6 +233,21 @@ check-report: all progs
 check-systemd: all
 	@tests/systemd/run.sh
 
+# The package in a booted Debian 12 (tests/deb/run.sh): version N and, to
+# upgrade to, N+1 built from a copy with one more changelog entry (without
+# make check: N's build ran it), lintian on both.
+DEB_VERSION_N    = $(shell dpkg-parsechangelog -S Version 2>/dev/null || \
+		     sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
+DEB_VERSION_NEXT = $(DEB_VERSION_N)+1
+check-deb: progs
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "SKIP: check-deb needs root (dpkg-buildpackage, systemd-nspawn); NOT RUN"; exit 0; fi; \
+	set -e; $(MAKE) --no-print-directory deb >$(OUTPUT)/check-deb-build.log 2>&1 || \
+		{ tail -20 $(OUTPUT)/check-deb-build.log; exit 1; }; \
+	DEB_BUILD_OPTIONS=nocheck $(MAKE) --no-print-directory deb DEB_VERSION=$(DEB_VERSION_NEXT) \
+		>>$(OUTPUT)/check-deb-build.log 2>&1 || { tail -20 $(OUTPUT)/check-deb-build.log; exit 1; }; \
+	DEB_VERSION_N=$(DEB_VERSION_N) DEB_VERSION_NEXT=$(DEB_VERSION_NEXT) tests/deb/run.sh
+
 # On a fresh machine `make demo` and `make test` install what they need first
 # (as root); the sub-make then sees the tools.
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
@@ -237,6 +257,8 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
+	test -f /usr/share/bash-completion/bash_completion && command -v dh >/dev/null && \
+	command -v lintian >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
@@ -257,6 +279,7 @@ test: deps-if-missing
 	$(MAKE) check-live
 	$(MAKE) check-report
 	$(MAKE) check-systemd
+	$(MAKE) check-deb
 	$(MAKE) check-cross
 	$(MAKE) check-vm
 	$(MAKE) fuzz
@@ -275,6 +298,9 @@ TMPFILESDIR ?= /usr/lib/tmpfiles.d
 # `make deps` does for the tests; bench/run.py skips a peer that is still
 # missing with one line saying which and why.
 BENCH_PEERS := perf:linux-perf bpftrace:bpftrace offcputime:libbpf-tools
+MANDIR      ?= $(PREFIX)/share/man
+# bash-completion loads completions/NAME when NAME is first completed
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 bench: all
 	@missing=; for tp in $(BENCH_PEERS); do command -v $${tp%%:*} >/dev/null || \
 		missing="$$missing $${tp#*:}"; done; \
@@ -299,18 +325,47 @@ install: all
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 docs/man/fxsampler.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/fxsamplerd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 docs/man/fxsamplerd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 docs/completion/fxsampler.bash $(DESTDIR)$(BASHCOMPDIR)/fxsampler
+	ln -sf fxsampler $(DESTDIR)$(BASHCOMPDIR)/fxsamplerd
+
+# The Debian package (debian/), built by dpkg-buildpackage from a clean copy
+# of the tree (its tracked and new files, none that .gitignore names) in
+# .output/deb/src (outside git: the tree without .output and the binaries):
+# the .deb, its -dbgsym and .buildinfo land in .output/deb/.
+# DEB_VERSION=0.1.0+1 builds another version (a changelog entry is added to
+# the copy), as the package tier's upgrade test does.
+DEB_DIR := $(OUTPUT)/deb
+deb:
+	$(Q)rm -rf $(DEB_DIR)/src && mkdir -p $(DEB_DIR)/src
+	$(Q)if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard -z | tar --null -T - -cf -; \
+	else tar --exclude=./$(OUTPUT) --exclude=./fxsampler --exclude=./fxsamplerd -cf - .; fi | \
+		tar -xf - -C $(DEB_DIR)/src
+	$(Q)if [ -n "$(DEB_VERSION)" ]; then cd $(DEB_DIR)/src && \
+		{ printf 'fxsampler (%s) unstable; urgency=medium\n\n  * Rebuilt as %s.\n\n -- %s  %s\n\n' \
+		"$(DEB_VERSION)" "$(DEB_VERSION)" "$$(sed -n 's/^ -- \(.*>\)  .*/\1/p;T;q' debian/changelog)" \
+		"$$(date -R)"; cat debian/changelog; } > debian/changelog.new && \
+		mv debian/changelog.new debian/changelog; fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	$(Q)echo "deb: $$(ls $(DEB_DIR)/*.deb)"
 
 # Build dependencies, then what the test tiers use (valgrind, Go's pprof,
-# debootstrap and systemd-nspawn for the service test, node, npm and chromium
-# for the browser tier, libbpf-tools' offcputime for the bench's off-CPU row,
-# strace for check-report's count of what a capped debuginfod fetch wrote).
+# debootstrap and systemd-nspawn for the service test, debhelper and lintian
+# for the package tier, node, npm and chromium for the browser tier,
+# libbpf-tools' offcputime for the bench's off-CPU row, strace for
+# check-report's count of what a capped debuginfod fetch wrote).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format \
 	      libmicrohttpd-dev
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
-TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps passwd \
+TEST_DEPS  := bash-completion debhelper lintian valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
 	      libbpf-tools strace
 # check-cross runs the other arches' static binaries under qemu-user.

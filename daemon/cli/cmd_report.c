@@ -54,7 +54,7 @@ static const char report_usage[] =
 	"                     all the fetches of the report (default 1G, 2m)\n"
 	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
 	"                     record --off-cpu), instead of samples\n"
-	"      --no-kernel    leave out the kernel frames of a record --kernel capture\n"
+	"      --no-kernel    leave out the kernel frames (of a capture with kernel stacks)\n"
 	"      --wall         wall time by stack, in ns: samples times the period plus\n"
 	"                     the off-CPU intervals\n"
 	"  -h, --help         this text\n";
