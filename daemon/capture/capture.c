@@ -11,67 +11,13 @@
 #include "capture/authz.h"
 #include "capture/bpf_sampler.h"
 #include "capture/capture.h"
+#include "capture/capture_internal.h"
 #include "capture/hostlock.h"
 #include "util/idset.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
 #include "capture/procinfo.h"
 #include "capture/targets.h"
-
-struct capture {
-	struct capture_opts opts;
-	struct sampler sampler;
-	struct bpf_sampler *bpf;
-	struct fxt_stream *fxt;
-	int lock_fd;
-	struct idset pids; /* processes written */
-	struct idset tids; /* threads written */
-	struct modules *modules;
-	struct targets *targets; /* a pid session's processes, by pidfd */
-	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
-	uint64_t creds_dropped[FXS_MAX_CPUS];
-	/* Off-CPU intervals the kernel wrote and we dropped for their credentials. */
-	uint64_t offcpu_creds_dropped;
-	uint64_t last_ts;
-	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
-	uint64_t start_boot_ns, start_real_ns;
-	int err; /* first error of the sample callback */
-};
-
-static const char *const counter_names[FXS_CNT_NR] = {
-	[FXS_CNT_FIRED] = "fired",
-	[FXS_CNT_WRITTEN] = "written",
-	[FXS_CNT_FILTERED] = "filtered",
-	[FXS_CNT_DROP_NOT_RUNNING] = "dropped_not_running",
-	[FXS_CNT_DROP_RING_FULL] = "dropped_ring_full",
-	[FXS_CNT_DROP_NO_REGS] = "dropped_no_regs",
-	[FXS_CNT_DROP_KTHREAD] = "skipped_kernel_thread",
-	[FXS_CNT_STOP_TRUNCATED] = "stop_truncated",
-	[FXS_CNT_STOP_FAULT] = "stop_fault",
-	[FXS_CNT_STOP_BAD_FP] = "stop_bad_fp",
-	[FXS_CNT_FILTERED_CREDS] = "filtered_creds",
-};
-
-const char *capture_counter_name(unsigned which)
-{
-	return which < FXS_CNT_NR ? counter_names[which] : "?";
-}
-
-static const char *const offcpu_counter_names[FXS_OC_NR] = {
-	[FXS_OC_SWITCHES] = "switches",
-	[FXS_OC_NOT_RUNNING] = "not_running",
-	[FXS_OC_FILTERED] = "filtered",
-	[FXS_OC_EXITING] = "exiting",
-	[FXS_OC_NO_STORAGE] = "dropped_no_storage",
-	[FXS_OC_STARTED] = "started",
-	[FXS_OC_WRITTEN] = "written",
-	[FXS_OC_SHORT] = "short",
-	[FXS_OC_RING_FULL] = "dropped_ring_full",
-	[FXS_OC_CLOSED_NOT_RUNNING] = "dropped_not_running",
-	[FXS_OC_AT_STOP] = "closed_at_stop",
-	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
-	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
-};
 
 /* FXT's thread states are coarser than Linux's: blocked covers S and D. */
 static unsigned fxt_thread_state(unsigned state)
@@ -151,6 +97,39 @@ static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
  * A process is written at first sight with its mappings, before it can exit
  * (its first sample wakes us). After an exec, its name and mappings anew.
  */
+/*
+ * With mapping events, /proc/PID/maps is read only for a process that was
+ * running before the capture started: the kernel reports every mapping
+ * made since, and a child gets its parent's at the fork.
+ */
+static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir)
+{
+	char path[64];
+	uint64_t start_ns;
+
+	if (!c->mmap_events)
+		return true;
+	if (!dir) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
+		dir = path;
+	}
+	return !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
+}
+
+static int scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir)
+{
+	int n = modules_scan_dir(c->modules, c->fxt, ts, pid, dir);
+
+	if (n > 0)
+		c->maps_scanned += n;
+	return scan_result(n);
+}
+
+/*
+ * A process is written at first sight with its mappings, before it can exit
+ * (its first sample wakes us). After an exec, its name, and its mappings anew
+ * where they do not come from the kernel.
+ */
 static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
 			bool renamed, bool execed)
 {
@@ -180,10 +159,10 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
 	}
 	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
-	if (!err && scan) {
-		if (execed)
+	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
+		if (execed && !c->mmap_events)
 			modules_forget(c->modules, pid);
-		err = scan_result(modules_scan_dir(c->modules, c->fxt, ts, pid, dir));
+		err = scan_maps(c, ts, pid, dir);
 	}
 	leave(c);
 	return err;
@@ -245,9 +224,13 @@ static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
 	char buf[64];
 	int err = enter(c, pid, ts, buf, sizeof(buf), &dir);
 
-	if (!err)
-		err = scan_result(modules_refresh_dir(c->modules, c->fxt, ts, pid, dir));
-	else if (err == -ESRCH)
+	if (!err) {
+		int n = modules_refresh_dir(c->modules, c->fxt, ts, pid, dir);
+
+		if (n > 0)
+			c->maps_scanned += n;
+		err = scan_result(n);
+	} else if (err == -ESRCH)
 		err = 0;
 	leave(c);
 	return err;
@@ -272,7 +255,7 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	/* Every interval carries the names; a thread already written needs them no more. */
 	known = idset_has(&c->tids, s->tid);
 	err = note_thread(c, s, known ? NULL : comm);
-	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		if (!modules_covers(c->modules, s->pid, frames[i])) {
 			err = refresh_modules(c, s->pid, s->time_ns);
 			break;
@@ -304,6 +287,80 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	return err;
 }
 
+/* An executable mapping, reported by the kernel as it was made (bpf/mmap.bpf.h). */
+static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_mmap *mm = (const void *)(s + 1);
+	const char *path = (const char *)(mm + 1);
+	struct modules_event ev;
+	int err;
+
+	if (size < sizeof(*s) + sizeof(*mm) || !mm->path_len ||
+	    size < sizeof(*s) + sizeof(*mm) + mm->path_len || path[mm->path_len - 1])
+		return 0;
+	/* the kernel filters on the target set; this one left it at a /proc read */
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		c->mmap_creds_dropped++;
+		return 0;
+	}
+	ev = (struct modules_event){
+		.start = mm->start,
+		.len = mm->len,
+		.pgoff = mm->pgoff,
+		.ino = mm->ino,
+		.maj = mm->maj,
+		.min = mm->min,
+		.prot = mm->prot,
+		.flags = mm->flags,
+		.build_id = mm->build_id,
+		.build_id_len = mm->build_id_size <= FXS_BUILD_ID_MAX ? mm->build_id_size : 0,
+		.path = path,
+	};
+	err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
+	if (err == -EINVAL)
+		return 0;
+	if (!err)
+		c->maps_from_events++;
+	if (s->time_ns > c->last_ts)
+		c->last_ts = s->time_ns;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
+/*
+ * A child has its parent's mappings and gets no event for them: they are
+ * written for it at the fork. A parent running since before the capture,
+ * and not read yet, is read first.
+ */
+static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_fork *f = (const void *)(s + 1);
+	const char *dir;
+	char buf[64];
+	int err = 0, n;
+
+	if (size < sizeof(*s) + sizeof(*f))
+		return 0;
+	if (c->targets && targets_denied(c->targets, f->ppid))
+		return 0;
+	if (!modules_known(c->modules, f->ppid)) {
+		err = enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
+		if (!err && needs_proc_maps(c, f->ppid, dir))
+			err = scan_maps(c, s->time_ns, f->ppid, dir);
+		else if (err == -EACCES || err == -ESRCH)
+			err = 0;
+		leave(c);
+	}
+	n = err ? err : modules_fork(c->modules, c->fxt, s->time_ns, f->ppid, s->pid);
+	if (n > 0)
+		c->maps_inherited += n;
+	err = n < 0 ? n : 0;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -312,6 +369,12 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	unsigned bt_flags = 0;
 	int err;
 
+	if (s->kind == FXS_KIND_MMAP)
+		return on_mmap(c, s, size);
+	if (s->kind == FXS_KIND_FORK)
+		return on_fork(c, s, size);
+	if (s->kind != FXS_KIND_SAMPLE)
+		return 0;
 	if (s->flags & FXS_SF_OFFCPU)
 		return on_offcpu(c, s, size);
 	if (s->flags & FXS_SF_HAS_COMM) {
@@ -339,7 +402,12 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (s->nr_frames == 0)
 		return 0;
 	err = note_thread(c, s, comm);
-	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+	/*
+	 * Without mapping events, a pc outside every known mapping (a dlopen,
+	 * ld.so's libraries after an exec) has the maps read again. With them
+	 * nothing is missing that /proc could add.
+	 */
+	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
 
 		if (modules_covers(c->modules, s->pid, pc))
@@ -435,6 +503,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.caps = c->opts.caps;
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
+	bopts.mmap_events = !c->opts.proc_maps_only;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
@@ -475,6 +544,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	err = sampler_setup(&c->sampler, &cfg);
 	if (err)
 		goto fail;
+	c->mmap_events = bpf_sampler_mmap_events(c->bpf);
 	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
 	if (!c->fxt) {
 		err = -errno;
@@ -554,97 +624,6 @@ int capture_stop(struct capture *c)
 	return c->err ? c->err : err;
 }
 
-/* The kernel's counters, with the samples we dropped for their credentials moved over. */
-static void adjust(const struct capture *c, struct fxs_counters *v, unsigned cpu)
-{
-	uint64_t d = 0;
-
-	if (cpu == FXS_MAX_CPUS) {
-		for (unsigned i = 0; i < FXS_MAX_CPUS; i++)
-			d += c->creds_dropped[i];
-	} else if (cpu < FXS_MAX_CPUS) {
-		d = c->creds_dropped[cpu];
-	}
-	/* each was counted written first */
-	if (d > v->v[FXS_CNT_WRITTEN])
-		d = v->v[FXS_CNT_WRITTEN];
-	v->v[FXS_CNT_WRITTEN] -= d;
-	v->v[FXS_CNT_FILTERED_CREDS] += d;
-}
-
-/*
- * The kernel's off-CPU counters, with the intervals we dropped for their
- * credentials moved from started and written to filtered_creds: both sums
- * still hold.
- */
-static void adjust_offcpu(const struct capture *c, struct fxs_offcpu_counters *off)
-{
-	uint64_t d = c->offcpu_creds_dropped;
-
-	if (d > off->v[FXS_OC_WRITTEN])
-		d = off->v[FXS_OC_WRITTEN];
-	off->v[FXS_OC_WRITTEN] -= d;
-	off->v[FXS_OC_STARTED] -= d;
-	off->v[FXS_OC_FILTERED_CREDS] += d;
-}
-
-/* The off-CPU totals, a counter event "offcpu" beside "samples". */
-static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offcpu_counters *off)
-{
-	int err = bpf_sampler_offcpu_counters(c->bpf, off);
-
-	if (err)
-		return err;
-	adjust_offcpu(c, off);
-	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
-				  (const uint64_t *)off->v, FXS_OC_NR);
-}
-
-static int write_counters(struct capture *c, uint64_t ts)
-{
-	struct fxs_offcpu_counters off = {0};
-	const char *names[FXS_CNT_NR + 1];
-	uint64_t values[FXS_CNT_NR + 1];
-	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
-	struct fxs_counters total, *per_cpu;
-	int err;
-
-	for (int k = 0; k < FXS_CNT_NR; k++)
-		names[k] = counter_names[k];
-	names[FXS_CNT_NR] = "sampled_ns";
-	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
-	if (!per_cpu)
-		return -ENOMEM;
-	err = bpf_sampler_counters(c->bpf, &total, per_cpu, nr_cpus);
-	if (err)
-		goto out;
-	adjust(c, &total, FXS_MAX_CPUS);
-	/* One counter per CPU (id = cpu + 1), then the totals (id 0). */
-	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
-		char name[32];
-
-		values[FXS_CNT_NR] = bpf_sampler_cpu_ns(c->bpf, cpu);
-		if (!values[FXS_CNT_NR])
-			continue;
-		adjust(c, &per_cpu[cpu], cpu);
-		memcpy(values, per_cpu[cpu].v, sizeof(per_cpu[cpu].v));
-		snprintf(name, sizeof(name), "cpu%u", cpu);
-		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
-					 values, FXS_CNT_NR + 1);
-	}
-	if (!err)
-		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
-					 (const uint64_t *)total.v, FXS_CNT_NR);
-	if (!err && c->opts.offcpu)
-		err = write_offcpu_counters(c, ts, &off);
-	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
-		     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
-		err = fxt_stream_dropped(c->fxt);
-out:
-	free(per_cpu);
-	return err;
-}
-
 int capture_finish(struct capture *c)
 {
 	int err;
@@ -654,7 +633,7 @@ int capture_finish(struct capture *c)
 		if (err)
 			return err;
 	}
-	err = write_counters(c, c->last_ts);
+	err = capture_write_counters(c, c->last_ts);
 	if (!err)
 		err = write_clock(c);
 	if (err)
@@ -665,21 +644,6 @@ int capture_finish(struct capture *c)
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu)
 {
 	return bpf_sampler_cpu_ns(c->bpf, cpu);
-}
-
-void capture_stats(const struct capture *c, struct capture_stats *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	bpf_sampler_counters(c->bpf, &ret->counters, NULL, 0);
-	adjust(c, &ret->counters, FXS_MAX_CPUS);
-	ret->processes = c->pids.len;
-	ret->threads = c->tids.len;
-	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
-	if (c->opts.offcpu)
-		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
-			adjust_offcpu(c, &ret->offcpu);
-	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
-		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }
 
 void capture__free(struct capture *c)

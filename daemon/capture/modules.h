@@ -49,4 +49,37 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */
 void modules_forget(struct modules *m, pid_t pid);
 
+/* Whether pid has mappings here, or had its /proc read. */
+bool modules_known(const struct modules *m, pid_t pid);
+
+/*
+ * An executable mapping as the kernel reported it when it was made
+ * (struct fxs_mmap; no libbpf here). build_id (build_id_len bytes, 0 when
+ * the kernel gave none) is the mapped file's, whatever is at path later.
+ */
+struct modules_event {
+	uint64_t start, len, pgoff, ino;
+	uint32_t maj, min;
+	uint32_t prot;	/* PROT_* */
+	uint32_t flags; /* MAP_* */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *path; /* d_path's, " (deleted)" and all; "[vdso]" for the vdso */
+};
+
+/*
+ * Write the module (first time for pid) and mmap records of ev for pid; the
+ * mapping replaces the known ones it overlaps. The file is opened by its path
+ * only if it is still the mapped inode (its load segments); the vdso is ours.
+ * 0 or -errno. No /proc read.
+ */
+int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		      const struct modules_event *ev);
+/*
+ * cpid was forked by ppid: it has ppid's mappings, which the kernel does not
+ * report again. Writes them for cpid, but where cpid mapped something since.
+ * Returns the number of mappings written, or -errno.
+ */
+int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppid, pid_t cpid);
+
 #endif /* FXS_DAEMON_MODULES_H */
