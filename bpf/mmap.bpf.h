@@ -9,7 +9,8 @@
  * What BPF adds:
  *  - fork records, in the rings: a child has its parent's mappings and gets
  *    no mapping record for them;
- *  - at sched_prepare_exec (Linux 6.10+), before the new image is mapped, a
+ *  - at sched_prepare_exec (Linux 6.10+), before the new image is mapped:
+ *    that the old image's mappings are gone, and in a session for a user, a
  *    target whose exec changes its credentials leaves the target set, so
  *    that user space drops the new image's mapping records: they come after
  *    the FXS_SF_LEFT record in time.
@@ -84,37 +85,44 @@ static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
 }
 
 /*
- * An exec about to commit credentials that are not fully the user's (a
- * set-user-ID, set-group-ID or file-capability program): the target leaves
- * now, before the new image is mapped, so that no mapping of it is written.
- * The kernel's mapping records of that image come later than this record.
+ * An exec past its point of no return, before the new image is mapped:
+ * user space drops the old image's mappings (FXS_KIND_EXEC_BEGIN). And in a
+ * session for a user, an exec that commits credentials not fully the user's
+ * (a set-user-ID, set-group-ID or file-capability program) takes the target
+ * out now, so that no mapping of the new image is written: the kernel's
+ * mapping records of that image come later than this record.
  */
 SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
-	__u8 *target, left = FXS_TARGET_LEFT;
+	__u8 *target = NULL, left = FXS_TARGET_LEFT;
 	struct fxs_sample hdr = {0};
 	__u32 pid, tid;
 	int why;
 
-	if (!cfg_check_creds || !current_ids(&pid, &tid))
+	if (!current_ids(&pid, &tid) ||
+	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid))))
 		return 0;
-	target = bpf_map_lookup_elem(&targets, &pid);
-	if (!target || *target != FXS_TARGET_YES)
+	if (target && *target != FXS_TARGET_YES)
 		return 0;
-	why = cred_check(BPF_CORE_READ(bprm, cred));
-	if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
-		why = FXS_LEFT_SECURE;
-	if (!why)
-		return 0;
-	bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
 	hdr.time_ns = bpf_ktime_get_boot_ns();
 	hdr.pid = pid;
 	hdr.tid = tid;
 	hdr.cpu = bpf_get_smp_processor_id();
-	hdr.flags = FXS_SF_LEFT;
-	hdr.left_reason = why;
-	emit(&hdr, sizeof(hdr));
+	if (cfg_check_creds) {
+		why = cred_check(BPF_CORE_READ(bprm, cred));
+		if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
+			why = FXS_LEFT_SECURE;
+		if (why) {
+			bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
+			hdr.flags = FXS_SF_LEFT;
+			hdr.left_reason = why;
+			emit(&hdr, sizeof(hdr));
+			return 0;
+		}
+	}
+	hdr.kind = FXS_KIND_EXEC_BEGIN;
+	mm_output(&hdr, sizeof(hdr));
 	return 0;
 }
 

@@ -292,11 +292,10 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
-	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
-	bpf_program__set_autoload(
-		b->skel->progs.fxs_prep_exec,
-		b->mmap_on && b->opts.check_creds &&
-			libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) > 0);
+	/* Linux 6.10+: an exec is seen before its image is mapped (bpf/mmap.bpf.h). */
+	bpf_program__set_autoload(b->skel->progs.fxs_prep_exec,
+				  b->mmap_on && libbpf_find_vmlinux_btf_id("sched_prepare_exec",
+									   BPF_TRACE_RAW_TP) > 0);
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
