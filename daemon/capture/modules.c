@@ -224,9 +224,12 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
  * would block us forever), and in another mount namespace it names another
  * file anyway. Open it without side effects (O_PATH), and read it only if it
  * is still the mapped inode, through the fd, so that it cannot change again.
+ * A mapping event that carries the build id carries no inode (perf's MMAP2
+ * has one or the other): then only a file anyone may read is read, and the
+ * caller keeps it only if its build id is the mapped file's.
  */
 static struct elf_symbols *open_mapped_path(const struct proc_map *map,
-					    const struct elf_symbols_opts *opts)
+					    const struct elf_symbols_opts *opts, bool by_build_id)
 {
 	struct elf_symbols *es = NULL;
 	char fd_path[64];
@@ -238,8 +241,10 @@ static struct elf_symbols *open_mapped_path(const struct proc_map *map,
 	fd = open(map->path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == map->inode &&
-	    major(st.st_dev) == map->dev_major && minor(st.st_dev) == map->dev_minor) {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (by_build_id ? (st.st_mode & S_IROTH) != 0
+			 : st.st_ino == map->inode && major(st.st_dev) == map->dev_major &&
+				   minor(st.st_dev) == map->dev_minor)) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 		es = elf_symbols__open(fd_path, opts);
 	}
@@ -247,7 +252,7 @@ static struct elf_symbols *open_mapped_path(const struct proc_map *map,
 	return es;
 }
 
-static struct elf_symbols *open_file(const char *dir, const struct proc_map *map)
+static struct elf_symbols *open_file(const char *dir, const struct proc_map *map, bool by_build_id)
 {
 	const struct elf_symbols_opts opts = {.no_debug_file = true};
 	struct elf_symbols *es;
@@ -265,7 +270,7 @@ static struct elf_symbols *open_file(const char *dir, const struct proc_map *map
 		es = elf_symbols__open(path, &opts);
 	}
 	if (!es)
-		es = open_mapped_path(map, &opts);
+		es = open_mapped_path(map, &opts, by_build_id);
 	return es;
 }
 
@@ -325,7 +330,8 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		return NULL;
 	}
 	m->nr_files++;
-	f->elf = vdso ? open_vdso(dir, map) : open_file(dir, map);
+	f->elf = vdso ? open_vdso(dir, map)
+		      : open_file(dir, map, kernel_id_len && !map->inode && !map->dev_major);
 	f->usable = f->elf != NULL;
 	id = f->elf ? elf_symbols__build_id(f->elf, &f->build_id_len) : NULL;
 	if (kernel_id_len) {
