@@ -539,6 +539,8 @@ int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppi
 	child = get_proc(m, cpid);
 	if (!child)
 		return -ENOMEM;
+	/* a new process: what was known of its pid was a dead one's */
+	proc_ranges_clear(child);
 	/* get_proc may have moved the parent's entry */
 	parent = find_proc(m, ppid, NULL);
 	n = parent->n;

@@ -77,8 +77,8 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
 		      const struct modules_event *ev);
 /*
  * cpid was forked by ppid: it has ppid's mappings, which the kernel does not
- * report again. Writes them for cpid, but where cpid mapped something since.
- * Returns the number of mappings written, or -errno.
+ * report again. Forgets what was known of an earlier process on cpid, then
+ * writes ppid's mappings for cpid. Returns the number written, or -errno.
  */
 int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppid, pid_t cpid);
 

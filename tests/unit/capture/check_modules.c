@@ -268,6 +268,14 @@ START_TEST(test_modules_events)
 	ck_assert_uint_eq(w.maps, 3);
 	ck_assert_uint_eq(w.pids[1], 101);
 	ck_assert_uint_eq(w.starts[1], 0x7f0000001000);
+	/* pid 101 reused by a new child of 100: the dead process's mappings go */
+	ev.start = 0x7f0000010000;
+	ev.len = 0x1000;
+	ck_assert_int_eq(modules_add_event(m, s, 6, 101, &ev), 0);
+	ck_assert(modules_covers(m, 101, 0x7f0000010800));
+	ck_assert_int_eq(modules_fork(m, s, 7, 100, 101), 1);
+	ck_assert(!modules_covers(m, 101, 0x7f0000010800));
+	ck_assert(modules_covers(m, 101, 0x7f0000001800));
 	fxt_stream__free(s);
 	modules__free(m);
 	free(sink.data);
