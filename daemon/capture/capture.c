@@ -168,6 +168,21 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	return err;
 }
 
+/* pid is sampled: the mappings kept for it go out, and its next ones as they come. */
+static int emit_maps(struct capture *c, uint32_t pid, uint64_t ts)
+{
+	unsigned n[MODULES_NR_SOURCES] = {0};
+	int err;
+
+	if (!c->mmap_events)
+		return 0;
+	err = modules_emit(c->modules, c->fxt, ts, pid, n);
+	c->maps_from_events += n[MODULES_FROM_EVENT];
+	c->maps_scanned += n[MODULES_FROM_PROC];
+	c->maps_inherited += n[MODULES_FROM_FORK];
+	return err;
+}
+
 static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm)
 {
 	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
@@ -255,6 +270,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	/* Every interval carries the names; a thread already written needs them no more. */
 	known = idset_has(&c->tids, s->tid);
 	err = note_thread(c, s, known ? NULL : comm);
+	if (!err)
+		err = emit_maps(c, s->pid, s->time_ns);
 	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		if (!modules_covers(c->modules, s->pid, frames[i])) {
 			err = refresh_modules(c, s->pid, s->time_ns);
@@ -319,8 +336,9 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 	err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
 	if (err == -EINVAL)
 		return 0;
-	if (!err)
+	if (err > 0)
 		c->maps_from_events++;
+	err = err < 0 ? err : 0;
 	if (s->time_ns > c->last_ts)
 		c->last_ts = s->time_ns;
 	if (err && !c->err)
@@ -330,8 +348,8 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 
 /*
  * A child has its parent's mappings and gets no event for them: they are
- * written for it at the fork. A parent running since before the capture,
- * and not read yet, is read first.
+ * kept for it at the fork, and written at its first sample. A parent running since before the
+ * capture, and not read yet, is read first.
  */
 static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 {
@@ -352,9 +370,7 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 			err = 0;
 		leave(c);
 	}
-	n = err ? err : modules_fork(c->modules, c->fxt, s->time_ns, f->ppid, s->pid);
-	if (n > 0)
-		c->maps_inherited += n;
+	n = err ? err : modules_fork(c->modules, f->ppid, s->pid);
 	err = n < 0 ? n : 0;
 	if (err && !c->err)
 		c->err = err;
@@ -407,6 +423,8 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (s->nr_frames == 0)
 		return 0;
 	err = note_thread(c, s, comm);
+	if (!err)
+		err = emit_maps(c, s->pid, s->time_ns);
 	/*
 	 * Without mapping events, a pc outside every known mapping (a dlopen,
 	 * ld.so's libraries after an exec) has the maps read again. With them

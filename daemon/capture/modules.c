@@ -35,6 +35,8 @@ struct range {
 	uint64_t vaddr;
 	unsigned flags; /* ELF p_flags */
 	uint16_t module;
+	uint8_t source; /* enum modules_source */
+	bool written;	/* its mmap record is in the file */
 };
 
 struct proc_ranges {
@@ -46,6 +48,12 @@ struct proc_ranges {
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
 	uint64_t rescan_ns;    /* the least time between two rescans */
 	bool scanned;
+	/*
+	 * Sampled: its mappings are written as they come. Until then they are
+	 * only kept (a whole-host capture sees every exec of the host, and most
+	 * of those processes are never sampled).
+	 */
+	bool emitted;
 };
 
 struct modules {
@@ -75,6 +83,7 @@ static void proc_ranges_clear(struct proc_ranges *p)
 	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
 	p->scanned = false;
 	p->rescan_ns = 0;
+	p->emitted = false;
 }
 
 void modules__free(struct modules *m)
@@ -147,9 +156,14 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
 void modules_forget(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
+	bool emitted;
 
-	if (p)
-		proc_ranges_clear(p);
+	if (!p)
+		return;
+	/* the same process: what it maps next goes out as it comes */
+	emitted = p->emitted;
+	proc_ranges_clear(p);
+	p->emitted = emitted;
 }
 
 /*
@@ -377,12 +391,28 @@ static int write_module(struct fxt_stream *s, uint64_t ts, struct proc_ranges *p
 	return 0;
 }
 
-static int write_range(struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
-		       const struct range *r)
+/* r's module and mmap records, for p's process. */
+static int write_range(struct modules *m, struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
+		       struct range *r)
 {
-	int err = fxt_stream_mmap(s, ts, p->pid, r->module, r->flags, r->start, r->end - r->start,
-				  r->vaddr);
+	int err = write_module(s, ts, p, &m->files[r->module]);
 
+	if (!err)
+		err = fxt_stream_mmap(s, ts, p->pid, r->module, r->flags, r->start,
+				      r->end - r->start, r->vaddr);
+	if (!err)
+		r->written = true;
+	return err;
+}
+
+/* Add r to p, and write it if p's mappings go out as they come (or now). */
+static int keep_range(struct modules *m, struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
+		      struct range *r, bool now)
+{
+	int err = 0;
+
+	if (now || p->emitted)
+		err = write_range(m, s, ts, p, r);
 	return err ? err : add_range(p, r);
 }
 
@@ -392,19 +422,18 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 {
 	struct module_file *f = get_file(m, dir, map, kernel_id, kernel_id_len);
 	struct range r = {.start = map->start, .end = map->end, .vaddr = map->offset};
-	int err;
+	bool scan = !kernel_id && !kernel_id_len && dir;
 
 	if (!f)
 		return -ENOMEM;
-	err = write_module(s, ts, p, f);
-	if (err)
-		return err;
 	r.module = f->id;
+	r.source = kernel_id || !dir ? MODULES_FROM_EVENT : MODULES_FROM_PROC;
 	r.flags = proc_map_elf_flags(map);
 	/* Without the ELF, the file offset is the best guess of the module address. */
 	if (f->elf)
 		elf_symbols__offset_to_vaddr(f->elf, map->offset, r.flags, &r.vaddr);
-	return write_range(s, ts, p, &r);
+	/* a /proc read is made at the first sample: it goes out at once */
+	return keep_range(m, s, ts, p, &r, scan);
 }
 
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
@@ -525,13 +554,13 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
 	}
 	err = write_mapping(m, s, ts, NULL, p, &map, ev->build_id, ev->build_id_len);
 	free(map.path);
-	return err;
+	return err ? err : p->emitted;
 }
 
-int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppid, pid_t cpid)
+int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 {
 	struct proc_ranges *parent, *child;
-	int err = 0, written = 0;
+	int err = 0, copied = 0;
 	size_t i, n;
 
 	if (!find_proc(m, ppid, NULL))
@@ -547,13 +576,31 @@ int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppi
 	for (i = 0; i < n && !err; i++) {
 		struct range r = parent->r[i];
 
-		/* what the child mapped already is newer than the parent's copy */
-		if (find_range(child, r.start) || find_range(child, r.end - 1))
-			continue;
-		err = write_module(s, ts, child, &m->files[r.module]);
-		if (!err)
-			err = write_range(s, ts, child, &r);
-		written += !err;
+		r.source = MODULES_FROM_FORK;
+		r.written = false;
+		err = add_range(child, &r);
+		copied += !err;
 	}
-	return err ? err : written;
+	return err ? err : copied;
+}
+
+int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		 unsigned ret_written[MODULES_NR_SOURCES])
+{
+	struct proc_ranges *p = get_proc(m, pid);
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->emitted)
+		return 0;
+	p->emitted = true;
+	for (size_t i = 0; i < p->n && !err; i++) {
+		if (p->r[i].written)
+			continue;
+		err = write_range(m, s, ts, p, &p->r[i]);
+		if (!err && p->r[i].source < MODULES_NR_SOURCES)
+			ret_written[p->r[i].source]++;
+	}
+	return err;
 }

@@ -67,19 +67,37 @@ struct modules_event {
 	const char *path; /* d_path's, " (deleted)" and all; "[vdso]" for the vdso */
 };
 
+/* Where a mapping came from, for the counters. */
+enum modules_source {
+	MODULES_FROM_EVENT, /* the kernel's mapping event */
+	MODULES_FROM_PROC,  /* a read of /proc/PID/maps */
+	MODULES_FROM_FORK,  /* the parent's, at the fork */
+	MODULES_NR_SOURCES,
+};
+
 /*
- * Write the module (first time for pid) and mmap records of ev for pid; the
- * mapping replaces the known ones it overlaps. The file is opened by its path
- * only if it is still the mapped inode (its load segments); the vdso is ours.
- * 0 or -errno. No /proc read.
+ * The mapping ev of pid: it replaces the known ones it overlaps, and is
+ * written (module record the first time, mmap record) if pid's mappings go
+ * out as they come (modules_emit() ran for it); otherwise it is kept for
+ * then. The file is opened by its path only if it is still the mapped inode,
+ * or, with the kernel's build id, a world-readable file of that build id
+ * (its load segments); the vdso is ours. 1 written, 0 kept, or -errno. No
+ * /proc read.
  */
 int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		      const struct modules_event *ev);
 /*
  * cpid was forked by ppid: it has ppid's mappings, which the kernel does not
- * report again. Forgets what was known of an earlier process on cpid, then
- * writes ppid's mappings for cpid. Returns the number written, or -errno.
+ * report again. Forgets what was known of an earlier process on cpid and
+ * keeps ppid's mappings for cpid, unwritten. Returns how many, or -errno.
  */
-int modules_fork(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t ppid, pid_t cpid);
+int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
+/*
+ * pid is sampled: write the mappings kept for it, and from now on write its
+ * new ones as they come. ret_written[source] counts the mmap records written.
+ * 0 or -errno; nothing the second time.
+ */
+int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		 unsigned ret_written[MODULES_NR_SOURCES]);
 
 #endif /* FXS_DAEMON_MODULES_H */

@@ -215,8 +215,11 @@ static void read_back(struct sink *sink, struct written *w)
 
 /*
  * A mapping event of a file since deleted: its module record keeps the
- * kernel's build id and the path without " (deleted)"; a fork gives the
- * child the parent's mapping; a mapping over it replaces it; an exec forgets.
+ * kernel's build id and the path without " (deleted)". A process's mappings
+ * are kept until it is sampled (modules_emit), then written as they come; a
+ * fork gives the child the parent's, written at its own first sample; a
+ * mapping over one replaces it; a fork onto a reused pid forgets the dead
+ * process's.
  */
 START_TEST(test_modules_events)
 {
@@ -231,6 +234,7 @@ START_TEST(test_modules_events)
 		.build_id_len = sizeof(id),
 		.path = "/nonexistent/libgone.so (deleted)",
 	};
+	unsigned n[MODULES_NR_SOURCES] = {0};
 	struct sink sink = {0};
 	struct modules *m = modules__new("/nonexistent-proc");
 	struct fxt_stream *s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
@@ -238,13 +242,18 @@ START_TEST(test_modules_events)
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_nonnull(s);
+	/* not sampled yet: kept */
 	ck_assert_int_eq(modules_add_event(m, s, 1, 100, &ev), 0);
 	ck_assert(modules_covers(m, 100, 0x7f0000001800));
 	ck_assert(!modules_covers(m, 100, 0x7f0000003000));
-	/* the child has it from the fork, the parent's copy once */
-	ck_assert_int_eq(modules_fork(m, s, 2, 100, 101), 1);
+	/* the child has it from the fork */
+	ck_assert_int_eq(modules_fork(m, 100, 101), 1);
 	ck_assert(modules_covers(m, 101, 0x7f0000001800));
-	/* a new mapping over part of it replaces it */
+	ck_assert_int_eq(modules_emit(m, s, 2, 100, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 1);
+	ck_assert_int_eq(modules_emit(m, s, 2, 100, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 1);
+	/* a new mapping over part of it replaces it; 101 is not sampled: kept */
 	ev.start = 0x7f0000002000;
 	ev.len = 0x1000;
 	ev.path = "/nonexistent/other.so";
@@ -252,30 +261,38 @@ START_TEST(test_modules_events)
 	ck_assert_int_eq(modules_add_event(m, s, 3, 101, &ev), 0);
 	ck_assert(!modules_covers(m, 101, 0x7f0000001800));
 	ck_assert(modules_covers(m, 101, 0x7f0000002800));
-	modules_forget(m, 101);
-	ck_assert(!modules_known(m, 101));
-	ck_assert(modules_known(m, 100));
-	ck_assert_int_eq(modules_fork(m, s, 4, 999, 102), 0);
+	ck_assert_int_eq(modules_emit(m, s, 4, 101, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 2);
+	ck_assert_uint_eq(n[MODULES_FROM_FORK], 0);
+	/* 100 is sampled: written at once */
+	ev.start = 0x7f0000020000;
+	ck_assert_int_eq(modules_add_event(m, s, 5, 100, &ev), 1);
+	ck_assert_int_eq(modules_fork(m, 999, 102), 0);
+	/* 101 is sampled too */
+	ev.start = 0x7f0000040000;
+	ck_assert_int_eq(modules_add_event(m, s, 5, 101, &ev), 1);
 	ev.len = 0;
 	ck_assert_int_eq(modules_add_event(m, s, 5, 101, &ev), -EINVAL);
+	/* pid 101 reused by a new child of 100: the dead process's mappings go */
+	ck_assert_int_eq(modules_fork(m, 100, 101), 2);
+	ck_assert(!modules_covers(m, 101, 0x7f0000040800));
+	ck_assert(modules_covers(m, 101, 0x7f0000020800));
+	ck_assert_int_eq(modules_emit(m, s, 6, 101, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_FORK], 2);
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	read_back(&sink, &w);
-	ck_assert_uint_eq(w.modules, 3);
+	/* 100: libgone, other; 101: other (twice mapped); 101 again: libgone, other */
+	ck_assert_uint_eq(w.modules, 5);
 	ck_assert_str_eq(w.names[0], "/nonexistent/libgone.so");
 	ck_assert_uint_eq(w.id_lens[0], 20);
-	ck_assert_str_eq(w.names[1], "/nonexistent/libgone.so");
-	ck_assert_str_eq(w.names[2], "/nonexistent/other.so");
-	ck_assert_uint_eq(w.maps, 3);
+	ck_assert_str_eq(w.names[1], "/nonexistent/other.so");
+	ck_assert_uint_eq(w.maps, 6);
 	ck_assert_uint_eq(w.pids[1], 101);
-	ck_assert_uint_eq(w.starts[1], 0x7f0000001000);
-	/* pid 101 reused by a new child of 100: the dead process's mappings go */
-	ev.start = 0x7f0000010000;
-	ev.len = 0x1000;
-	ck_assert_int_eq(modules_add_event(m, s, 6, 101, &ev), 0);
-	ck_assert(modules_covers(m, 101, 0x7f0000010800));
-	ck_assert_int_eq(modules_fork(m, s, 7, 100, 101), 1);
-	ck_assert(!modules_covers(m, 101, 0x7f0000010800));
-	ck_assert(modules_covers(m, 101, 0x7f0000001800));
+	ck_assert_uint_eq(w.starts[1], 0x7f0000002000);
+	ck_assert_uint_eq(w.pids[2], 100);
+	ck_assert_uint_eq(w.pids[3], 101);
+	ck_assert_uint_eq(w.starts[3], 0x7f0000040000);
+	ck_assert_uint_eq(w.pids[5], 101);
 	fxt_stream__free(s);
 	modules__free(m);
 	free(sink.data);
