@@ -57,6 +57,7 @@ struct capture_stats {
 	uint64_t bytes;			   /* FXT bytes produced so far */
 	unsigned nr_cpus;		   /* CPUs sampled */
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
+	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 };
 
 struct capture;
