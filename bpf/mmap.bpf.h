@@ -9,11 +9,10 @@
  * What BPF adds:
  *  - fork records, in the rings: a child has its parent's mappings and gets
  *    no mapping record for them;
- *  - at sched_prepare_exec (Linux 6.10+), before the new image is mapped:
- *    that the old image's mappings are gone, and in a session for a user, a
- *    target whose exec changes its credentials leaves the target set, so
- *    that user space drops the new image's mapping records: they come after
- *    the FXS_SF_LEFT record in time.
+ *  - at sched_prepare_exec (Linux 6.10+), before the new image is mapped, in
+ *    a session for a user: a target whose exec changes its credentials
+ *    leaves the target set, so that user space drops the new image's mapping
+ *    records: they come after the FXS_SF_LEFT record in time.
  * Included from sampler.bpf.c, before the fork program.
  */
 #ifndef FXS_BPF_MMAP_BPF_H
@@ -25,6 +24,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fxs_mmap_counters);
 } mmap_counters SEC(".maps");
+
+/*
+ * Targets that exited, with their targets map value: the map would fill
+ * with the children of a build that are never sampled (and so never reaped
+ * by user space), and the mapping records of a process are read after it
+ * may have exited. A fork on a pid takes it out again: a new process.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} gone SEC(".maps");
 
 static __always_inline void mm_count(int which)
 {
@@ -85,12 +97,13 @@ static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
 }
 
 /*
- * An exec past its point of no return, before the new image is mapped:
- * user space drops the old image's mappings (FXS_KIND_EXEC_BEGIN). And in a
- * session for a user, an exec that commits credentials not fully the user's
- * (a set-user-ID, set-group-ID or file-capability program) takes the target
- * out now, so that no mapping of the new image is written: the kernel's
- * mapping records of that image come later than this record.
+ * In a session for a user, an exec that commits credentials not fully the
+ * user's (a set-user-ID, set-group-ID or file-capability program) takes the
+ * target out before the new image is mapped, so that no mapping of it is
+ * written: the kernel's mapping records of that image come later than this
+ * record. (The old image's mappings are not dropped at an exec: samples
+ * taken inside execve still show its user registers; the new image's
+ * mappings replace what they overlap.)
  */
 SEC("tp_btf/sched_prepare_exec")
 int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
@@ -100,29 +113,41 @@ int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 	__u32 pid, tid;
 	int why;
 
-	if (!current_ids(&pid, &tid) ||
-	    (cfg_filter_pids && !(target = bpf_map_lookup_elem(&targets, &pid))))
-		return 0;
-	if (target && *target != FXS_TARGET_YES)
+	if (!cfg_check_creds || !current_ids(&pid, &tid) ||
+	    !(target = bpf_map_lookup_elem(&targets, &pid)) || *target != FXS_TARGET_YES)
 		return 0;
 	hdr.time_ns = bpf_ktime_get_boot_ns();
 	hdr.pid = pid;
 	hdr.tid = tid;
 	hdr.cpu = bpf_get_smp_processor_id();
-	if (cfg_check_creds) {
-		why = cred_check(BPF_CORE_READ(bprm, cred));
-		if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
-			why = FXS_LEFT_SECURE;
-		if (why) {
-			bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
-			hdr.flags = FXS_SF_LEFT;
-			hdr.left_reason = why;
-			emit(&hdr, sizeof(hdr));
-			return 0;
-		}
-	}
-	hdr.kind = FXS_KIND_EXEC_BEGIN;
-	mm_output(&hdr, sizeof(hdr));
+	why = cred_check(BPF_CORE_READ(bprm, cred));
+	if (!why && BPF_CORE_READ_BITFIELD_PROBED(bprm, secureexec))
+		why = FXS_LEFT_SECURE;
+	if (!why)
+		return 0;
+	bpf_map_update_elem(&targets, &pid, &left, BPF_EXIST);
+	hdr.flags = FXS_SF_LEFT;
+	hdr.left_reason = why;
+	emit(&hdr, sizeof(hdr));
+	return 0;
+}
+
+/* A target's last thread exits: its pid moves from the targets map to gone. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(fxs_exit, struct task_struct *task)
+{
+	__u32 pid, tid;
+	__u8 *target, v;
+
+	if (!cfg_filter_pids || BPF_CORE_READ(task, signal, live.counter) != 0 ||
+	    !current_ids(&pid, &tid))
+		return 0;
+	target = bpf_map_lookup_elem(&targets, &pid);
+	if (!target)
+		return 0;
+	v = *target;
+	bpf_map_update_elem(&gone, &pid, &v, BPF_ANY);
+	bpf_map_delete_elem(&targets, &pid);
 	return 0;
 }
 

@@ -598,6 +598,7 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
 	if (cfg_filter_pids) {
+		bpf_map_delete_elem(&gone, &cpid);
 		/* A child that is not fully the user's (it cannot be, yet) stays out. */
 		target = bpf_map_lookup_elem(&targets, &ppid);
 		if (!target || *target != FXS_TARGET_YES || (cfg_check_creds && creds_check(child)))

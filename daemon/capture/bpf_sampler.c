@@ -222,8 +222,10 @@ static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
 		b->mc.v[FXS_MC_NOT_RUNNING]++;
 		return 0;
 	}
+	/* a target that exited since is in gone (bpf/mmap.bpf.h) */
 	if (b->opts.nr_pids &&
-	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.targets), &rec->pid, &v)) {
+	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.targets), &rec->pid, &v) &&
+	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.gone), &rec->pid, &v)) {
 		b->mc.v[FXS_MC_FILTERED]++;
 		return 0;
 	}
@@ -292,10 +294,13 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
-	/* Linux 6.10+: an exec is seen before its image is mapped (bpf/mmap.bpf.h). */
-	bpf_program__set_autoload(b->skel->progs.fxs_prep_exec,
-				  b->mmap_on && libbpf_find_vmlinux_btf_id("sched_prepare_exec",
-									   BPF_TRACE_RAW_TP) > 0);
+	/* children that are never sampled leave the targets map at their exit */
+	bpf_program__set_autoload(b->skel->progs.fxs_exit, b->opts.nr_pids && b->opts.inherit);
+	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
+	bpf_program__set_autoload(
+		b->skel->progs.fxs_prep_exec,
+		b->mmap_on && b->opts.check_creds &&
+			libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) > 0);
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
@@ -320,6 +325,13 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 		err = open_sideband(b, cfg->buffer_size);
 		if (err)
 			goto fail;
+	}
+	if (b->opts.nr_pids && b->opts.inherit) {
+		b->skel->links.fxs_exit = bpf_program__attach(b->skel->progs.fxs_exit);
+		if (!b->skel->links.fxs_exit) {
+			err = -errno;
+			goto fail;
+		}
 	}
 	if (bpf_program__autoload(b->skel->progs.fxs_prep_exec)) {
 		b->skel->links.fxs_prep_exec = bpf_program__attach(b->skel->progs.fxs_prep_exec);

@@ -389,11 +389,6 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return on_mmap(c, s, size);
 	if (s->kind == FXS_KIND_FORK)
 		return on_fork(c, s, size);
-	if (s->kind == FXS_KIND_EXEC_BEGIN) {
-		/* the new image's mappings come next; the old ones are gone */
-		modules_forget(c->modules, s->pid);
-		return 0;
-	}
 	if (s->kind != FXS_KIND_SAMPLE)
 		return 0;
 	if (s->flags & FXS_SF_OFFCPU)
