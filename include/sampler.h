@@ -108,9 +108,9 @@ struct fxs_sample {
 };
 
 /* fxs_sample.kind */
-#define FXS_KIND_SAMPLE	    0 /* a sample, or what its flags say (exec, left, off-CPU) */
-#define FXS_KIND_MMAP	    1 /* an executable mapping was made: struct fxs_mmap follows */
-#define FXS_KIND_FORK	    2 /* pid was forked by a target (or, host-wide, by anyone): fxs_fork */
+#define FXS_KIND_SAMPLE 0 /* a sample, or what its flags say (exec, left, off-CPU) */
+#define FXS_KIND_MMAP	1 /* an executable mapping was made: struct fxs_mmap follows */
+#define FXS_KIND_FORK	2 /* pid was forked by a target (or, host-wide, by anyone): fxs_fork */
 
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];

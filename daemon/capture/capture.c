@@ -412,6 +412,9 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
+		/* the new image's mappings came before this record; the copies are stale */
+		if (c->mmap_events)
+			modules_exec(c->modules, s->pid);
 		err = comm ? note_thread(c, s, comm) : 0;
 		return err == -EACCES ? 0 : err;
 	}

@@ -604,3 +604,16 @@ int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 	}
 	return err;
 }
+
+void modules_exec(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	size_t i, j = 0;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		if (p->r[i].source == MODULES_FROM_EVENT)
+			p->r[j++] = p->r[i];
+	p->n = j;
+}

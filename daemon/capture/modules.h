@@ -93,6 +93,12 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
  */
 int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
 /*
+ * pid's exec has run (its new image's mappings came before): forget the
+ * mappings it had from its parent or from /proc, which belonged to the old
+ * image. Those it was reported stay until a new mapping overlaps them.
+ */
+void modules_exec(struct modules *m, pid_t pid);
+/*
  * pid is sampled: write the mappings kept for it, and from now on write its
  * new ones as they come. ret_written[source] counts the mmap records written.
  * 0 or -errno; nothing the second time.

@@ -279,6 +279,13 @@ START_TEST(test_modules_events)
 	ck_assert(modules_covers(m, 101, 0x7f0000020800));
 	ck_assert_int_eq(modules_emit(m, s, 6, 101, n), 0);
 	ck_assert_uint_eq(n[MODULES_FROM_FORK], 2);
+	/* its exec forgets the parent's copies, not what it was reported */
+	ev.start = 0x7f0000050000;
+	ev.len = 0x1000;
+	ck_assert_int_eq(modules_add_event(m, s, 8, 101, &ev), 1);
+	modules_exec(m, 101);
+	ck_assert(!modules_covers(m, 101, 0x7f0000020800));
+	ck_assert(modules_covers(m, 101, 0x7f0000050800));
 	ck_assert_int_eq(fxt_stream_flush(s), 0);
 	read_back(&sink, &w);
 	/* 100: libgone, other; 101: other (twice mapped); 101 again: libgone, other */
@@ -286,7 +293,7 @@ START_TEST(test_modules_events)
 	ck_assert_str_eq(w.names[0], "/nonexistent/libgone.so");
 	ck_assert_uint_eq(w.id_lens[0], 20);
 	ck_assert_str_eq(w.names[1], "/nonexistent/other.so");
-	ck_assert_uint_eq(w.maps, 6);
+	ck_assert_uint_eq(w.maps, 7);
 	ck_assert_uint_eq(w.pids[1], 101);
 	ck_assert_uint_eq(w.starts[1], 0x7f0000002000);
 	ck_assert_uint_eq(w.pids[2], 100);
