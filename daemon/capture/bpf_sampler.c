@@ -52,6 +52,9 @@ struct bpf_sampler {
 	struct ordered held;
 };
 
+/* Bytes of each CPU's side-band ring, at most (see bpf_alloc). */
+#define SIDEBAND_RING_MAX (128 * 1024)
+
 /* A record is stamped before it is written: how late it may land in its ring. */
 #define HOLD_NS 20000000ULL
 
@@ -321,10 +324,20 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	if (err)
 		goto fail;
 	if (b->mmap_on) {
-		/* opened before the session runs: no mapping made after its start is missed */
-		err = open_sideband(b, cfg->buffer_size);
-		if (err)
-			goto fail;
+		/*
+		 * Opened before the session runs: no mapping made after its
+		 * start is missed. The rings are small (mapping records are,
+		 * and few): perf counts them against the memlock limit, which
+		 * a daemon without CAP_IPC_LOCK has 8 MiB of for all CPUs.
+		 * Where they cannot be had, mappings come from /proc as before.
+		 */
+		err = open_sideband(b, cfg->buffer_size < SIDEBAND_RING_MAX ? cfg->buffer_size
+									    : SIDEBAND_RING_MAX);
+		if (err) {
+			sideband__free(b->sb);
+			b->sb = NULL;
+			b->mmap_on = false;
+		}
 	}
 	if (b->opts.nr_pids && b->opts.inherit) {
 		b->skel->links.fxs_exit = bpf_program__attach(b->skel->progs.fxs_exit);

@@ -358,7 +358,8 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	char buf[64];
 	int err = 0, n;
 
-	if (size < sizeof(*s) + sizeof(*f))
+	/* without mapping events (the kernel refused them) /proc is read as before */
+	if (size < sizeof(*s) + sizeof(*f) || !c->mmap_events)
 		return 0;
 	if (c->targets && targets_denied(c->targets, f->ppid))
 		return 0;
