@@ -52,8 +52,24 @@ struct bpf_sampler {
 	struct ordered held;
 };
 
-/* Bytes of each CPU's side-band ring, at most (see bpf_alloc). */
-#define SIDEBAND_RING_MAX (128 * 1024)
+/*
+ * Each CPU's side-band ring: 512 KiB (a few thousand mapping records, for
+ * the reader's 100 ms), less with many CPUs, so that all of them take at
+ * most half of the 8 MiB memlock limit a daemon without CAP_IPC_LOCK has;
+ * never more than the BPF rings.
+ */
+#define SIDEBAND_RING_MAX (512 * 1024)
+#define SIDEBAND_RING_MIN (16 * 1024)
+#define SIDEBAND_ALL_MAX  (4 * 1024 * 1024)
+
+static size_t sideband_ring_bytes(size_t buffer_size, int nr_cpus)
+{
+	size_t size = SIDEBAND_RING_MAX;
+
+	while (size > SIDEBAND_RING_MIN && size * (size_t)nr_cpus > SIDEBAND_ALL_MAX)
+		size /= 2;
+	return buffer_size < size ? buffer_size : size;
+}
 
 /* A record is stamped before it is written: how late it may land in its ring. */
 #define HOLD_NS 20000000ULL
@@ -326,13 +342,11 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	if (b->mmap_on) {
 		/*
 		 * Opened before the session runs: no mapping made after its
-		 * start is missed. The rings are small (mapping records are,
-		 * and few): perf counts them against the memlock limit, which
-		 * a daemon without CAP_IPC_LOCK has 8 MiB of for all CPUs.
-		 * Where they cannot be had, mappings come from /proc as before.
+		 * start is missed. Where the kernel refuses them (the memlock
+		 * limit perf counts their rings against), mappings come from
+		 * /proc as before.
 		 */
-		err = open_sideband(b, cfg->buffer_size < SIDEBAND_RING_MAX ? cfg->buffer_size
-									    : SIDEBAND_RING_MAX);
+		err = open_sideband(b, sideband_ring_bytes(cfg->buffer_size, b->nr_cpus));
 		if (err) {
 			sideband__free(b->sb);
 			b->sb = NULL;
