@@ -120,7 +120,8 @@ static int scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *d
 {
 	int n = modules_scan_dir(c->modules, c->fxt, ts, pid, dir);
 
-	if (n > 0)
+	/* with events they are kept, and counted when written (emit_maps) */
+	if (n > 0 && !c->mmap_events)
 		c->maps_scanned += n;
 	return scan_result(n);
 }
@@ -567,6 +568,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	if (err)
 		goto fail;
 	c->mmap_events = bpf_sampler_mmap_events(c->bpf);
+	/* with events, a process's mappings go out at its first sample */
+	if (c->mmap_events)
+		modules_keep_until_sampled(c->modules);
 	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
 	if (!c->fxt) {
 		err = -errno;

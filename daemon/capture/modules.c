@@ -58,6 +58,7 @@ struct proc_ranges {
 
 struct modules {
 	char proc_root[64];
+	bool lazy; /* modules_keep_until_sampled() */
 	struct module_file *files;
 	size_t nr_files, cap_files;
 	struct proc_ranges *procs; /* sorted by pid */
@@ -422,7 +423,6 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 {
 	struct module_file *f = get_file(m, dir, map, kernel_id, kernel_id_len);
 	struct range r = {.start = map->start, .end = map->end, .vaddr = map->offset};
-	bool scan = !kernel_id && !kernel_id_len && dir;
 
 	if (!f)
 		return -ENOMEM;
@@ -432,8 +432,7 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 	/* Without the ELF, the file offset is the best guess of the module address. */
 	if (f->elf)
 		elf_symbols__offset_to_vaddr(f->elf, map->offset, r.flags, &r.vaddr);
-	/* a /proc read is made at the first sample: it goes out at once */
-	return keep_range(m, s, ts, p, &r, scan);
+	return keep_range(m, s, ts, p, &r, !m->lazy);
 }
 
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
@@ -510,6 +509,11 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 			p->rescan_ns *= 2;
 	}
 	return written;
+}
+
+void modules_keep_until_sampled(struct modules *m)
+{
+	m->lazy = true;
 }
 
 bool modules_known(const struct modules *m, pid_t pid)

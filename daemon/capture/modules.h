@@ -25,8 +25,9 @@ void modules__free(struct modules *m);
  * not written yet (all of them the first time; the new ones after a dlopen or
  * an exec). Reads pid's files under pid_dir (a /proc/PID directory held by an
  * fd, "/proc/self/fd/N", that cannot turn into another process), or under
- * <proc_root>/<pid> when NULL. Returns the number of mappings written, or
- * -errno; -ESRCH when the process is gone.
+ * <proc_root>/<pid> when NULL. Returns the number of mappings found (written,
+ * or kept: see modules_keep_until_sampled()), or -errno; -ESRCH when the
+ * process is gone.
  */
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		     const char *pid_dir);
@@ -49,6 +50,12 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */
 void modules_forget(struct modules *m, pid_t pid);
 
+/*
+ * From now on a process's mappings (from events, forks and /proc alike) are
+ * kept until modules_emit() runs for it, then written as they come; before,
+ * every mapping is written at once (the capture without mapping events).
+ */
+void modules_keep_until_sampled(struct modules *m);
 /* Whether pid has mappings here, or had its /proc read. */
 bool modules_known(const struct modules *m, pid_t pid);
 

@@ -242,6 +242,7 @@ START_TEST(test_modules_events)
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_nonnull(s);
+	modules_keep_until_sampled(m);
 	/* not sampled yet: kept */
 	ck_assert_int_eq(modules_add_event(m, s, 1, 100, &ev), 0);
 	ck_assert(modules_covers(m, 100, 0x7f0000001800));
