@@ -160,6 +160,8 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
 	}
 	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
+	if (!added)
+		modules_renamed(c->modules, pid);
 	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
 		if (execed && !c->mmap_events)
 			modules_forget(c->modules, pid);

@@ -316,6 +316,11 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		 (unsigned long long)map->inode, map->path);
 	for (i = 0; i < m->nr_files; i++) {
 		f = &m->files[i];
+		/* perf gives the build id instead of the inode: the same path and id is the file */
+		if (kernel_id_len && !map->inode && f->path && !strcmp(f->path, map->path) &&
+		    f->build_id_len == kernel_id_len &&
+		    !memcmp(f->build_id, kernel_id, kernel_id_len))
+			return f;
 		if (strcmp(f->key, key))
 			continue;
 		if (!kernel_id_len || (f->build_id_len == kernel_id_len &&
@@ -509,6 +514,14 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 			p->rescan_ns *= 2;
 	}
 	return written;
+}
+
+void modules_renamed(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	if (p)
+		p->nr_modules = 0;
 }
 
 void modules_keep_until_sampled(struct modules *m)

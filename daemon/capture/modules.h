@@ -56,6 +56,12 @@ void modules_forget(struct modules *m, pid_t pid);
  * every mapping is written at once (the capture without mapping events).
  */
 void modules_keep_until_sampled(struct modules *m);
+/*
+ * pid was named anew in the file (an exec, a rename): its module records are
+ * written again before its next mmap records, so that a reader counting from
+ * that name finds them.
+ */
+void modules_renamed(struct modules *m, pid_t pid);
 /* Whether pid has mappings here, or had its /proc read. */
 bool modules_known(const struct modules *m, pid_t pid);
 
