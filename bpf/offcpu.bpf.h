@@ -206,7 +206,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.left_reason = 0;
 	slot->hdr.unwind_end = 0;
 	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[slot->hdr.nr_frames & 0xff]);
-	slot->hdr.pad = 0;
+	slot->hdr.kind = FXS_KIND_SAMPLE;
 	slot->iv.state = state;
 	slot->iv.pad = 0;
 	slot->session = session;

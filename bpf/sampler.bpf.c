@@ -41,6 +41,8 @@ const volatile __u64 cfg_wake_bytes = 1 << 20;
 const volatile bool cfg_check_creds = false;
 const volatile __u32 cfg_uid = 0;
 const volatile __u64 cfg_caps = 0;
+/* Fork records into the rings, for the mapping events (mmap.bpf.h). */
+const volatile bool cfg_mmap_events = false;
 /* Off-CPU intervals shorter than this are counted, not written (offcpu.bpf.h). */
 const volatile __u64 cfg_offcpu_min_ns = 1000000;
 
@@ -202,9 +204,8 @@ static __always_inline bool current_ids(__u32 *pid, __u32 *tid)
  *  - capabilities in a user namespace count only there: such a task is the
  *    user's when the namespace just below the initial one is the user's.
  */
-static __always_inline int creds_check(struct task_struct *task)
+static __always_inline int cred_check(const struct cred *cred)
 {
-	const struct cred *cred = BPF_CORE_READ(task, real_cred);
 	struct user_namespace *ns, *parent;
 	__u64 prm = 0;
 
@@ -224,6 +225,11 @@ static __always_inline int creds_check(struct task_struct *task)
 		ns = parent;
 	}
 	return FXS_LEFT_CAPS;
+}
+
+static __always_inline int creds_check(struct task_struct *task)
+{
+	return cred_check(BPF_CORE_READ(task, real_cred));
 }
 
 static __always_inline bool session_running(__u64 state, __u64 session)
@@ -450,7 +456,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.nr_frames = n;
 	s->hdr.left_reason = 0;
 	s->hdr.unwind_end = 0;
-	s->hdr.pad = 0;
+	s->hdr.kind = FXS_KIND_SAMPLE;
 	n &= 0xff;
 	/* In the kernel with --kernel: its stack after the user frames. */
 	nk = 0;
@@ -587,7 +593,13 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 	return 0;
 }
 
-/* Children of a target become targets at fork, before they can run. */
+#include "mmap.bpf.h"
+
+/*
+ * Children of a target become targets at fork, before they can run. With
+ * mapping events, a fork of a target (host-wide: of anyone) is told, so that
+ * the child gets its parent's mappings.
+ */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -595,7 +607,8 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 	__u8 one = FXS_TARGET_YES, *target;
 
 	/* A new thread joins its process, which is already a target or not. */
-	if (!cfg_filter_pids || !cfg_inherit || parent->tgid == child->tgid)
+	if (parent->tgid == child->tgid || (cfg_filter_pids && !cfg_inherit) ||
+	    (!cfg_filter_pids && !cfg_mmap_events))
 		return 0;
 	/* The fork runs in the parent: its ids come as the loader sees them. */
 	if (!current_ids(&ppid, &tid))
@@ -608,10 +621,16 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
-	/* A child that is not fully the user's (it cannot be, yet) stays out. */
-	target = bpf_map_lookup_elem(&targets, &ppid);
-	if (target && *target == FXS_TARGET_YES && !(cfg_check_creds && creds_check(child)))
+	if (cfg_filter_pids) {
+		bpf_map_delete_elem(&gone, &cpid);
+		/* A child that is not fully the user's (it cannot be, yet) stays out. */
+		target = bpf_map_lookup_elem(&targets, &ppid);
+		if (!target || *target != FXS_TARGET_YES || (cfg_check_creds && creds_check(child)))
+			return 0;
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
+	}
+	if (cfg_mmap_events)
+		mm_fork(ppid, cpid);
 	return 0;
 }
 

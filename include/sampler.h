@@ -103,14 +103,53 @@ struct fxs_sample {
 	/* Reserved, 0 until its work lands: why a table-driven (CFI) walk ended. */
 	__u8 unwind_end;
 	__u8 nr_kframes; /* kernel frames after the user frames, <= FXS_MAX_KFRAMES */
-	__u8 pad;
+	/*
+	 * What the record is (FXS_KIND_*): flags has no bit left for a new kind.
+	 * A reader that knows only samples sees flags 0 and no frames in the
+	 * others, and skips them.
+	 */
+	__u8 kind;
 };
+
+/* fxs_sample.kind */
+#define FXS_KIND_SAMPLE 0 /* a sample, or what its flags say (exec, left, off-CPU) */
+#define FXS_KIND_MMAP	1 /* an executable mapping was made: struct fxs_mmap follows */
+#define FXS_KIND_FORK	2 /* pid was forked by a target (or, host-wide, by anyone): fxs_fork */
 
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];
 	char process[FXS_COMM_LEN]; /* the group leader's comm */
 };
 
+/*
+ * An executable mapping, from the kernel's PERF_RECORD_MMAP2 (read by user
+ * space from its side-band events and put among the rings' records in time
+ * order, in the rings' format, see bpf/mmap.bpf.h): after the header (kind
+ * FXS_KIND_MMAP, pid and tid of the task that mapped it, time_ns when it was
+ * mapped), this struct, then path_len bytes of the path the kernel gave (NUL
+ * included; a pseudo name such as "[vdso]" for a mapping of no file).
+ */
+#define FXS_PATH_MAX	 4096
+#define FXS_BUILD_ID_MAX 20
+struct fxs_mmap {
+	__u64 start;
+	__u64 len;
+	__u64 pgoff; /* file offset of start, in bytes */
+	__u64 ino;
+	__u32 maj, min; /* the file's device */
+	__u32 prot;	/* PROT_* */
+	__u32 flags;	/* MAP_* */
+	__u8 build_id[FXS_BUILD_ID_MAX];
+	__u8 build_id_size; /* 0: the kernel gave none (before 5.12, or unreadable) */
+	__u8 pad;
+	__u16 path_len;
+};
+
+/* A fork (FXS_KIND_FORK): the header names the child (pid, tid); then this. */
+struct fxs_fork {
+	__u32 ppid; /* the parent's thread group */
+	__u32 pad;
+};
 /*
  * Per-CPU counters, one slot each. Every time the program fires, exactly one of
  * the outcome counters (written .. drop_kthread, and filtered_creds) is
@@ -139,6 +178,30 @@ enum fxs_counter {
 
 struct fxs_counters {
 	__u64 v[FXS_CNT_NR];
+};
+
+/*
+ * Counters of the mapping events, in the sampler's style. Each executable
+ * mapping the kernel reports counts one outcome:
+ *   seen = not_running + filtered + filtered_creds + written + ring_full
+ * (counted by user space as it reads perf's side-band rings; ring_full: the
+ * kernel's PERF_RECORD_LOST count), and each fork the BPF program reports
+ * counts fork_written or fork_ring_full (per CPU, in the kernel).
+ */
+enum fxs_mmap_counter {
+	FXS_MC_SEEN,
+	FXS_MC_NOT_RUNNING,    /* state not RUNNING */
+	FXS_MC_FILTERED,       /* not a target (or a kernel thread) */
+	FXS_MC_FILTERED_CREDS, /* a target not fully the session's user's, or one that left */
+	FXS_MC_WRITTEN,
+	FXS_MC_RING_FULL,
+	FXS_MC_FORK_WRITTEN,
+	FXS_MC_FORK_RING_FULL,
+	FXS_MC_NR,
+};
+
+struct fxs_mmap_counters {
+	__u64 v[FXS_MC_NR];
 };
 
 /*

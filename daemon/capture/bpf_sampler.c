@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -18,6 +19,8 @@
 
 #include "capture/bpf_sampler.h"
 #include "capture/cpus.h"
+#include "capture/ordered.h"
+#include "capture/sideband.h"
 
 struct bpf_sampler {
 	struct bpf_sampler_opts opts;
@@ -39,7 +42,20 @@ struct bpf_sampler {
 	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
 	unsigned drained;	   /* records in this drain */
 	bool over_budget;	   /* the drain stopped at drain_until */
+	bool draining_last;	   /* the drain after disarm: what was mapped before counts */
+	/* Mapping events: the kernel's perf side-band records (capture/sideband). */
+	bool mmap_on;
+	struct sideband *sb;
+	struct fxs_mmap_counters mc; /* the mapping outcomes, counted as they are read */
+	/*
+	 * With mapping events, records go to on_sample in time order across
+	 * CPUs (capture/ordered), not ring by ring.
+	 */
+	struct ordered held;
 };
+
+/* A record is stamped before it is written: how late it may land in its ring. */
+#define HOLD_NS 20000000ULL
 
 /*
  * How long one drain may run while the CPUs keep writing: rings refilled as
@@ -50,13 +66,19 @@ struct bpf_sampler {
 #define DRAIN_BUDGET_NS	  50000000ULL
 #define DRAIN_CLOCK_EVERY 64
 
+static int hand_on(struct bpf_sampler *b, uint64_t horizon)
+{
+	return ordered_flush(&b->held, horizon, b->opts.on_sample, b->opts.ctx);
+}
+
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_sampler *b = ctx;
 	int err = 0;
 
 	if (size >= sizeof(struct fxs_sample))
-		err = b->opts.on_sample(b->opts.ctx, data, size);
+		err = b->mmap_on ? ordered_add(&b->held, data, size)
+				 : b->opts.on_sample(b->opts.ctx, data, size);
 	if (err)
 		return err;
 	/* libbpf has consumed this record already when we stop here */
@@ -117,6 +139,10 @@ static void bpf_release(void *ctx)
 	struct bpf_sampler *b = ctx;
 
 	release_links(b);
+	if (b->sb)
+		b->mc.v[FXS_MC_RING_FULL] += sideband_lost(b->sb);
+	sideband__free(b->sb);
+	b->sb = NULL;
 	bpf_link__destroy(b->off_link);
 	b->off_link = NULL;
 	free(b->links);
@@ -144,6 +170,7 @@ void bpf_sampler__free(struct bpf_sampler *b)
 	free(b->last_enabled);
 	free(b->last_look_ns);
 	free(b->pids);
+	ordered_free(&b->held);
 	free(b);
 }
 
@@ -181,6 +208,54 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
 			return -errno;
 		if (!b->rb)
 			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A mapping read from the side-band rings: kept for the ordered hand-over if
+ * it is a target's (the kernel filters nothing there: a session's own
+ * filter is the targets map, as the sampler's), counted either way.
+ */
+static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
+{
+	struct bpf_sampler *b = ctx;
+	uint8_t v = FXS_TARGET_YES;
+
+	b->mc.v[FXS_MC_SEEN]++;
+	if (!b->armed && !b->draining_last) {
+		b->mc.v[FXS_MC_NOT_RUNNING]++;
+		return 0;
+	}
+	/* a target that exited since is in gone (bpf/mmap.bpf.h) */
+	if (b->opts.nr_pids &&
+	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.targets), &rec->pid, &v) &&
+	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.gone), &rec->pid, &v)) {
+		b->mc.v[FXS_MC_FILTERED]++;
+		return 0;
+	}
+	if (v != FXS_TARGET_YES) {
+		b->mc.v[FXS_MC_FILTERED_CREDS]++;
+		return 0;
+	}
+	b->mc.v[FXS_MC_WRITTEN]++;
+	return ordered_add(&b->held, rec, size);
+}
+
+/* The side-band events of every online CPU; the others are opened when they come. */
+static int open_sideband(struct bpf_sampler *b, size_t ring_bytes)
+{
+	int err;
+
+	b->sb = sideband__new(b->nr_cpus, ring_bytes);
+	if (!b->sb)
+		return -errno;
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
+		if (!cpu_is_online(cpu))
+			continue;
+		err = sideband_open_cpu(b->sb, cpu);
+		if (err && err != -ENODEV)
+			return err;
 	}
 	return 0;
 }
@@ -231,6 +306,15 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
+	b->mmap_on = b->opts.mmap_events;
+	b->skel->rodata->cfg_mmap_events = b->mmap_on;
+	/* children that are never sampled leave the targets map at their exit */
+	bpf_program__set_autoload(b->skel->progs.fxs_exit, b->opts.nr_pids && b->opts.inherit);
+	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
+	bpf_program__set_autoload(
+		b->skel->progs.fxs_prep_exec,
+		b->mmap_on && b->opts.check_creds &&
+			libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) > 0);
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
@@ -250,7 +334,35 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	err = create_rings(b, cfg->buffer_size);
 	if (err)
 		goto fail;
+	if (b->mmap_on) {
+		/*
+		 * Opened before the session runs: no mapping made after its
+		 * start is missed. Where the kernel refuses them (the memlock
+		 * limit perf counts their rings against), mappings come from
+		 * /proc as before.
+		 */
+		err = open_sideband(b, sideband_ring_bytes(cfg->buffer_size, b->nr_cpus));
+		if (err) {
+			sideband__free(b->sb);
+			b->sb = NULL;
+			b->mmap_on = false;
+		}
+	}
 	if (b->opts.nr_pids && b->opts.inherit) {
+		b->skel->links.fxs_exit = bpf_program__attach(b->skel->progs.fxs_exit);
+		if (!b->skel->links.fxs_exit) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (bpf_program__autoload(b->skel->progs.fxs_prep_exec)) {
+		b->skel->links.fxs_prep_exec = bpf_program__attach(b->skel->progs.fxs_prep_exec);
+		if (!b->skel->links.fxs_prep_exec) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if ((b->opts.nr_pids && b->opts.inherit) || b->mmap_on) {
 		b->skel->links.fxs_fork = bpf_program__attach(b->skel->progs.fxs_fork);
 		if (!b->skel->links.fxs_fork) {
 			err = -errno;
@@ -389,6 +501,13 @@ int bpf_sampler_follow_cpus(struct bpf_sampler *b)
 			disarm_cpu_at(b, cpu, end_ns);
 			changed++;
 		}
+		if (online[cpu] && b->sb) {
+			err = sideband_open_cpu(b->sb, cpu);
+			if (err == -ENODEV)
+				err = 0;
+			if (err)
+				break;
+		}
 		if (online[cpu] && !b->links[cpu]) {
 			err = arm_cpu(b, cpu);
 			if (err == -ENODEV)
@@ -483,16 +602,25 @@ static int bpf_disarm(void *ctx)
 static int bpf_drain(void *ctx)
 {
 	struct bpf_sampler *b = ctx;
-	int n;
+	uint64_t horizon;
+	int n, err;
 
 	if (!b->rb)
 		return 0;
 	/* after disarm nothing refills the rings: the last drain takes everything */
+	horizon = b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX;
 	b->drain_until = b->armed ? mono_ns() + DRAIN_BUDGET_NS : 0;
 	b->drained = 0;
 	b->over_budget = false;
 	n = ring_buffer__consume(b->rb);
 	b->drain_until = 0;
+	b->draining_last = !b->armed;
+	err = b->sb ? sideband_read(b->sb, on_sideband, b) : 0;
+	b->draining_last = false;
+	if (!err)
+		err = hand_on(b, horizon);
+	if (err)
+		return err;
 	return b->over_budget ? (int)b->drained : n;
 }
 
@@ -601,6 +729,16 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 	b->over_budget = false;
 	n = ring_buffer__poll(b->rb, timeout_ms);
 	b->drain_until = 0;
+	if (n >= 0 || n == -EAGAIN) {
+		int err = b->sb ? sideband_read(b->sb, on_sideband, b) : 0;
+
+		if (!err)
+			err = hand_on(b,
+				      b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX);
+
+		if (err)
+			return err;
+	}
 	if (b->over_budget)
 		return 0;
 	return n < 0 ? n : 0;
@@ -621,4 +759,37 @@ uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu)
 	if (b->links && b->links[cpu])
 		ns += mono_ns() - b->armed_since[cpu];
 	return ns;
+}
+
+bool bpf_sampler_mmap_events(const struct bpf_sampler *b)
+{
+	return b->mmap_on;
+}
+
+int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_counters *ret)
+{
+	struct fxs_mmap_counters *all;
+	uint32_t zero = 0;
+	int err = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!b->skel)
+		return -EBADFD;
+	all = calloc(b->nr_cpus, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.mmap_counters), &zero, all))
+		err = -errno;
+	/* the forks are counted in the kernel, the mappings here */
+	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
+		for (int k = 0; k < FXS_MC_NR; k++)
+			ret->v[k] += all[cpu].v[k];
+	free(all);
+	for (int k = 0; k < FXS_MC_NR; k++)
+		ret->v[k] += b->mc.v[k];
+	/* what the kernel lost it reported, but we never saw: seen counts it too */
+	if (b->sb)
+		ret->v[FXS_MC_RING_FULL] += sideband_lost(b->sb);
+	ret->v[FXS_MC_SEEN] += ret->v[FXS_MC_RING_FULL];
+	return err;
 }

@@ -27,6 +27,13 @@ struct bpf_sampler_opts {
 	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
 	uint64_t offcpu_min_ns;
 	bool kernel; /* kernel stacks too (nr_kframes PCs after the user frames) */
+	/*
+	 * Mapping and fork records (FXS_KIND_MMAP, FXS_KIND_FORK) from the
+	 * kernel as they happen, where the kernel allows (see
+	 * bpf_sampler_mmap_events()); records then reach on_sample in time
+	 * order across CPUs.
+	 */
+	bool mmap_events;
 	bpf_sample_fn on_sample;
 	/*
 	 * A stop has waited waited_ns for in_flight writes (the lifecycle's
@@ -63,6 +70,10 @@ unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
  * Returns how many changed, or -errno. Call it from the drain loop.
  */
 int bpf_sampler_follow_cpus(struct bpf_sampler *b);
+/* Whether mapping events run (asked for, and the kernel has what they tap); after setup. */
+bool bpf_sampler_mmap_events(const struct bpf_sampler *b);
+/* The mapping-event counters summed over CPUs (all zero without them). */
+int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_counters *ret);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
 

@@ -11,6 +11,7 @@
 #include "capture/authz.h"
 #include "capture/bpf_sampler.h"
 #include "capture/capture.h"
+#include "capture/capture_internal.h"
 #include "capture/hostlock.h"
 #include "capture/kstacks.h"
 #include "util/idset.h"
@@ -19,64 +20,6 @@
 #include "capture/procinfo.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
-
-struct capture {
-	struct capture_opts opts;
-	struct sampler sampler;
-	struct bpf_sampler *bpf;
-	struct fxt_stream *fxt;
-	int lock_fd;
-	struct idset pids;	   /* processes written */
-	struct idset tids;	   /* threads written */
-	struct thread_names names; /* the names written for each, and when they held */
-	struct modules *modules;
-	struct targets *targets; /* a pid session's processes, by pidfd */
-	struct kstacks *kstacks; /* with opts.kernel */
-	uint64_t kernel_unresolved;
-	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
-	uint64_t creds_dropped[FXS_MAX_CPUS];
-	/* Off-CPU intervals the kernel wrote and we dropped for their credentials. */
-	uint64_t offcpu_creds_dropped;
-	uint64_t last_ts;
-	/* CLOCK_BOOTTIME (the samples' clock) and CLOCK_REALTIME at the start. */
-	uint64_t start_boot_ns, start_real_ns;
-	int err; /* first error of the sample callback */
-};
-
-static const char *const counter_names[FXS_CNT_NR] = {
-	[FXS_CNT_FIRED] = "fired",
-	[FXS_CNT_WRITTEN] = "written",
-	[FXS_CNT_FILTERED] = "filtered",
-	[FXS_CNT_DROP_NOT_RUNNING] = "dropped_not_running",
-	[FXS_CNT_DROP_RING_FULL] = "dropped_ring_full",
-	[FXS_CNT_DROP_NO_REGS] = "dropped_no_regs",
-	[FXS_CNT_DROP_KTHREAD] = "skipped_kernel_thread",
-	[FXS_CNT_STOP_TRUNCATED] = "stop_truncated",
-	[FXS_CNT_STOP_FAULT] = "stop_fault",
-	[FXS_CNT_STOP_BAD_FP] = "stop_bad_fp",
-	[FXS_CNT_FILTERED_CREDS] = "filtered_creds",
-};
-
-const char *capture_counter_name(unsigned which)
-{
-	return which < FXS_CNT_NR ? counter_names[which] : "?";
-}
-
-static const char *const offcpu_counter_names[FXS_OC_NR] = {
-	[FXS_OC_SWITCHES] = "switches",
-	[FXS_OC_NOT_RUNNING] = "not_running",
-	[FXS_OC_FILTERED] = "filtered",
-	[FXS_OC_EXITING] = "exiting",
-	[FXS_OC_NO_STORAGE] = "dropped_no_storage",
-	[FXS_OC_STARTED] = "started",
-	[FXS_OC_WRITTEN] = "written",
-	[FXS_OC_SHORT] = "short",
-	[FXS_OC_RING_FULL] = "dropped_ring_full",
-	[FXS_OC_CLOSED_NOT_RUNNING] = "dropped_not_running",
-	[FXS_OC_AT_STOP] = "closed_at_stop",
-	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
-	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
-};
 
 /* FXT's thread states are coarser than Linux's: blocked covers S and D. */
 static unsigned fxt_thread_state(unsigned state)
@@ -156,6 +99,40 @@ static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
  * A process is written at first sight with its mappings, before it can exit
  * (its first sample wakes us). After an exec, its name and mappings anew.
  */
+/*
+ * With mapping events, /proc/PID/maps is read only for a process that was
+ * running before the capture started: the kernel reports every mapping
+ * made since, and a child gets its parent's at the fork.
+ */
+static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir)
+{
+	char path[64];
+	uint64_t start_ns;
+
+	if (!c->mmap_events)
+		return true;
+	if (!dir) {
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
+		dir = path;
+	}
+	return !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
+}
+
+static int scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir)
+{
+	int n = modules_scan_dir(c->modules, c->fxt, ts, pid, dir);
+
+	/* with events they are kept, and counted when written (emit_maps) */
+	if (n > 0 && !c->mmap_events)
+		c->maps_scanned += n;
+	return scan_result(n);
+}
+
+/*
+ * A process is written at first sight with its mappings, before it can exit
+ * (its first sample wakes us). After an exec, its name, and its mappings anew
+ * where they do not come from the kernel.
+ */
 static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
 			bool renamed, bool execed)
 {
@@ -185,12 +162,29 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
 	}
 	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
-	if (!err && scan) {
-		if (execed)
+	if (!added)
+		modules_renamed(c->modules, pid);
+	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
+		if (execed && !c->mmap_events)
 			modules_forget(c->modules, pid);
-		err = scan_result(modules_scan_dir(c->modules, c->fxt, ts, pid, dir));
+		err = scan_maps(c, ts, pid, dir);
 	}
 	leave(c);
+	return err;
+}
+
+/* pid is sampled: the mappings kept for it go out, and its next ones as they come. */
+static int emit_maps(struct capture *c, uint32_t pid, uint64_t ts)
+{
+	unsigned n[MODULES_NR_SOURCES] = {0};
+	int err;
+
+	if (!c->mmap_events)
+		return 0;
+	err = modules_emit(c->modules, c->fxt, ts, pid, n);
+	c->maps_from_events += n[MODULES_FROM_EVENT];
+	c->maps_scanned += n[MODULES_FROM_PROC];
+	c->maps_inherited += n[MODULES_FROM_FORK];
 	return err;
 }
 
@@ -260,9 +254,13 @@ static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
 	char buf[64];
 	int err = enter(c, pid, ts, buf, sizeof(buf), &dir);
 
-	if (!err)
-		err = scan_result(modules_refresh_dir(c->modules, c->fxt, ts, pid, dir));
-	else if (err == -ESRCH)
+	if (!err) {
+		int n = modules_refresh_dir(c->modules, c->fxt, ts, pid, dir);
+
+		if (n > 0)
+			c->maps_scanned += n;
+		err = scan_result(n);
+	} else if (err == -ESRCH)
 		err = 0;
 	leave(c);
 	return err;
@@ -297,7 +295,9 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	}
 	/* Every interval carries the names as they were at its end: a rename while it waited. */
 	err = note_thread(c, s, comm, iv->end_ns);
-	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+	if (!err)
+		err = emit_maps(c, s->pid, s->time_ns);
+	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		if (!modules_covers(c->modules, s->pid, frames[i])) {
 			err = refresh_modules(c, s->pid, s->time_ns);
 			break;
@@ -346,6 +346,80 @@ static void on_slow_stop(void *ctx, uint64_t waited_ns, uint32_t in_flight)
 	c->opts.warn(c->opts.warn_ctx, text);
 }
 
+/* An executable mapping, reported by the kernel as it was made (bpf/mmap.bpf.h). */
+static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_mmap *mm = (const void *)(s + 1);
+	const char *path = (const char *)(mm + 1);
+	struct modules_event ev;
+	int err;
+
+	if (size < sizeof(*s) + sizeof(*mm) || !mm->path_len ||
+	    size < sizeof(*s) + sizeof(*mm) + mm->path_len || path[mm->path_len - 1])
+		return 0;
+	/* the kernel filters on the target set; this one left it at a /proc read */
+	if (c->targets && targets_denied(c->targets, s->pid)) {
+		c->mmap_creds_dropped++;
+		return 0;
+	}
+	ev = (struct modules_event){
+		.start = mm->start,
+		.len = mm->len,
+		.pgoff = mm->pgoff,
+		.ino = mm->ino,
+		.maj = mm->maj,
+		.min = mm->min,
+		.prot = mm->prot,
+		.flags = mm->flags,
+		.build_id = mm->build_id,
+		.build_id_len = mm->build_id_size <= FXS_BUILD_ID_MAX ? mm->build_id_size : 0,
+		.path = path,
+	};
+	err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
+	if (err == -EINVAL)
+		return 0;
+	if (err > 0)
+		c->maps_from_events++;
+	err = err < 0 ? err : 0;
+	if (s->time_ns > c->last_ts)
+		c->last_ts = s->time_ns;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
+/*
+ * A child has its parent's mappings and gets no event for them: they are
+ * kept for it at the fork, and written at its first sample. A parent running since before the
+ * capture, and not read yet, is read first.
+ */
+static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
+{
+	const struct fxs_fork *f = (const void *)(s + 1);
+	const char *dir;
+	char buf[64];
+	int err = 0, n;
+
+	/* without mapping events (the kernel refused them) /proc is read as before */
+	if (size < sizeof(*s) + sizeof(*f) || !c->mmap_events)
+		return 0;
+	if (c->targets && targets_denied(c->targets, f->ppid))
+		return 0;
+	if (!modules_known(c->modules, f->ppid)) {
+		err = enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
+		if (!err && needs_proc_maps(c, f->ppid, dir))
+			err = scan_maps(c, s->time_ns, f->ppid, dir);
+		else if (err == -EACCES || err == -ESRCH)
+			err = 0;
+		leave(c);
+	}
+	n = err ? err : modules_fork(c->modules, f->ppid, s->pid);
+	err = n < 0 ? n : 0;
+	if (err && !c->err)
+		c->err = err;
+	return err;
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -354,6 +428,12 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	unsigned bt_flags = 0;
 	int err;
 
+	if (s->kind == FXS_KIND_MMAP)
+		return on_mmap(c, s, size);
+	if (s->kind == FXS_KIND_FORK)
+		return on_fork(c, s, size);
+	if (s->kind != FXS_KIND_SAMPLE)
+		return 0;
 	if (s->flags & FXS_SF_OFFCPU)
 		return on_offcpu(c, s, size);
 	if (s->flags & FXS_SF_HAS_COMM) {
@@ -375,13 +455,23 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
+		/* the new image's mappings came before this record; the copies are stale */
+		if (c->mmap_events)
+			modules_exec(c->modules, s->pid);
 		err = comm ? note_thread(c, s, comm, s->time_ns) : 0;
 		return err == -EACCES ? 0 : err;
 	}
 	if (s->nr_frames == 0)
 		return 0;
 	err = note_thread(c, s, comm, s->time_ns);
-	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+	if (!err)
+		err = emit_maps(c, s->pid, s->time_ns);
+	/*
+	 * Without mapping events, a pc outside every known mapping (a dlopen,
+	 * ld.so's libraries after an exec) has the maps read again. With them
+	 * nothing is missing that /proc could add.
+	 */
+	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		uint64_t pc = ((const uint64_t *)(s + 1))[i];
 
 		if (modules_covers(c->modules, s->pid, pc))
@@ -481,6 +571,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.kernel = c->opts.kernel;
+	bopts.mmap_events = !c->opts.proc_maps_only;
 	bopts.on_sample = on_sample;
 	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
@@ -522,6 +613,10 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	err = sampler_setup(&c->sampler, &cfg);
 	if (err)
 		goto fail;
+	c->mmap_events = bpf_sampler_mmap_events(c->bpf);
+	/* with events, a process's mappings go out at its first sample */
+	if (c->mmap_events)
+		modules_keep_until_sampled(c->modules);
 	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
 	if (!c->fxt) {
 		err = -errno;
@@ -605,97 +700,6 @@ int capture_stop(struct capture *c)
 	return c->err ? c->err : err;
 }
 
-/* The kernel's counters, with the samples we dropped for their credentials moved over. */
-static void adjust(const struct capture *c, struct fxs_counters *v, unsigned cpu)
-{
-	uint64_t d = 0;
-
-	if (cpu == FXS_MAX_CPUS) {
-		for (unsigned i = 0; i < FXS_MAX_CPUS; i++)
-			d += c->creds_dropped[i];
-	} else if (cpu < FXS_MAX_CPUS) {
-		d = c->creds_dropped[cpu];
-	}
-	/* each was counted written first */
-	if (d > v->v[FXS_CNT_WRITTEN])
-		d = v->v[FXS_CNT_WRITTEN];
-	v->v[FXS_CNT_WRITTEN] -= d;
-	v->v[FXS_CNT_FILTERED_CREDS] += d;
-}
-
-/*
- * The kernel's off-CPU counters, with the intervals we dropped for their
- * credentials moved from started and written to filtered_creds: both sums
- * still hold.
- */
-static void adjust_offcpu(const struct capture *c, struct fxs_offcpu_counters *off)
-{
-	uint64_t d = c->offcpu_creds_dropped;
-
-	if (d > off->v[FXS_OC_WRITTEN])
-		d = off->v[FXS_OC_WRITTEN];
-	off->v[FXS_OC_WRITTEN] -= d;
-	off->v[FXS_OC_STARTED] -= d;
-	off->v[FXS_OC_FILTERED_CREDS] += d;
-}
-
-/* The off-CPU totals, a counter event "offcpu" beside "samples". */
-static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offcpu_counters *off)
-{
-	int err = bpf_sampler_offcpu_counters(c->bpf, off);
-
-	if (err)
-		return err;
-	adjust_offcpu(c, off);
-	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
-				  (const uint64_t *)off->v, FXS_OC_NR);
-}
-
-static int write_counters(struct capture *c, uint64_t ts)
-{
-	struct fxs_offcpu_counters off = {0};
-	const char *names[FXS_CNT_NR + 1];
-	uint64_t values[FXS_CNT_NR + 1];
-	unsigned nr_cpus = bpf_sampler_nr_cpus(c->bpf);
-	struct fxs_counters total, *per_cpu;
-	int err;
-
-	for (int k = 0; k < FXS_CNT_NR; k++)
-		names[k] = counter_names[k];
-	names[FXS_CNT_NR] = "sampled_ns";
-	per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
-	if (!per_cpu)
-		return -ENOMEM;
-	err = bpf_sampler_counters(c->bpf, &total, per_cpu, nr_cpus);
-	if (err)
-		goto out;
-	adjust(c, &total, FXS_MAX_CPUS);
-	/* One counter per CPU (id = cpu + 1), then the totals (id 0). */
-	for (unsigned cpu = 0; cpu < nr_cpus && !err; cpu++) {
-		char name[32];
-
-		values[FXS_CNT_NR] = bpf_sampler_cpu_ns(c->bpf, cpu);
-		if (!values[FXS_CNT_NR])
-			continue;
-		adjust(c, &per_cpu[cpu], cpu);
-		memcpy(values, per_cpu[cpu].v, sizeof(per_cpu[cpu].v));
-		snprintf(name, sizeof(name), "cpu%u", cpu);
-		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", name, cpu + 1, names,
-					 values, FXS_CNT_NR + 1);
-	}
-	if (!err)
-		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "samples", 0, names,
-					 (const uint64_t *)total.v, FXS_CNT_NR);
-	if (!err && c->opts.offcpu)
-		err = write_offcpu_counters(c, ts, &off);
-	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
-		     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
-		err = fxt_stream_dropped(c->fxt);
-out:
-	free(per_cpu);
-	return err;
-}
-
 int capture_finish(struct capture *c)
 {
 	int err;
@@ -708,7 +712,7 @@ int capture_finish(struct capture *c)
 	/* The kernel functions the stacks hit, named while this kernel runs. */
 	err = c->kstacks ? kstacks_write_symbols(c->kstacks, c->fxt, &c->kernel_unresolved) : 0;
 	if (!err)
-		err = write_counters(c, c->last_ts);
+		err = capture_write_counters(c, c->last_ts);
 	if (!err)
 		err = write_clock(c);
 	if (err)
@@ -719,22 +723,6 @@ int capture_finish(struct capture *c)
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu)
 {
 	return bpf_sampler_cpu_ns(c->bpf, cpu);
-}
-
-void capture_stats(const struct capture *c, struct capture_stats *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	bpf_sampler_counters(c->bpf, &ret->counters, NULL, 0);
-	adjust(c, &ret->counters, FXS_MAX_CPUS);
-	ret->processes = c->pids.len;
-	ret->threads = c->tids.len;
-	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
-	ret->kernel_unresolved = c->kernel_unresolved;
-	if (c->opts.offcpu)
-		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
-			adjust_offcpu(c, &ret->offcpu);
-	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
-		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }
 
 void capture__free(struct capture *c)

@@ -40,6 +40,11 @@ struct capture_opts {
 	uint64_t caps;
 	capture_notice_fn notice; /* may be NULL */
 	void *notice_ctx;
+	/*
+	 * Read every process's mappings from /proc/PID/maps, as before mapping
+	 * events (the bench's baseline); otherwise the kernel reports them.
+	 */
+	bool proc_maps_only;
 	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
 	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
 	/*
@@ -66,6 +71,7 @@ struct capture_stats {
 	unsigned nr_cpus;		   /* CPUs sampled */
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
 	uint64_t kernel_unresolved;	   /* kernel locations no symbol named (at finish) */
+	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 };
 
 struct capture;
@@ -93,6 +99,15 @@ void capture_stats(const struct capture *c, struct capture_stats *ret);
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
 /* The name the .fxt and the summary give a counter (FXS_CNT_*). */
 const char *capture_counter_name(unsigned which);
+/*
+ * The mapping counters, as the "mmap" counter event has them: the kernel's
+ * (enum fxs_mmap_counter, with the events dropped here for their credentials
+ * moved from written to filtered_creds), then the mmap records written from
+ * events, from /proc, and copied at forks. Zero without mapping events.
+ */
+#define CAPTURE_MAPS_NR (FXS_MC_NR + 3)
+void capture_mmap_counters(const struct capture *c, uint64_t ret[CAPTURE_MAPS_NR]);
+const char *capture_mmap_counter_name(unsigned which);
 /* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */
 void capture__free(struct capture *c);
 

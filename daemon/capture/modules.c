@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -18,7 +20,8 @@
 
 /* A file (or the vdso) as every process maps it. */
 struct module_file {
-	char *key; /* "dev:inode:path" */
+	char *key;  /* "dev:inode:path", then ":build id" when the kernel gave one */
+	char *path; /* as the module record names it */
 	uint16_t id;
 	bool usable; /* an ELF we could read */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
@@ -26,8 +29,14 @@ struct module_file {
 	struct elf_symbols *elf; /* for offset -> vaddr */
 };
 
+/* One mapping written for a process: what a fork copies to the child. */
 struct range {
 	uint64_t start, end;
+	uint64_t vaddr;
+	unsigned flags; /* ELF p_flags */
+	uint16_t module;
+	uint8_t source; /* enum modules_source */
+	bool written;	/* its mmap record is in the file */
 };
 
 struct proc_ranges {
@@ -39,10 +48,17 @@ struct proc_ranges {
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
 	uint64_t rescan_ns;    /* the least time between two rescans */
 	bool scanned;
+	/*
+	 * Sampled: its mappings are written as they come. Until then they are
+	 * only kept (a whole-host capture sees every exec of the host, and most
+	 * of those processes are never sampled).
+	 */
+	bool emitted;
 };
 
 struct modules {
 	char proc_root[64];
+	bool lazy; /* modules_keep_until_sampled() */
 	struct module_file *files;
 	size_t nr_files, cap_files;
 	struct proc_ranges *procs; /* sorted by pid */
@@ -68,6 +84,7 @@ static void proc_ranges_clear(struct proc_ranges *p)
 	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
 	p->scanned = false;
 	p->rescan_ns = 0;
+	p->emitted = false;
 }
 
 void modules__free(struct modules *m)
@@ -76,6 +93,7 @@ void modules__free(struct modules *m)
 		return;
 	for (size_t i = 0; i < m->nr_files; i++) {
 		free(m->files[i].key);
+		free(m->files[i].path);
 		elf_symbols__free(m->files[i].elf);
 	}
 	for (size_t i = 0; i < m->nr_procs; i++)
@@ -139,20 +157,40 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
 void modules_forget(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
+	bool emitted;
 
-	if (p)
-		proc_ranges_clear(p);
+	if (!p)
+		return;
+	/* the same process: what it maps next goes out as it comes */
+	emitted = p->emitted;
+	proc_ranges_clear(p);
+	p->emitted = emitted;
 }
 
-static int add_range(struct proc_ranges *p, uint64_t start, uint64_t end)
+/*
+ * A new mapping replaces whatever it overlaps (the kernel unmapped that part
+ * first, or changed its protection), so that the ranges stay apart.
+ */
+static void remove_overlaps(struct proc_ranges *p, uint64_t start, uint64_t end)
+{
+	size_t i = 0, j = 0;
+
+	for (; i < p->n; i++)
+		if (p->r[i].end <= start || p->r[i].start >= end)
+			p->r[j++] = p->r[i];
+	p->n = j;
+}
+
+static int add_range(struct proc_ranges *p, const struct range *r)
 {
 	size_t i;
 
+	remove_overlaps(p, r->start, r->end);
 	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
 		return -ENOMEM;
-	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
+	for (i = p->n; i > 0 && p->r[i - 1].start > r->start; i--)
 		p->r[i] = p->r[i - 1];
-	p->r[i] = (struct range){start, end};
+	p->r[i] = *r;
 	p->n++;
 	return 0;
 }
@@ -168,6 +206,21 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
 
 	if (len > (1 << 20))
 		return NULL;
+	/*
+	 * A mapping event has no process to read: every process of the host
+	 * maps the kernel's one vdso, ours too (a 32-bit process's aside).
+	 */
+	if (!dir) {
+		const void *self = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+		buf = self ? malloc(len) : NULL;
+		if (buf) {
+			memcpy(buf, self, len);
+			es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
+		}
+		free(buf);
+		return es;
+	}
 	snprintf(path, sizeof(path), "%s/mem", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -186,9 +239,12 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
  * would block us forever), and in another mount namespace it names another
  * file anyway. Open it without side effects (O_PATH), and read it only if it
  * is still the mapped inode, through the fd, so that it cannot change again.
+ * A mapping event that carries the build id carries no inode (perf's MMAP2
+ * has one or the other): then only a file anyone may read is read, and the
+ * caller keeps it only if its build id is the mapped file's.
  */
 static struct elf_symbols *open_mapped_path(const struct proc_map *map,
-					    const struct elf_symbols_opts *opts)
+					    const struct elf_symbols_opts *opts, bool by_build_id)
 {
 	struct elf_symbols *es = NULL;
 	char fd_path[64];
@@ -200,8 +256,10 @@ static struct elf_symbols *open_mapped_path(const struct proc_map *map,
 	fd = open(map->path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == map->inode &&
-	    major(st.st_dev) == map->dev_major && minor(st.st_dev) == map->dev_minor) {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (by_build_id ? (st.st_mode & S_IROTH) != 0
+			 : st.st_ino == map->inode && major(st.st_dev) == map->dev_major &&
+				   minor(st.st_dev) == map->dev_minor)) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 		es = elf_symbols__open(fd_path, opts);
 	}
@@ -209,7 +267,7 @@ static struct elf_symbols *open_mapped_path(const struct proc_map *map,
 	return es;
 }
 
-static struct elf_symbols *open_file(const char *dir, const struct proc_map *map)
+static struct elf_symbols *open_file(const char *dir, const struct proc_map *map, bool by_build_id)
 {
 	const struct elf_symbols_opts opts = {.no_debug_file = true};
 	struct elf_symbols *es;
@@ -220,26 +278,64 @@ static struct elf_symbols *open_file(const char *dir, const struct proc_map *map
 	 * mount namespace; it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
 	 * which the service lacks.
 	 */
-	snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir, (unsigned long long)map->start,
-		 (unsigned long long)map->end);
-	es = elf_symbols__open(path, &opts);
+	es = NULL;
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir,
+			 (unsigned long long)map->start, (unsigned long long)map->end);
+		es = elf_symbols__open(path, &opts);
+	}
 	if (!es)
-		es = open_mapped_path(map, &opts);
+		es = open_mapped_path(map, &opts, by_build_id);
 	return es;
 }
 
-static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map)
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/*
+ * The file map names, read once per capture. kernel_id (kernel_id_len bytes,
+ * may be 0) is the build id the kernel read at the mapping: it is the file's
+ * even when the file is replaced or deleted since, so it wins over the one
+ * read now, and a file under the same key with another build id is another.
+ */
+static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map,
+				    const uint8_t *kernel_id, size_t kernel_id_len)
 {
 	struct module_file *f;
-	char key[4200];
+	char key[4300], id_hex[2 * ELF_BUILD_ID_MAX + 1] = "";
 	bool vdso = !strcmp(map->path, "[vdso]");
 	const uint8_t *id;
+	size_t i;
 
+	if (kernel_id_len > ELF_BUILD_ID_MAX)
+		kernel_id_len = 0;
 	snprintf(key, sizeof(key), "%u:%u:%llu:%s", map->dev_major, map->dev_minor,
 		 (unsigned long long)map->inode, map->path);
-	for (size_t i = 0; i < m->nr_files; i++)
-		if (!strcmp(m->files[i].key, key))
-			return &m->files[i];
+	for (i = 0; i < m->nr_files; i++) {
+		f = &m->files[i];
+		/* perf gives the build id instead of the inode: the same path and id is the file */
+		if (kernel_id_len && !map->inode && f->path && !strcmp(f->path, map->path) &&
+		    f->build_id_len == kernel_id_len &&
+		    !memcmp(f->build_id, kernel_id, kernel_id_len))
+			return f;
+		if (strcmp(f->key, key))
+			continue;
+		if (!kernel_id_len || (f->build_id_len == kernel_id_len &&
+				       !memcmp(f->build_id, kernel_id, kernel_id_len)))
+			return f;
+	}
+	if (kernel_id_len) {
+		hex(id_hex, kernel_id, kernel_id_len);
+		for (i = 0; i < m->nr_files; i++)
+			if (!strncmp(m->files[i].key, key, strlen(key)) &&
+			    m->files[i].key[strlen(key)] == ':' &&
+			    !strcmp(m->files[i].key + strlen(key) + 1, id_hex))
+				return &m->files[i];
+		snprintf(key + strlen(key), sizeof(key) - strlen(key), ":%s", id_hex);
+	}
 	if (m->nr_files > UINT16_MAX)
 		return NULL;
 	if (array_reserve((void **)&m->files, &m->cap_files, m->nr_files, sizeof(*m->files)))
@@ -247,12 +343,27 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 	f = &m->files[m->nr_files];
 	*f = (struct module_file){.id = (uint16_t)m->nr_files};
 	f->key = strdup(key);
-	if (!f->key)
+	f->path = strdup(map->path);
+	if (!f->key || !f->path) {
+		free(f->key);
+		free(f->path);
 		return NULL;
+	}
 	m->nr_files++;
-	f->elf = vdso ? open_vdso(dir, map) : open_file(dir, map);
+	f->elf = vdso ? open_vdso(dir, map)
+		      : open_file(dir, map, kernel_id_len && !map->inode && !map->dev_major);
 	f->usable = f->elf != NULL;
 	id = f->elf ? elf_symbols__build_id(f->elf, &f->build_id_len) : NULL;
+	if (kernel_id_len) {
+		/* the file at the path now may be another: the kernel's id is the mapped one's */
+		if (f->elf && (!id || f->build_id_len != kernel_id_len ||
+			       memcmp(id, kernel_id, kernel_id_len))) {
+			elf_symbols__free(f->elf);
+			f->elf = NULL;
+		}
+		id = kernel_id;
+		f->build_id_len = kernel_id_len;
+	}
 	if (id)
 		memcpy(f->build_id, id, f->build_id_len);
 	else
@@ -268,32 +379,65 @@ static bool module_written(const struct proc_ranges *p, uint16_t id)
 	return false;
 }
 
-static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
-			 const char *dir, struct proc_ranges *p, const struct proc_map *map)
+/* Write f's module record for p's process unless it was written already. */
+static int write_module(struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
+			const struct module_file *f)
 {
-	struct module_file *f = get_file(m, dir, map);
-	unsigned flags = proc_map_elf_flags(map);
-	uint64_t vaddr = map->offset;
 	int err;
+
+	if (module_written(p, f->id))
+		return 0;
+	err = fxt_stream_module(s, ts, p->pid, f->id, f->path, f->build_id, f->build_id_len);
+	if (err)
+		return err;
+	if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
+			  sizeof(*p->modules)))
+		return -ENOMEM;
+	p->modules[p->nr_modules++] = f->id;
+	return 0;
+}
+
+/* r's module and mmap records, for p's process. */
+static int write_range(struct modules *m, struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
+		       struct range *r)
+{
+	int err = write_module(s, ts, p, &m->files[r->module]);
+
+	if (!err)
+		err = fxt_stream_mmap(s, ts, p->pid, r->module, r->flags, r->start,
+				      r->end - r->start, r->vaddr);
+	if (!err)
+		r->written = true;
+	return err;
+}
+
+/* Add r to p, and write it if p's mappings go out as they come (or now). */
+static int keep_range(struct modules *m, struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
+		      struct range *r, bool now)
+{
+	int err = 0;
+
+	if (now || p->emitted)
+		err = write_range(m, s, ts, p, r);
+	return err ? err : add_range(p, r);
+}
+
+static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, const char *dir,
+			 struct proc_ranges *p, const struct proc_map *map,
+			 const uint8_t *kernel_id, size_t kernel_id_len)
+{
+	struct module_file *f = get_file(m, dir, map, kernel_id, kernel_id_len);
+	struct range r = {.start = map->start, .end = map->end, .vaddr = map->offset};
 
 	if (!f)
 		return -ENOMEM;
-	if (!module_written(p, f->id)) {
-		err = fxt_stream_module(s, ts, pid, f->id, map->path, f->build_id, f->build_id_len);
-		if (err)
-			return err;
-		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-				  sizeof(*p->modules)))
-			return -ENOMEM;
-		p->modules[p->nr_modules++] = f->id;
-	}
+	r.module = f->id;
+	r.source = kernel_id || !dir ? MODULES_FROM_EVENT : MODULES_FROM_PROC;
+	r.flags = proc_map_elf_flags(map);
 	/* Without the ELF, the file offset is the best guess of the module address. */
 	if (f->elf)
-		elf_symbols__offset_to_vaddr(f->elf, map->offset, flags, &vaddr);
-	err = fxt_stream_mmap(s, ts, pid, f->id, flags, map->start, map->end - map->start, vaddr);
-	if (err)
-		return err;
-	return add_range(p, map->start, map->end);
+		elf_symbols__offset_to_vaddr(f->elf, map->offset, r.flags, &r.vaddr);
+	return keep_range(m, s, ts, p, &r, !m->lazy);
 }
 
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
@@ -329,7 +473,7 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 			continue;
 		if (find_range(p, map->start))
 			continue;
-		err = write_mapping(m, s, ts, pid, dir, p, map);
+		err = write_mapping(m, s, ts, dir, p, map, NULL, 0);
 		if (err)
 			goto out;
 		written++;
@@ -370,4 +514,123 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 			p->rescan_ns *= 2;
 	}
 	return written;
+}
+
+void modules_renamed(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	if (p)
+		p->nr_modules = 0;
+}
+
+void modules_keep_until_sampled(struct modules *m)
+{
+	m->lazy = true;
+}
+
+bool modules_known(const struct modules *m, pid_t pid)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return p && (p->scanned || p->n);
+}
+
+int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		      const struct modules_event *ev)
+{
+	struct proc_map map = {
+		.start = ev->start,
+		.end = ev->start + ev->len,
+		.offset = ev->pgoff,
+		.dev_major = ev->maj,
+		.dev_minor = ev->min,
+		.inode = ev->ino,
+	};
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(ev->path), dl = sizeof(deleted) - 1;
+	struct proc_ranges *p;
+	int err;
+
+	if (!ev->len || map.end < map.start)
+		return -EINVAL;
+	p = get_proc(m, pid);
+	if (!p)
+		return -ENOMEM;
+	map.perms[0] = ev->prot & PROT_READ ? 'r' : '-';
+	map.perms[1] = ev->prot & PROT_WRITE ? 'w' : '-';
+	map.perms[2] = ev->prot & PROT_EXEC ? 'x' : '-';
+	map.perms[3] = ev->flags & MAP_SHARED ? 's' : 'p';
+	/* The kernel's d_path marks a file unlinked before the mapping. */
+	map.path = strdup(ev->path);
+	if (!map.path)
+		return -ENOMEM;
+	if (len > dl && !strcmp(map.path + len - dl, deleted)) {
+		map.path[len - dl] = '\0';
+		map.deleted = true;
+	}
+	err = write_mapping(m, s, ts, NULL, p, &map, ev->build_id, ev->build_id_len);
+	free(map.path);
+	return err ? err : p->emitted;
+}
+
+int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
+{
+	struct proc_ranges *parent, *child;
+	int err = 0, copied = 0;
+	size_t i, n;
+
+	if (!find_proc(m, ppid, NULL))
+		return 0;
+	child = get_proc(m, cpid);
+	if (!child)
+		return -ENOMEM;
+	/* a new process: what was known of its pid was a dead one's */
+	proc_ranges_clear(child);
+	/* get_proc may have moved the parent's entry */
+	parent = find_proc(m, ppid, NULL);
+	n = parent->n;
+	for (i = 0; i < n && !err; i++) {
+		struct range r = parent->r[i];
+
+		r.source = MODULES_FROM_FORK;
+		r.written = false;
+		err = add_range(child, &r);
+		copied += !err;
+	}
+	return err ? err : copied;
+}
+
+int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		 unsigned ret_written[MODULES_NR_SOURCES])
+{
+	struct proc_ranges *p = get_proc(m, pid);
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->emitted)
+		return 0;
+	p->emitted = true;
+	for (size_t i = 0; i < p->n && !err; i++) {
+		if (p->r[i].written)
+			continue;
+		err = write_range(m, s, ts, p, &p->r[i]);
+		if (!err && p->r[i].source < MODULES_NR_SOURCES)
+			ret_written[p->r[i].source]++;
+	}
+	return err;
+}
+
+void modules_exec(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	size_t i, j = 0;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		if (p->r[i].source == MODULES_FROM_EVENT)
+			p->r[j++] = p->r[i];
+	p->n = j;
 }

@@ -25,8 +25,9 @@ void modules__free(struct modules *m);
  * not written yet (all of them the first time; the new ones after a dlopen or
  * an exec). Reads pid's files under pid_dir (a /proc/PID directory held by an
  * fd, "/proc/self/fd/N", that cannot turn into another process), or under
- * <proc_root>/<pid> when NULL. Returns the number of mappings written, or
- * -errno; -ESRCH when the process is gone.
+ * <proc_root>/<pid> when NULL. Returns the number of mappings found (written,
+ * or kept: see modules_keep_until_sampled()), or -errno; -ESRCH when the
+ * process is gone.
  */
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		     const char *pid_dir);
@@ -48,5 +49,74 @@ bool modules_refresh_due(const struct modules *m, pid_t pid);
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */
 void modules_forget(struct modules *m, pid_t pid);
+
+/*
+ * From now on a process's mappings (from events, forks and /proc alike) are
+ * kept until modules_emit() runs for it, then written as they come; before,
+ * every mapping is written at once (the capture without mapping events).
+ */
+void modules_keep_until_sampled(struct modules *m);
+/*
+ * pid was named anew in the file (an exec, a rename): its module records are
+ * written again before its next mmap records, so that a reader counting from
+ * that name finds them.
+ */
+void modules_renamed(struct modules *m, pid_t pid);
+/* Whether pid has mappings here, or had its /proc read. */
+bool modules_known(const struct modules *m, pid_t pid);
+
+/*
+ * An executable mapping as the kernel reported it when it was made
+ * (struct fxs_mmap; no libbpf here). build_id (build_id_len bytes, 0 when
+ * the kernel gave none) is the mapped file's, whatever is at path later.
+ */
+struct modules_event {
+	uint64_t start, len, pgoff, ino;
+	uint32_t maj, min;
+	uint32_t prot;	/* PROT_* */
+	uint32_t flags; /* MAP_* */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *path; /* d_path's, " (deleted)" and all; "[vdso]" for the vdso */
+};
+
+/* Where a mapping came from, for the counters. */
+enum modules_source {
+	MODULES_FROM_EVENT, /* the kernel's mapping event */
+	MODULES_FROM_PROC,  /* a read of /proc/PID/maps */
+	MODULES_FROM_FORK,  /* the parent's, at the fork */
+	MODULES_NR_SOURCES,
+};
+
+/*
+ * The mapping ev of pid: it replaces the known ones it overlaps, and is
+ * written (module record the first time, mmap record) if pid's mappings go
+ * out as they come (modules_emit() ran for it); otherwise it is kept for
+ * then. The file is opened by its path only if it is still the mapped inode,
+ * or, with the kernel's build id, a world-readable file of that build id
+ * (its load segments); the vdso is ours. 1 written, 0 kept, or -errno. No
+ * /proc read.
+ */
+int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		      const struct modules_event *ev);
+/*
+ * cpid was forked by ppid: it has ppid's mappings, which the kernel does not
+ * report again. Forgets what was known of an earlier process on cpid and
+ * keeps ppid's mappings for cpid, unwritten. Returns how many, or -errno.
+ */
+int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
+/*
+ * pid's exec has run (its new image's mappings came before): forget the
+ * mappings it had from its parent or from /proc, which belonged to the old
+ * image. Those it was reported stay until a new mapping overlaps them.
+ */
+void modules_exec(struct modules *m, pid_t pid);
+/*
+ * pid is sampled: write the mappings kept for it, and from now on write its
+ * new ones as they come. ret_written[source] counts the mmap records written.
+ * 0 or -errno; nothing the second time.
+ */
+int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
+		 unsigned ret_written[MODULES_NR_SOURCES]);
 
 #endif /* FXS_DAEMON_MODULES_H */

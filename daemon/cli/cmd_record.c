@@ -139,6 +139,19 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 	if (v[FXS_CNT_FILTERED_CREDS])
 		cli_say("skipped: %llu samples of targets that were no longer wholly yours",
 			(unsigned long long)v[FXS_CNT_FILTERED_CREDS]);
+	/* mapping events: what the file holds, and what the kernel reported */
+	if (st->maps[FXS_MC_SEEN])
+		cli_say("mappings: %llu written (%llu from the kernel, %llu from /proc, %llu from "
+			"parents at fork); skipped: %llu of other processes, %llu no longer yours; "
+			"dropped: %llu ring full",
+			(unsigned long long)(st->maps[FXS_MC_NR] + st->maps[FXS_MC_NR + 1] +
+					     st->maps[FXS_MC_NR + 2]),
+			(unsigned long long)st->maps[FXS_MC_NR],
+			(unsigned long long)st->maps[FXS_MC_NR + 1],
+			(unsigned long long)st->maps[FXS_MC_NR + 2],
+			(unsigned long long)st->maps[FXS_MC_FILTERED],
+			(unsigned long long)st->maps[FXS_MC_FILTERED_CREDS],
+			(unsigned long long)st->maps[FXS_MC_RING_FULL]);
 	cli_say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad "
 		"frame pointer",
 		(unsigned long long)v[FXS_CNT_STOP_TRUNCATED],
@@ -279,6 +292,14 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 				if (rec.counter_id && rec.counter_id <= FXS_MAX_CPUS &&
 				    rec.args[i].name && !strcmp(rec.args[i].name, "sampled_ns"))
 					cpu_ns[rec.counter_id - 1] = rec.args[i].u;
+			continue;
+		}
+		if (!strcmp(rec.name, "mmap")) {
+			for (unsigned i = 0; i < rec.nr_args; i++)
+				for (unsigned k = 0; k < CAPTURE_MAPS_NR; k++)
+					if (rec.args[i].name &&
+					    !strcmp(rec.args[i].name, capture_mmap_counter_name(k)))
+						ret->maps[k] = rec.args[i].u;
 			continue;
 		}
 		if (strcmp(rec.name, "samples"))

@@ -479,7 +479,8 @@ static bool named(const struct named *objs, size_t n, const char *name)
  * A target of the user's capture execs a privileged copy of suidspin (set up
  * by setup_spinner), which spins for a second: nothing of it may come back.
  */
-static void check_priv_exec(const char *name, mode_t mode, const char *caps, const char *why)
+static void check_priv_exec(const char *name, mode_t mode, const char *caps, const char *why,
+			    bool in_child)
 {
 	char path[PATH_MAX], dir[300], out[PATH_MAX], errp[PATH_MAX], script[PATH_MAX + 64];
 	char err[4096], want[256];
@@ -493,7 +494,9 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	user_dir(dir, sizeof(dir));
 	snprintf(out, sizeof(out), "%s/%s.fxt", dir, name);
 	snprintf(errp, sizeof(errp), "%s/%s.err", tmpdir, name);
-	snprintf(script, sizeof(script), "sleep 0.3; exec %s 1", path);
+	/* the shell itself execs it, or a child the shell forks does (issue 29) */
+	snprintf(script, sizeof(script),
+		 in_child ? "sleep 0.3; %s 1; exit 0" : "sleep 0.3; exec %s 1", path);
 	/* Off-CPU too: it waits in secret_root_work as well as spinning there. */
 	rec = start_record_cmd(out, script, errp, "--off-cpu=0");
 	pid = wait_for_exe(path);
@@ -561,14 +564,21 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 
 START_TEST(test_exec_setuid)
 {
-	check_priv_exec("suidspin", 04755, NULL, "exec of a set-user-ID program");
+	check_priv_exec("suidspin", 04755, NULL, "exec of a set-user-ID program", false);
+}
+END_TEST
+
+/* A target forks a child, which execs the set-user-ID program: no mapping of it either. */
+START_TEST(test_fork_exec_setuid)
+{
+	check_priv_exec("suidspin2", 04755, NULL, "exec of a set-user-ID program", true);
 }
 END_TEST
 
 START_TEST(test_exec_file_caps)
 {
 	check_priv_exec("capspin", 0755, "cap_net_raw+ep",
-			"exec of a program with file capabilities");
+			"exec of a program with file capabilities", false);
 }
 END_TEST
 
@@ -832,6 +842,7 @@ int main(void)
 	tc = tcase_create("changed-credentials");
 	tcase_set_timeout(tc, 90);
 	tcase_add_test(tc, test_exec_setuid);
+	tcase_add_test(tc, test_fork_exec_setuid);
 	tcase_add_test(tc, test_exec_file_caps);
 	tcase_add_test(tc, test_pid_reuse);
 	suite_add_tcase(s, tc);

@@ -424,6 +424,33 @@ static void check_invariant(const struct counter *c)
  * every drop; the per-CPU counters add up to the total; every sample written
  * is in the file. Returns the number of CPU counters.
  */
+/*
+ * The mapping events: each one the kernel reported is kept (written),
+ * filtered or lost, those of sampled processes are mmap records, and every
+ * mmap record in the file came from an event, a /proc read or a parent at a
+ * fork.
+ */
+static void check_mmap_counters(const struct capture_file *f, const struct counter *m)
+{
+	uint64_t seen = counter_value(m, "seen");
+	uint64_t parts = counter_value(m, "not_running") + counter_value(m, "filtered") +
+			 counter_value(m, "filtered_creds") + counter_value(m, "written") +
+			 counter_value(m, "dropped_ring_full");
+
+	ck_assert_msg(seen == parts, "mmap: seen %llu != the sum of its outcomes %llu",
+		      (unsigned long long)seen, (unsigned long long)parts);
+	/* a process's mappings are written once it is sampled */
+	ck_assert_uint_ge(counter_value(m, "written"), counter_value(m, "records_from_events"));
+	ck_assert_msg(f->nr_maps == MAX_ITEMS ||
+			      f->nr_maps == counter_value(m, "records_from_events") +
+						    counter_value(m, "records_from_proc") +
+						    counter_value(m, "records_inherited"),
+		      "%zu mmap records, %llu from events, %llu from /proc, %llu inherited",
+		      f->nr_maps, (unsigned long long)counter_value(m, "records_from_events"),
+		      (unsigned long long)counter_value(m, "records_from_proc"),
+		      (unsigned long long)counter_value(m, "records_inherited"));
+}
+
 unsigned check_accounting(const struct capture_file *f)
 {
 	uint64_t sums[FXS_CNT_NR + 1] = {0};
@@ -437,6 +464,10 @@ unsigned check_accounting(const struct capture_file *f)
 		/* The off-CPU counters have their own sums (check_offcpu). */
 		if (!strcmp(c->name, "offcpu") || !strcmp(c->name, "config"))
 			continue;
+		if (!strcmp(c->name, "mmap")) {
+			check_mmap_counters(f, c);
+			continue;
+		}
 		check_invariant(c);
 		if (strncmp(c->name, "cpu", 3))
 			continue;

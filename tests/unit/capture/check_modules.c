@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -183,6 +184,129 @@ START_TEST(test_modules_fifo_not_opened)
 }
 END_TEST
 
+/* The records a modules call wrote: module names with build-id lengths, and mmap starts. */
+struct written {
+	char names[8][256];
+	size_t id_lens[8];
+	uint64_t pids[16], starts[16];
+	unsigned modules, maps;
+};
+
+static void read_back(struct sink *sink, struct written *w)
+{
+	struct fxt_reader *r = fxt_reader__open_mem(sink->data, sink->len);
+	struct fxt_record rec;
+
+	ck_assert_ptr_nonnull(r);
+	memset(w, 0, sizeof(*w));
+	while (fxt_reader_next(r, &rec) > 0) {
+		if (rec.type != FXT_RT_PROFILER)
+			continue;
+		if (rec.subtype == FXT_PROF_MODULE && w->modules < 8) {
+			snprintf(w->names[w->modules], sizeof(w->names[0]), "%s", rec.name);
+			w->id_lens[w->modules++] = rec.build_id_len;
+		} else if (rec.subtype == FXT_PROF_MMAP && w->maps < 16) {
+			w->pids[w->maps] = rec.pid;
+			w->starts[w->maps++] = rec.start;
+		}
+	}
+	fxt_reader__free(r);
+}
+
+/*
+ * A mapping event of a file since deleted: its module record keeps the
+ * kernel's build id and the path without " (deleted)". A process's mappings
+ * are kept until it is sampled (modules_emit), then written as they come; a
+ * fork gives the child the parent's, written at its own first sample; a
+ * mapping over one replaces it; a fork onto a reused pid forgets the dead
+ * process's.
+ */
+START_TEST(test_modules_events)
+{
+	static const uint8_t id[20] = {0xab, 0xcd, 1, 2, 3};
+	struct modules_event ev = {
+		.start = 0x7f0000001000,
+		.len = 0x2000,
+		.pgoff = 0x1000,
+		.prot = PROT_READ | PROT_EXEC,
+		.flags = MAP_PRIVATE,
+		.build_id = id,
+		.build_id_len = sizeof(id),
+		.path = "/nonexistent/libgone.so (deleted)",
+	};
+	unsigned n[MODULES_NR_SOURCES] = {0};
+	struct sink sink = {0};
+	struct modules *m = modules__new("/nonexistent-proc");
+	struct fxt_stream *s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
+	struct written w;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(s);
+	modules_keep_until_sampled(m);
+	/* not sampled yet: kept */
+	ck_assert_int_eq(modules_add_event(m, s, 1, 100, &ev), 0);
+	ck_assert(modules_covers(m, 100, 0x7f0000001800));
+	ck_assert(!modules_covers(m, 100, 0x7f0000003000));
+	/* the child has it from the fork */
+	ck_assert_int_eq(modules_fork(m, 100, 101), 1);
+	ck_assert(modules_covers(m, 101, 0x7f0000001800));
+	ck_assert_int_eq(modules_emit(m, s, 2, 100, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 1);
+	ck_assert_int_eq(modules_emit(m, s, 2, 100, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 1);
+	/* a new mapping over part of it replaces it; 101 is not sampled: kept */
+	ev.start = 0x7f0000002000;
+	ev.len = 0x1000;
+	ev.path = "/nonexistent/other.so";
+	ev.build_id_len = 0;
+	ck_assert_int_eq(modules_add_event(m, s, 3, 101, &ev), 0);
+	ck_assert(!modules_covers(m, 101, 0x7f0000001800));
+	ck_assert(modules_covers(m, 101, 0x7f0000002800));
+	ck_assert_int_eq(modules_emit(m, s, 4, 101, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_EVENT], 2);
+	ck_assert_uint_eq(n[MODULES_FROM_FORK], 0);
+	/* 100 is sampled: written at once */
+	ev.start = 0x7f0000020000;
+	ck_assert_int_eq(modules_add_event(m, s, 5, 100, &ev), 1);
+	ck_assert_int_eq(modules_fork(m, 999, 102), 0);
+	/* 101 is sampled too */
+	ev.start = 0x7f0000040000;
+	ck_assert_int_eq(modules_add_event(m, s, 5, 101, &ev), 1);
+	ev.len = 0;
+	ck_assert_int_eq(modules_add_event(m, s, 5, 101, &ev), -EINVAL);
+	/* pid 101 reused by a new child of 100: the dead process's mappings go */
+	ck_assert_int_eq(modules_fork(m, 100, 101), 2);
+	ck_assert(!modules_covers(m, 101, 0x7f0000040800));
+	ck_assert(modules_covers(m, 101, 0x7f0000020800));
+	ck_assert_int_eq(modules_emit(m, s, 6, 101, n), 0);
+	ck_assert_uint_eq(n[MODULES_FROM_FORK], 2);
+	/* its exec forgets the parent's copies, not what it was reported */
+	ev.start = 0x7f0000050000;
+	ev.len = 0x1000;
+	ck_assert_int_eq(modules_add_event(m, s, 8, 101, &ev), 1);
+	modules_exec(m, 101);
+	ck_assert(!modules_covers(m, 101, 0x7f0000020800));
+	ck_assert(modules_covers(m, 101, 0x7f0000050800));
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	read_back(&sink, &w);
+	/* 100: libgone, other; 101: other (twice mapped); 101 again: libgone, other */
+	ck_assert_uint_eq(w.modules, 5);
+	ck_assert_str_eq(w.names[0], "/nonexistent/libgone.so");
+	ck_assert_uint_eq(w.id_lens[0], 20);
+	ck_assert_str_eq(w.names[1], "/nonexistent/other.so");
+	ck_assert_uint_eq(w.maps, 7);
+	ck_assert_uint_eq(w.pids[1], 101);
+	ck_assert_uint_eq(w.starts[1], 0x7f0000002000);
+	ck_assert_uint_eq(w.pids[2], 100);
+	ck_assert_uint_eq(w.pids[3], 101);
+	ck_assert_uint_eq(w.starts[3], 0x7f0000040000);
+	ck_assert_uint_eq(w.pids[5], 101);
+	fxt_stream__free(s);
+	modules__free(m);
+	free(sink.data);
+}
+END_TEST
+
 static Suite *modules_suite(void)
 {
 	Suite *s = suite_create("modules");
@@ -192,6 +316,7 @@ static Suite *modules_suite(void)
 	tcase_add_test(modules, test_modules_mapped_file_read);
 	tcase_add_test(modules, test_modules_swapped_path_not_read);
 	tcase_add_test(modules, test_modules_fifo_not_opened);
+	tcase_add_test(modules, test_modules_events);
 	suite_add_tcase(s, modules);
 	return s;
 }

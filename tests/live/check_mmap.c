@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Short-lived processes (issue 29): their mappings come from the kernel as
+ * they are made, so their samples resolve however briefly they lived.
+ *
+ *  - The issue's three workloads (a shell loop of ~30 ms processes, of
+ *    /bin/true, of ~4 ms processes), 3 s each, as root and through
+ *    fxsamplerd as a user: at most 1 % of the samples' leaf frames in no
+ *    mapping ([unknown]); every process sampled in its own program's code
+ *    (which runs only once ld.so has mapped libc) has a libc module and mmap
+ *    record; the counters add up, mapping events included. `perf record -g`
+ *    runs on the same workload as the reference, and both figures are printed.
+ *  - A library mapped, sampled, then deleted and replaced by another file
+ *    at its path: its module record keeps the mapped file's build id, and
+ *    report symbolizes it through a debug file found by that build id.
+ *
+ * FXS_BIN: the fxsampler binary (fxsamplerd beside it); FXS_PROGS: the test
+ * programs (dlopener and libspin.so).
+ */
+#include <check.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/client.h"
+#include "live.h"
+#include "live_daemon.h"
+#include "service/protocol.h"
+#include "check_main.h"
+
+#define TEST_USER "fxs-mmap-user"
+
+static char daemon_bin[PATH_MAX];
+static char fxs_bin[PATH_MAX];
+static char sock[PATH_MAX];
+static pid_t daemon_pid;
+static uid_t user_uid;
+static gid_t user_gid;
+static bool user_created;
+
+/* The issue's workloads, each bounded to 3 s by timeout(1). */
+static const char *const workloads[] = {
+	/* ~30 ms processes */
+	"timeout 3 sh -c 'while :; do sh -c \"i=0; while [ \\$i -lt 30000 ]; do "
+	"i=\\$((i+1)); done\"; done'",
+	"timeout 3 sh -c 'while :; do /bin/true; done'",
+	/* ~4 ms processes */
+	"timeout 3 sh -c 'while :; do sh -c \"i=0; while [ \\$i -lt 3000 ]; do "
+	"i=\\$((i+1)); done\"; done'",
+};
+
+static void become_user(void)
+{
+	if (setgroups(0, NULL) || setresgid(user_gid, user_gid, user_gid) ||
+	    setresuid(user_uid, user_uid, user_uid))
+		_exit(125);
+}
+
+/* `fxsampler record -q -o out -- sh -c script`, as the user through the daemon or as root. */
+static int record(bool as_user, const char *out, const char *script)
+{
+	int st = 0, i;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (as_user) {
+			become_user();
+			execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, "--",
+			      "/bin/sh", "-c", script, (char *)NULL);
+		}
+		execl(fxs_bin, fxs_bin, "record", "-q", "-o", out, "--", "/bin/sh", "-c", script,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 600 && waitpid(pid, &st, WNOHANG) != pid; i++)
+		live_msleep(100);
+	if (i == 600) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		ck_abort_msg("record did not end in 60 s");
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Run a shell command, its output into buf. */
+static void run_out(const char *cmd, char *buf, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	ck_assert_msg(p != NULL, "popen %s", cmd);
+	n = fread(buf, 1, size - 1, p);
+	buf[n] = '\0';
+	pclose(p);
+}
+
+/* Leaf frames in no mapping, over all samples, from report --perf-script. */
+static void unknown_leaves(const char *fxt, unsigned *ret_unknown, unsigned *ret_samples)
+{
+	char cmd[8 * PATH_MAX], out[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --perf-script %s.ps %s >/dev/null 2>&1 && awk '/^[^\\t]/ && NF "
+		 "{n++; f=1; next} /^\\t/ {if (f && $0 ~ /\\(\\[unknown\\]\\)$/) u++; f=0} "
+		 "END {print u+0, n+0}' %s.ps",
+		 fxs_bin, fxt, fxt, fxt);
+	run_out(cmd, out, sizeof(out));
+	ck_assert_int_eq(sscanf(out, "%u %u", ret_unknown, ret_samples), 2);
+}
+
+/*
+ * Processes sampled in their own program (not ld.so, libc or the vdso) and,
+ * of those, the ones without a libc module and mmap record in the file.
+ */
+static void libc_check(const char *fxt, unsigned *ret_sampled, unsigned *ret_missing)
+{
+	char cmd[8 * PATH_MAX], out[128];
+
+	/* perf-script lines give each sample's pid and its frames' modules; dump the records */
+	snprintf(cmd, sizeof(cmd),
+		 "{ awk '/^[^\\t]/ && NF {split($2, a, \"/\"); pid=a[1]; next} "
+		 "/^\\t/ && $NF !~ /(ld-linux|libc\\.so|vdso|unknown)/ {print \"S\", pid}' %s.ps; "
+		 "%s dump %s | awk '/ module / && /libc\\.so\\.6/ {for (i=1;i<=NF;i++) if ($i ~ "
+		 "/^pid=/) print \"M\", substr($i,5)}'; } | "
+		 "awk '$1==\"S\" {s[$2]=1} $1==\"M\" {m[$2]=1} "
+		 "END {for (p in s) {n++; if (!(p in m)) miss++} print n+0, miss+0}'",
+		 fxt, fxs_bin, fxt);
+	run_out(cmd, out, sizeof(out));
+	ck_assert_int_eq(sscanf(out, "%u %u", ret_sampled, ret_missing), 2);
+}
+
+/* `perf record -g` on the same workload (a script file): its share of leaf frames in no module. */
+static double perf_unknown(const char *script_path, const char *data)
+{
+	char cmd[8 * PATH_MAX], out[128];
+	unsigned u = 0, n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -g -o %s -- /bin/sh %s >/dev/null 2>&1; perf script -G -F ip,dso "
+		 "-i %s 2>/dev/null | awk 'NF {n++; if ($0 ~ /\\[unknown\\]/) u++} END "
+		 "{print u+0, n+0}'",
+		 data, script_path, data);
+	run_out(cmd, out, sizeof(out));
+	if (sscanf(out, "%u %u", &u, &n) != 2 || !n)
+		return -1;
+	return 100.0 * u / n;
+}
+
+static void check_workload(unsigned w, bool as_user)
+{
+	char out[PATH_MAX], data[PATH_MAX], script[PATH_MAX], cmd[3 * PATH_MAX], count[64];
+	const char *who = as_user ? "user" : "root";
+	unsigned unknown, samples, sampled, missing;
+	struct capture_file *f;
+	const struct counter *m;
+	double perf = -1;
+	char perf_text[64];
+
+	snprintf(out, sizeof(out), "%s/w%u-%s.fxt", tmpdir, w, who);
+	ck_assert_int_eq(record(as_user, out, workloads[w]), 0);
+	f = load(out);
+	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
+	check_accounting(f);
+	/* check_accounting adds the mapping events up; none may be lost here */
+	m = counter(f, "mmap");
+	ck_assert_msg(m != NULL, "no mmap counter in %s", out);
+	ck_assert_uint_eq(counter_value(m, "dropped_ring_full"), 0);
+	/* the loader keeps at most MAX_ITEMS mappings: count them all */
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' mmap '", fxs_bin, out);
+	run_out(cmd, count, sizeof(count));
+	ck_assert_uint_eq(strtoull(count, NULL, 10), counter_value(m, "records_from_events") +
+							     counter_value(m, "records_from_proc") +
+							     counter_value(m, "records_inherited"));
+	unload(f);
+
+	unknown_leaves(out, &unknown, &samples);
+	libc_check(out, &sampled, &missing);
+	if (!as_user) {
+		/* perf runs the same command, from a script file */
+		FILE *sh;
+
+		snprintf(script, sizeof(script), "%s/w%u.sh", tmpdir, w);
+		sh = fopen(script, "we");
+		ck_assert_ptr_nonnull(sh);
+		fprintf(sh, "%s\n", workloads[w]);
+		fclose(sh);
+		snprintf(data, sizeof(data), "%s/w%u.perf.data", tmpdir, w);
+		perf = perf_unknown(script, data);
+	}
+	if (perf >= 0)
+		snprintf(perf_text, sizeof(perf_text), "%.2f %% [unknown]", perf);
+	else
+		snprintf(perf_text, sizeof(perf_text), as_user ? "(run as root)" : "no samples");
+	printf("workload %u as %s: %u of %u samples [unknown] (%.2f %%), perf record -g: %s; "
+	       "%u processes sampled in their program, %u without libc\n",
+	       w, who, unknown, samples, samples ? 100.0 * unknown / samples : 0.0, perf_text,
+	       sampled, missing);
+	fflush(stdout);
+	ck_assert_msg(samples > 100, "%u samples", samples);
+	ck_assert_msg(unknown * 100 <= samples, "%u of %u samples [unknown]", unknown, samples);
+	ck_assert_msg(sampled > 0, "no process sampled in its own program");
+	ck_assert_msg(missing == 0, "%u of %u processes without a libc module", missing, sampled);
+}
+
+START_TEST(test_workload_root)
+{
+	check_workload((unsigned)_i, false);
+}
+END_TEST
+
+START_TEST(test_workload_user)
+{
+	check_workload((unsigned)_i, true);
+}
+END_TEST
+
+/*
+ * dlopener maps libspin.so and spins in it; the library is then deleted and
+ * another file put at its path. Its module record names the build id of the
+ * file that was mapped, and report finds that file's debug file by it.
+ */
+START_TEST(test_deleted_library)
+{
+	char dir[512], dbg[512], cmd[8 * PATH_MAX], id[128], out[PATH_MAX], buf[65536];
+	char script[8 * PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/del", tmpdir);
+	snprintf(dbg, sizeof(dbg), "%s/debug", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cp %s/dlopener %s/libspin.so %s/ && readelf -n %s/libspin.so | "
+		 "awk '/Build ID/ {print $3}'",
+		 dir, progs, progs, dir, dir);
+	run_out(cmd, id, sizeof(id));
+	id[strcspn(id, "\n")] = '\0';
+	ck_assert_msg(strlen(id) == 40, "no build id in libspin.so: '%s'", id);
+	/* the debug file by build id; the library itself is gone when report runs */
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/.build-id/%.2s && objcopy --only-keep-debug %s/libspin.so "
+		 "%s/.build-id/%.2s/%s.debug && echo ok",
+		 dbg, id, dir, dbg, id, id + 2);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ok\n");
+	snprintf(out, sizeof(out), "%s/deleted.fxt", tmpdir);
+	snprintf(script, sizeof(script),
+		 "%s/dlopener 1.5 & sleep 0.6; rm %s/libspin.so; cp /bin/true %s/libspin.so; wait",
+		 dir, dir, dir);
+	ck_assert_int_eq(record(false, out, script), 0);
+	/* the module record of the deleted path carries the mapped file's build id */
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep ' module ' | grep '%s/libspin.so'", fxs_bin,
+		 out, dir);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, id), "module records of the library without build id %s:\n%s", id,
+		      buf);
+	snprintf(cmd, sizeof(cmd), "%s report --no-debuginfod --debug-dir %s --top 20 %s 2>&1",
+		 fxs_bin, dbg, out);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "lib_spin "), "report did not symbolize the deleted library:\n%s",
+		      buf);
+}
+END_TEST
+
+static void die(const char *what)
+{
+	fprintf(stderr, "check_mmap: %s\n", what);
+	exit(EXIT_FAILURE);
+}
+
+static void suite_setup(void)
+{
+	const char *fxs_env = getenv("FXS_BIN");
+	char tmp[PATH_MAX], log[PATH_MAX];
+	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
+			(char *)"--config", (char *)"/dev/null", NULL};
+	struct passwd *pw;
+
+	progs = getenv("FXS_PROGS");
+	if (!fxs_env || !*fxs_env || !progs)
+		die("FXS_BIN and FXS_PROGS must name the binary and the test programs");
+	snprintf(fxs_bin, sizeof(fxs_bin), "%s", fxs_env);
+	snprintf(tmp, sizeof(tmp), "%s", fxs_env);
+	snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
+	if (access(daemon_bin, X_OK))
+		die("no fxsamplerd beside FXS_BIN");
+	if (access("/usr/bin/perf", X_OK))
+		die("perf (linux-perf) is needed as the reference");
+	if (!getpwnam(TEST_USER)) {
+		if (live_run_cmd("useradd --system --no-create-home --shell "
+				 "/usr/sbin/nologin " TEST_USER))
+			die("useradd " TEST_USER " failed");
+		user_created = true;
+	}
+	pw = getpwnam(TEST_USER);
+	if (!pw)
+		die("no user " TEST_USER);
+	user_uid = pw->pw_uid;
+	user_gid = pw->pw_gid;
+	strcpy(tmpdir, "/tmp/fxs-mmap.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		die("mkdtemp failed");
+	/* the user writes its captures here too */
+	chmod(tmpdir, 0777);
+	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
+	daemon_pid = live_start_daemon(argv, sock, log);
+	if (daemon_pid <= 0) {
+		fprintf(stderr, "check_mmap: fxsamplerd did not start, see %s\n", log);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void suite_teardown(void)
+{
+	char cmd[PATH_MAX];
+
+	kill(daemon_pid, SIGTERM);
+	waitpid(daemon_pid, NULL, 0);
+	if (user_created)
+		live_run_cmd("userdel " TEST_USER);
+	if (getenv("FXS_KEEP")) {
+		fprintf(stderr, "kept %s\n", tmpdir);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	live_run_cmd(cmd);
+}
+
+int main(void)
+{
+	Suite *s;
+	TCase *tc;
+	int status;
+
+	if (geteuid() != 0) {
+		printf("SKIP: check_mmap needs root (BPF, fxsamplerd); NOT RUN\n");
+		return EXIT_SUCCESS;
+	}
+	suite_setup();
+	s = suite_create("mmap");
+	tc = tcase_create("short-lived");
+	tcase_set_timeout(tc, 90);
+	tcase_add_loop_test(tc, test_workload_root, 0, 3);
+	tcase_add_loop_test(tc, test_workload_user, 0, 3);
+	tcase_add_test(tc, test_deleted_library);
+	suite_add_tcase(s, tc);
+	status = check_run(s);
+	suite_teardown();
+	return status;
+}
