@@ -80,7 +80,7 @@ LIVE_SRCS := $(wildcard tests/live/check_*.c)
 LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
 PROG_SRCS := $(wildcard tests/progs/*.c)
-PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) $(OUTPUT)/progs/nofp_leaf \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 # arm64's gcc drops the frame record of leaf functions by default (riscv64's
@@ -154,6 +154,15 @@ $(OUTPUT)/tests/browser/gen_profile: tests/browser/gen_profile.c $(OUTPUT)/libfx
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
+
+# The CFI walker's programs: no frame pointers at all, and none in leaves only.
+NOFP_CFLAGS := -D_GNU_SOURCE -O2 -g -fno-inline -fno-optimize-sibling-calls
+$(OUTPUT)/progs/nofp: tests/progs/nofp.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
+$(OUTPUT)/progs/nofp_leaf: tests/progs/nofp.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fno-omit-frame-pointer -momit-leaf-frame-pointer $< -o $@
 
 $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)

@@ -11,6 +11,7 @@
 
 #include "sampler.h"
 #include "walk.bpf.h"
+#include "walk_cfi.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -362,6 +363,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct fxs_counters *c;
 	struct scratch *s;
 	__u64 ip, fp, old, size;
+	struct fxs_cfi_regs regs;
+	__u8 unwind_end = 0;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
 	__u8 *target = NULL;
@@ -406,12 +409,16 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	ip = PT_REGS_IP((struct pt_regs *)&ctx->regs);
 	if (fxs_user_addr(ip)) {
 		fp = PT_REGS_FP((struct pt_regs *)&ctx->regs);
+		if (cfg_unwind != FXS_UNWIND_FP)
+			cfi_regs_ctx((struct pt_regs *)&ctx->regs, &regs);
 	} else {
 		/* In the kernel: start from the registers saved at kernel entry. */
 		struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 		ip = PT_REGS_IP_CORE(uregs);
 		fp = PT_REGS_FP_CORE(uregs);
+		if (cfg_unwind != FXS_UNWIND_FP)
+			cfi_regs_task(uregs, &regs);
 		s->hdr.flags |= FXS_SF_PC_IS_RETURN;
 	}
 	if (ip == 0) {
@@ -420,7 +427,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = walk(ctx, s->frames, fp, &s->hdr.flags);
+	if (cfg_unwind != FXS_UNWIND_FP)
+		n = walk_cfi(s->frames, &regs, pid, cfg_max_frames, &s->hdr.flags, &unwind_end);
+	else
+		n = walk(ctx, s->frames, fp, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
@@ -430,7 +440,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.cpu = cpu;
 	s->hdr.nr_frames = n;
 	s->hdr.left_reason = 0;
-	s->hdr.unwind_end = 0;
+	s->hdr.unwind_end = unwind_end;
 	s->hdr.nr_kframes = 0;
 	s->hdr.pad = 0;
 	n &= 0xff;
@@ -537,6 +547,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		return 0;
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
+	cfi_exec(pid);
 	out.hdr.time_ns = bpf_ktime_get_boot_ns();
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;

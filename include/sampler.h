@@ -94,13 +94,38 @@ struct fxs_sample {
 	__u8 flags;
 	__u8 left_reason; /* FXS_LEFT_* of an FXS_SF_LEFT record, else 0 */
 	/*
-	 * Reserved, 0 until their work lands: why a table-driven (CFI) walk
-	 * ended, and how many kernel frames follow the user frames.
+	 * Why a table-driven (CFI) walk ended (FXS_UE_*, 0 for --unwind=fp);
+	 * reserved, 0 until its work lands: how many kernel frames follow the
+	 * user frames.
 	 */
 	__u8 unwind_end;
 	__u8 nr_kframes;
 	__u8 pad;
 };
+
+/*
+ * Why a CFI walk (record --unwind=auto|cfi) ended: fxs_sample.unwind_end.
+ * Every stack but END stopped short of the outermost frame; none goes on
+ * with a guess. With FXS_UE_FP_FALLBACK (auto only), the walk did not stop
+ * there but took the frame-pointer chain from that frame on, as --unwind=fp
+ * would have (its own stop flags then say how it ended).
+ */
+enum fxs_unwind_end {
+	FXS_UE_NONE = 0,	/* not a CFI walk (--unwind=fp) */
+	FXS_UE_END = 1,		/* the outermost frame: an undefined return address, or 0 */
+	FXS_UE_TRUNCATED = 2,	/* the walk hit max_frames */
+	FXS_UE_NO_PROC = 3,	/* the process's mappings are not loaded yet */
+	FXS_UE_NO_TABLE = 4,	/* its module's table is not loaded (yet, or evicted) */
+	FXS_UE_NO_MODULE = 5,	/* a pc in no file-backed module (JIT, anonymous code) */
+	FXS_UE_NO_ROW = 6,	/* a pc in a module that no CFI covers */
+	FXS_UE_UNSUPPORTED = 7, /* a CFA or return-address rule the walker does not apply */
+	FXS_UE_SIGNAL = 8,	/* a signal frame */
+	FXS_UE_FAULT = 9,	/* a read of the stack faulted */
+	FXS_UE_BAD_FRAME = 10,	/* the CFA did not grow, or was misaligned */
+	FXS_UE_NR = 11,
+};
+#define FXS_UE_REASON(u)   ((u)&0x7f)
+#define FXS_UE_FP_FALLBACK 0x80
 
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];

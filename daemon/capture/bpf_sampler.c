@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -29,15 +30,20 @@ struct bpf_sampler {
 	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
 	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
 	uint64_t period_ns;
-	uint64_t *last_fired;	   /* per CPU, to tell a dead event from a live one */
-	uint64_t *last_fired_ns;   /* when last_fired last moved */
-	uint32_t session;	   /* the cookie of the armed session */
-	struct bpf_link *off_link; /* the sched_switch program while armed */
-	bool armed;		   /* between arm and disarm: CPUs are followed */
-	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
-	unsigned drained;	   /* records in this drain */
-	bool over_budget;	   /* the drain stopped at drain_until */
+	uint64_t *last_fired;	     /* per CPU, to tell a dead event from a live one */
+	uint64_t *last_fired_ns;     /* when last_fired last moved */
+	uint32_t session;	     /* the cookie of the armed session */
+	struct bpf_link *off_link;   /* the sched_switch program while armed */
+	bool armed;		     /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until;	     /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;	     /* records in this drain */
+	bool over_budget;	     /* the drain stopped at drain_until */
+	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
+	size_t cfi_rows_len, cfi_ranges_len;
 };
+
+/* The CFI walker's ranges array: every process's executable mappings. */
+#define CFI_RANGES 65536
 
 /*
  * How long one drain may run while the CPUs keep writing: rings refilled as
@@ -121,6 +127,11 @@ static void bpf_release(void *ctx)
 	b->armed_since = NULL;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
+	if (b->cfi_rows)
+		munmap(b->cfi_rows, b->cfi_rows_len);
+	if (b->cfi_ranges)
+		munmap(b->cfi_ranges, b->cfi_ranges_len);
+	b->cfi_rows = b->cfi_ranges = NULL;
 	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
 		if (b->ring_fds[i] >= 0)
 			close(b->ring_fds[i]);
@@ -180,6 +191,65 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
 	return 0;
 }
 
+static void *map_array(struct bpf_map *map, size_t *ret_len)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)bpf_map__value_size(map) * bpf_map__max_entries(map);
+	void *p;
+
+	len = (len + page - 1) / page * page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*ret_len = len;
+	return p;
+}
+
+/* The CFI walker's two arrays, written by user space in place. */
+static int map_cfi(struct bpf_sampler *b)
+{
+	b->cfi_rows = map_array(b->skel->maps.cfi_rows, &b->cfi_rows_len);
+	if (!b->cfi_rows)
+		return -errno;
+	b->cfi_ranges = map_array(b->skel->maps.cfi_ranges, &b->cfi_ranges_len);
+	return b->cfi_ranges ? 0 : -errno;
+}
+
+static int cfi_set_table(void *ctx, uint32_t id, const struct fxs_cfi_table *t)
+{
+	struct bpf_sampler *b = ctx;
+
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.cfi_tables), &id, t, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int cfi_set_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
+{
+	struct bpf_sampler *b = ctx;
+	int fd = bpf_map__fd(b->skel->maps.cfi_procs);
+
+	if (!p)
+		return bpf_map_delete_elem(fd, &pid) && errno != ENOENT ? -errno : 0;
+	if (bpf_map_update_elem(fd, &pid, p, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
+{
+	if (!b->skel || !b->cfi_rows || !b->cfi_ranges)
+		return -ENOENT;
+	ops->rows = b->cfi_rows;
+	ops->nr_rows = bpf_map__max_entries(b->skel->maps.cfi_rows);
+	ops->ranges = b->cfi_ranges;
+	ops->nr_ranges = bpf_map__max_entries(b->skel->maps.cfi_ranges);
+	ops->set_table = cfi_set_table;
+	ops->set_proc = cfi_set_proc;
+	ops->ctx = b;
+	return 0;
+}
+
 static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
 {
 	struct bpf_sampler *b = ctx;
@@ -220,6 +290,17 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
+	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	if (b->opts.unwind != FXS_UNWIND_FP) {
+		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
+
+		if (rows < 1 || rows > (1ULL << FXS_CFI_ROWS_LOG)) {
+			err = -EINVAL;
+			goto fail;
+		}
+		bpf_map__set_max_entries(b->skel->maps.cfi_rows, (uint32_t)rows);
+		bpf_map__set_max_entries(b->skel->maps.cfi_ranges, CFI_RANGES);
+	}
 	/* Half full: wake the reader early rather than lose samples. */
 	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
 	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);
@@ -234,6 +315,8 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 		}
 	}
 	err = create_rings(b, cfg->buffer_size);
+	if (!err && b->opts.unwind != FXS_UNWIND_FP)
+		err = map_cfi(b);
 	if (err)
 		goto fail;
 	if (b->opts.nr_pids && b->opts.inherit) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "capture/cfi_tables.h"
 #include "capture/lifecycle.h"
 #include "sampler.h"
 
@@ -26,6 +27,8 @@ struct bpf_sampler_opts {
 	uint64_t caps;
 	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
 	uint64_t offcpu_min_ns;
+	uint32_t unwind;	/* enum fxs_unwind_mode */
+	uint64_t cfi_cap_bytes; /* the CFI rows' memory (not FXS_UNWIND_FP) */
 	bpf_sample_fn on_sample;
 	void *ctx;
 };
@@ -57,6 +60,12 @@ unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
  * Returns how many changed, or -errno. Call it from the drain loop.
  */
 int bpf_sampler_follow_cpus(struct bpf_sampler *b);
+/*
+ * After setup: the CFI walker's maps as cfi_tables fills them (the rows and
+ * ranges arrays mmapped, set_table and set_proc); -ENOENT under --unwind=fp.
+ * ops->generate is the caller's.
+ */
+int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
 

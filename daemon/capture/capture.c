@@ -27,6 +27,7 @@ struct capture {
 	struct idset pids; /* processes written */
 	struct idset tids; /* threads written */
 	struct modules *modules;
+	struct cfi_capture *cfi; /* --unwind=auto|cfi */
 	struct targets *targets; /* a pid session's processes, by pidfd */
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];
@@ -103,6 +104,8 @@ static void target_left(struct capture *c, uint32_t pid, int why)
 
 	bpf_sampler_untarget(c->bpf, pid, false);
 	modules_forget(c->modules, pid);
+	if (c->cfi)
+		cfi_capture_forget(c->cfi, pid);
 	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
 		 (unsigned)pid, authz_left_text(why));
 	if (c->opts.notice)
@@ -181,8 +184,11 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	}
 	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
 	if (!err && scan) {
-		if (execed)
+		if (execed) {
 			modules_forget(c->modules, pid);
+			if (c->cfi)
+				cfi_capture_forget(c->cfi, pid);
+		}
 		err = scan_result(modules_scan_dir(c->modules, c->fxt, ts, pid, dir));
 	}
 	leave(c);
@@ -296,6 +302,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
 		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags, frames,
 					   s->nr_frames);
+		if (!err && c->cfi)
+			cfi_capture_count(c->cfi, s);
 	}
 	if (iv->end_ns > c->last_ts)
 		c->last_ts = iv->end_ns;
@@ -359,6 +367,8 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
 		err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 					   (const uint64_t *)(s + 1), s->nr_frames);
+		if (!err && c->cfi)
+			cfi_capture_count(c->cfi, s);
 	}
 	if (s->time_ns > c->last_ts)
 		c->last_ts = s->time_ns;
@@ -435,6 +445,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.caps = c->opts.caps;
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
+	bopts.unwind = c->opts.unwind;
+	bopts.cfi_cap_bytes =
+		c->opts.cfi_cap_bytes ? c->opts.cfi_cap_bytes : CAPTURE_CFI_CAP_DEFAULT;
 	bopts.on_sample = on_sample;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
@@ -475,6 +488,13 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	err = sampler_setup(&c->sampler, &cfg);
 	if (err)
 		goto fail;
+	if (opts->unwind != FXS_UNWIND_FP) {
+		c->cfi = cfi_capture__new(c->bpf, c->modules);
+		if (!c->cfi) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
 	if (!c->fxt) {
 		err = -errno;
@@ -529,6 +549,9 @@ int capture_poll(struct capture *c, int timeout_ms)
 			return err;
 	}
 	err = sampler_read(&c->sampler);
+	/* Between drains: the tables of the modules the drain found. */
+	if (c->cfi && !c->err && err >= 0)
+		err = cfi_capture_work(c->cfi);
 	if (c->targets) {
 		pid_t gone[64];
 		size_t n;
@@ -536,8 +559,11 @@ int capture_poll(struct capture *c, int timeout_ms)
 		/* An exited target's pid may be reused: it is a target no more. */
 		do {
 			n = targets_reap(c->targets, gone, 64);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
+				if (c->cfi)
+					cfi_capture_forget(c->cfi, gone[i]);
+			}
 		} while (n == 64);
 	}
 	if (c->err)
@@ -637,6 +663,8 @@ static int write_counters(struct capture *c, uint64_t ts)
 					 (const uint64_t *)total.v, FXS_CNT_NR);
 	if (!err && c->opts.offcpu)
 		err = write_offcpu_counters(c, ts, &off);
+	if (!err && c->cfi)
+		err = cfi_capture_write(c->cfi, c->fxt, ts);
 	if (!err && (total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
 		     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
 		err = fxt_stream_dropped(c->fxt);
@@ -680,6 +708,10 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 			adjust_offcpu(c, &ret->offcpu);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
+	if (c->cfi) {
+		cfi_capture_counts(c->cfi, &ret->unwind);
+		cfi_capture_table_stats(c->cfi, &ret->cfi);
+	}
 }
 
 void capture__free(struct capture *c)
@@ -687,6 +719,7 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	sampler_destroy(&c->sampler);
+	cfi_capture__free(c->cfi);
 	bpf_sampler__free(c->bpf);
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);

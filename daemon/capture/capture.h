@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "capture/cfi_capture.h"
+#include "unwind_maps.h"
 #include "fxt/fxt_stream.h"
 #include "sampler.h"
 
@@ -42,7 +44,14 @@ struct capture_opts {
 	void *notice_ctx;
 	bool offcpu;		/* also off-CPU intervals (record --off-cpu) */
 	uint64_t offcpu_min_ns; /* shorter intervals are counted, not written */
+	uint32_t unwind;	/* enum fxs_unwind_mode (record --unwind); 0: fp */
+	uint64_t cfi_cap_bytes; /* the CFI tables' memory cap (record --cfi-memory) */
 };
+
+/* The CFI tables' memory cap when none is given: 16 MiB, 2 M rows; its bounds. */
+#define CAPTURE_CFI_CAP_DEFAULT (16ULL << 20)
+#define CAPTURE_CFI_CAP_MIN	(64ULL << 10)
+#define CAPTURE_CFI_CAP_MAX	(128ULL << 20)
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
 struct capture_stats {
@@ -52,6 +61,8 @@ struct capture_stats {
 	uint64_t bytes;			   /* FXT bytes produced so far */
 	unsigned nr_cpus;		   /* CPUs sampled */
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
+	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
+	struct cfi_tables_stats cfi;
 };
 
 struct capture;

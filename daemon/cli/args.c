@@ -14,7 +14,7 @@ const char args_record_usage[] =
 	"usage: fxsampler record [-p PID[,PID..]] [-a] [-F HZ | --period DUR] [-d DUR]\n"
 	"                        [-o FILE] [--buffer-size SIZE] [--max-frames N] [-z]\n"
 	"                        [--no-inherit] [-q] [-v] [--daemon] [--socket PATH]\n"
-	"                        [--exit-status] [-- CMD ARGS..]\n"
+	"                        [--exit-status] [--unwind MODE] [-- CMD ARGS..]\n"
 	"\n"
 	"Sample user stacks by walking frame pointers in eBPF and write a Fuchsia\n"
 	"Trace Format file.\n"
@@ -39,6 +39,12 @@ const char args_record_usage[] =
 	"      --off-cpu[=MIN]    also where threads wait: each time a target thread is\n"
 	"                         off the CPU for MIN or longer (default 1ms), its state\n"
 	"                         and the stack it blocked in\n"
+	"      --unwind MODE      auto (the default): unwind tables made from the\n"
+	"                         modules' .eh_frame where loaded, else frame pointers\n"
+	"                         (marked); cfi: tables only, a frame without one ends\n"
+	"                         the stack; fp: frame pointers only\n"
+	"      --cfi-memory SIZE  memory for unwind tables (default 16M); past it the\n"
+	"                         least recently used are evicted\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
@@ -66,6 +72,8 @@ enum {
 	OPT_ALLOW_UNSAFE_KERNEL,
 	OPT_EXIT_STATUS,
 	OPT_OFF_CPU,
+	OPT_UNWIND,
+	OPT_CFI_MEMORY,
 };
 
 static const struct option record_options[] = {
@@ -85,6 +93,8 @@ static const struct option record_options[] = {
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
 	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
+	{"unwind", required_argument, NULL, OPT_UNWIND},
+	{"cfi-memory", required_argument, NULL, OPT_CFI_MEMORY},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
 	{"help", no_argument, NULL, 'h'},
@@ -129,6 +139,19 @@ static int parse_pids(const char *list, struct capture_opts *o, char *err, size_
 	return 0;
 }
 
+int args_parse_unwind(const char *s, uint32_t *ret)
+{
+	if (!strcmp(s, "auto"))
+		*ret = FXS_UNWIND_AUTO;
+	else if (!strcmp(s, "fp"))
+		*ret = FXS_UNWIND_FP;
+	else if (!strcmp(s, "cfi"))
+		*ret = FXS_UNWIND_CFI;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int args_parse_record(int argc, char **argv, struct record_args *ret, char *err, size_t err_size)
 {
 	struct record_args a = {
@@ -137,6 +160,8 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				.buffer_size = ARGS_DEFAULT_BUFFER,
 				.max_frames = FXS_DEFAULT_FRAMES,
 				.inherit = true,
+				.unwind = FXS_UNWIND_AUTO,
+				.cfi_cap_bytes = CAPTURE_CFI_CAP_DEFAULT,
 			},
 		.output = ARGS_DEFAULT_OUTPUT,
 	};
@@ -243,6 +268,20 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				return fail(err, err_size,
 					    "invalid --off-cpu '%s': a duration such as 1ms or 0",
 					    optarg);
+			break;
+		case OPT_UNWIND:
+			r = args_parse_unwind(optarg, &a.capture.unwind);
+			if (r)
+				return fail(err, err_size, "invalid --unwind '%s': auto, fp or cfi",
+					    optarg);
+			break;
+		case OPT_CFI_MEMORY:
+			if (units_parse_size(optarg, &v) || v < CAPTURE_CFI_CAP_MIN ||
+			    v > CAPTURE_CFI_CAP_MAX)
+				return fail(err, err_size,
+					    "invalid --cfi-memory '%s': a size from 64K to 128M",
+					    optarg);
+			a.capture.cfi_cap_bytes = v;
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))
