@@ -266,6 +266,8 @@ void cont_start(struct daemon *d)
 		.freq_hz = d->cfg.continuous_freq_hz,
 		.buffer_size = d->cfg.buffer_size,
 		.max_frames = d->cfg.max_frames,
+		.unwind = d->cfg.unwind,
+		.cfi_cap_bytes = d->cfg.cfi_memory,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;

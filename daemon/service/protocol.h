@@ -61,7 +61,15 @@ enum fxs_err_kind {
 #define FXS_SETUP_INHERIT  0x2u
 /* Off-CPU intervals too: offcpu_min_ns follows the pids on the wire. */
 #define FXS_SETUP_OFFCPU 0x4u
-#define FXS_SETUP_FLAGS	 (FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU)
+/*
+ * record --unwind: auto or cfi (at most one); neither is fp, as an older
+ * client means. The tables' memory is the daemon's (cfi_memory).
+ */
+#define FXS_SETUP_UNWIND_AUTO 0x8u
+#define FXS_SETUP_UNWIND_CFI  0x10u
+#define FXS_SETUP_FLAGS                                                                            \
+	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_UNWIND_AUTO |       \
+	 FXS_SETUP_UNWIND_CFI)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;
