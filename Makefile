@@ -96,7 +96,7 @@ BINS := fxsampler fxsamplerd
 .PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-browser \
 	fuzz test bench demo install \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
-	format format-check layout-check clean progs
+	format format-check layout-check clean progs check-cfi
 
 all: $(BINS)
 
@@ -191,7 +191,13 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 	set -e; for t in $(LIVE_BINS); do echo "== $$t"; \
 		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done; \
 	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
-	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh
+	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh; \
+	$(MAKE) --no-print-directory check-cfi
+
+# Debian's own python3.11, xz, sqlite3 and perl (no frame pointers) under the
+# CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh).
+check-cfi: all
+	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
 
 # Debian's own kernels booted under qemu (TCG) with an initramfs of the static
 # `make cross` builds: the live capture checks on each arch and kernel, and

@@ -473,10 +473,12 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		/*
 		 * Wake the reader only for a new thread (so user space reads the
 		 * process's mappings while it still lives) or a ring past its fill
-		 * mark; otherwise it drains on its timer.
+		 * mark, or a CFI walk that lacked its tables (cfi_wants_reader());
+		 * otherwise it drains on its timer.
 		 */
 		__u64 flags =
-			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
+			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ||
+					cfi_wants_reader(unwind_end)
 				? BPF_RB_FORCE_WAKEUP
 				: BPF_RB_NO_WAKEUP;
 

@@ -71,6 +71,7 @@ struct fxs_cfi_walk {
 	__u8 flags;    /* FXS_SF_* stop flags */
 	__u8 end;      /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
 	__u32 pad;
+	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	__u64 frames[FXS_MAX_FRAMES + 1];
 };
 
@@ -344,6 +345,32 @@ static long cfi_step(__u64 index, void *unused)
 	if (!w)
 		return 1;
 	return cfi_frame(w);
+}
+
+/*
+ * Whether a walk that ended so should wake the reader now rather than at its
+ * drain timer: it lacked a process's mappings or a module's table, which
+ * user space loads only once it has read the samples that show the need.
+ * At most every 10 ms per CPU, so that code that never has a table (a JIT)
+ * does not wake it at every sample.
+ */
+static __always_inline bool cfi_wants_reader(__u8 end)
+{
+	__u8 reason = FXS_UE_REASON(end);
+	struct fxs_cfi_walk *w;
+	__u32 zero = 0;
+	__u64 now;
+
+	if (reason != FXS_UE_NO_PROC && reason != FXS_UE_NO_MODULE && reason != FXS_UE_NO_TABLE)
+		return false;
+	w = bpf_map_lookup_elem(&cfi_walk, &zero);
+	if (!w)
+		return false;
+	now = bpf_ktime_get_ns();
+	if (now - w->last_wake < 10000000ULL)
+		return false;
+	w->last_wake = now;
+	return true;
 }
 
 /*
