@@ -226,11 +226,12 @@ def section_a():
                f <= p / 3)
 
 
-def cli_prog_cost(depth):
+def cli_prog_cost(depth, args=()):
     """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs."""
     res = os.path.join(TMP, "cli.res")
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "-o", os.path.join(TMP, "cli.fxt"),
-                          "--", CHAIN, str(depth), "2"], stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", *args, "-o",
+                          os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
+                         stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, env=chain_env(res))
     last = None
     while p.poll() is None:
@@ -249,6 +250,34 @@ def cli_prog_cost(depth):
         return None
     # Per-CPU events: idle CPU firings are filtered early and lower the mean.
     return last[1] / last[0]
+
+
+# --- k. the CFI walker against the frame-pointer walker (record --unwind) ------
+
+K_DEPTHS = [12, 32]
+
+
+def section_k():
+    log("== k. CFI walker: fxs_sample ns per run, record --unwind=cfi vs fp (bpf_stats)")
+    data = {str(d): {"fp": [], "cfi": []} for d in K_DEPTHS}
+    old = sysctl("kernel.bpf_stats_enabled", 1)
+    try:
+        for r in range(min(ROUNDS, 3)):
+            for d in K_DEPTHS:
+                order = ["fp", "cfi"]
+                random.shuffle(order)
+                for mode in order:
+                    data[str(d)][mode].append(cli_prog_cost(d, ("--unwind", mode)))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old)
+    sec = {d: {m: stats(v) for m, v in row.items()} for d, row in data.items()}
+    results["sections"]["k_cfi_cost"] = sec
+    for d in K_DEPTHS:
+        row = sec[str(d)]
+        if row["fp"] and row["cfi"]:
+            r = row["cfi"]["median"] / row["fp"]["median"]
+            target("k: CFI walker <= 3x the fp walker at %d frames" % d, "%.2fx" % r, "<= 3x",
+                   r <= 3)
 
 
 # --- b/c/e. target slowdown, profiler CPU, file size ---------------------------
@@ -705,6 +734,14 @@ def table():
         print("   floor; all but empty run fxsampler's whole program (filter, names, ring write).")
         print("   fxsampler record (CLI, per-CPU events, idle firings included), 32 frames: %s" %
               fmt(a.get("record_cli_32")))
+    if "k_cfi_cost" in s:
+        k = s["k_cfi_cost"]
+        print("\nk. fxsampler record, 9999 Hz on a chain of N (CLI, per-CPU events, idle firings "
+              "included): fxs_sample ns per run")
+        for d in K_DEPTHS:
+            row = k[str(d)]
+            print("   %-4d --unwind=fp %-24s --unwind=cfi %s" % (d, fmt(row["fp"]),
+                                                                 fmt(row["cfi"])))
     if "b_slowdown" in s:
         b = s["b_slowdown"]
         print("\nb. target slowdown, %% of unprofiled runtime (%s ms)" %
@@ -810,6 +847,8 @@ def main():
             section_g()
         if want("o"):
             section_o()
+        if want("k"):
+            section_k()
     finally:
         sysctl("kernel.perf_event_max_sample_rate", old_rate)
         results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]

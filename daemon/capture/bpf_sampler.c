@@ -290,6 +290,18 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
+	/*
+	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17): on 5.15
+	 * and 5.16, auto is the frame-pointer walker, and cfi cannot be had.
+	 */
+	if (b->opts.unwind != FXS_UNWIND_FP &&
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0) {
+		if (b->opts.unwind == FXS_UNWIND_CFI) {
+			err = -EOPNOTSUPP;
+			goto fail;
+		}
+		b->opts.unwind = FXS_UNWIND_FP;
+	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
 	if (b->opts.unwind != FXS_UNWIND_FP) {
 		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);

@@ -63,7 +63,9 @@ int bpf_sampler_follow_cpus(struct bpf_sampler *b);
 /*
  * After setup: the CFI walker's maps as cfi_tables fills them (the rows and
  * ranges arrays mmapped, set_table and set_proc); -ENOENT under --unwind=fp.
- * ops->generate is the caller's.
+ * ops->generate is the caller's. Also -ENOENT under auto on a kernel without
+ * bpf_loop() (before 5.17), which then walks by frame pointers; setup fails
+ * with -EOPNOTSUPP for cfi there.
  */
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
 /* How long cpu has been sampled in this sampler's life, in ns. */

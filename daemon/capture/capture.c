@@ -490,7 +490,8 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		goto fail;
 	if (opts->unwind != FXS_UNWIND_FP) {
 		c->cfi = cfi_capture__new(c->bpf, c->modules);
-		if (!c->cfi) {
+		/* ENOENT: auto on a kernel without the CFI walker walks by frame pointers */
+		if (!c->cfi && errno != ENOENT) {
 			err = -errno;
 			goto fail;
 		}

@@ -602,6 +602,10 @@ int cmd_record(int argc, char **argv)
 		cli_say("a target process exited before sampling began");
 		goto fail;
 	}
+	if (err == -EOPNOTSUPP && a.capture.unwind == FXS_UNWIND_CFI) {
+		cli_say("--unwind=cfi needs Linux 5.17 or later (bpf_loop); auto or fp work here");
+		goto fail;
+	}
 	if (err && out.err) {
 		/* the prologue went to the output at setup: a full disk is the output's */
 		cli_say("cannot write '%s': %s", a.output, strerror(-out.err));

@@ -22,11 +22,11 @@
 # Needs root, perf (linux-perf) and the programs (python3.11, xz-utils,
 # sqlite3, perl); prints "SKIP: ... NOT RUN" without them. FXS_LIVE_LOCK=FILE
 # takes that lock (flock) around each recording. FXS_BIN names fxsampler.
-# SECONDS_EACH: how long each program runs (default 2).
+# SECONDS_EACH: how long each program runs (default 3).
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-secs=${SECONDS_EACH:-2}
+secs=${SECONDS_EACH:-3}
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: check-cfi needs root (BPF, perf); NOT RUN"
 	exit 0
