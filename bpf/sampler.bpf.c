@@ -549,7 +549,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		return 0;
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
-	cfi_exec(pid);
+	cfi_forget_pid(pid);
 	out.hdr.time_ns = bpf_ktime_get_boot_ns();
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;
@@ -584,7 +584,8 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 	__u8 one = FXS_TARGET_YES, *target;
 
 	/* A new thread joins its process, which is already a target or not. */
-	if (!cfg_filter_pids || !cfg_inherit || parent->tgid == child->tgid)
+	if (parent->tgid == child->tgid ||
+	    ((!cfg_filter_pids || !cfg_inherit) && cfg_unwind == FXS_UNWIND_FP))
 		return 0;
 	/* The fork runs in the parent: its ids come as the loader sees them. */
 	if (!current_ids(&ppid, &tid))
@@ -597,6 +598,10 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
+	/* A new process never walks by the CFI ranges of a dead one that had its pid. */
+	cfi_forget_pid(cpid);
+	if (!cfg_filter_pids || !cfg_inherit)
+		return 0;
 	/* A child that is not fully the user's (it cannot be, yet) stays out. */
 	target = bpf_map_lookup_elem(&targets, &ppid);
 	if (target && *target == FXS_TARGET_YES && !(cfg_check_creds && creds_check(child)))

@@ -374,10 +374,11 @@ static __always_inline bool cfi_wants_reader(__u8 end)
 }
 
 /*
- * pid execed: its mappings are gone with its old image, and the walker must
- * not apply them to the new one's pcs until user space has read its maps anew.
+ * pid execed, or is a new process: its mappings are gone with its old image
+ * (or were a dead process's that had its pid), and the walker must not apply
+ * them to its pcs until user space has read its maps anew.
  */
-static __always_inline void cfi_exec(__u32 pid)
+static __always_inline void cfi_forget_pid(__u32 pid)
 {
 	if (cfg_unwind != FXS_UNWIND_FP)
 		bpf_map_delete_elem(&cfi_procs, &pid);

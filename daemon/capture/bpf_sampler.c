@@ -331,7 +331,8 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 		err = map_cfi(b);
 	if (err)
 		goto fail;
-	if (b->opts.nr_pids && b->opts.inherit) {
+	/* Also for the CFI walker: a new process drops its pid's old ranges. */
+	if ((b->opts.nr_pids && b->opts.inherit) || b->opts.unwind != FXS_UNWIND_FP) {
 		b->skel->links.fxs_fork = bpf_program__attach(b->skel->progs.fxs_fork);
 		if (!b->skel->links.fxs_fork) {
 			err = -errno;
