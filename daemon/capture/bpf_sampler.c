@@ -236,6 +236,14 @@ static int cfi_set_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
 	return 0;
 }
 
+static bool cfi_has_proc(void *ctx, uint32_t pid)
+{
+	struct bpf_sampler *b = ctx;
+	struct fxs_cfi_proc p;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.cfi_procs), &pid, &p);
+}
+
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
 {
 	if (!b->skel || !b->cfi_rows || !b->cfi_ranges)
@@ -246,6 +254,7 @@ int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
 	ops->nr_ranges = bpf_map__max_entries(b->skel->maps.cfi_ranges);
 	ops->set_table = cfi_set_table;
 	ops->set_proc = cfi_set_proc;
+	ops->has_proc = cfi_has_proc;
 	ops->ctx = b;
 	return 0;
 }

@@ -53,6 +53,7 @@ struct cproc {
 	size_t n, cap;
 	uint32_t first, nr; /* the published slice (nr 0: none) */
 	bool published;
+	bool dropped; /* the kernel dropped the published slice: publish no more */
 };
 
 struct cfi_tables {
@@ -278,8 +279,12 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	int64_t first;
 	int err;
 
-	if (!p || !p->n)
+	if (!p || !p->n || p->dropped)
 		return 0;
+	if (p->published && t->ops.has_proc && !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
+		p->dropped = true;
+		return 0;
+	}
 	t->tick++;
 	for (size_t i = 0; i < p->n; i++)
 		if (p->r[i].kind == FXS_CFI_RANGE_TABLE && p->r[i].table < t->nr_mods)

@@ -40,6 +40,11 @@ struct cfi_tables_ops {
 	/* cfi_procs[pid] = *p, or deletes it when p is NULL */
 	int (*set_proc)(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p);
 	/*
+	 * Whether cfi_procs[pid] is there: the kernel drops it when pid execs or
+	 * a new process gets the pid. May be NULL (never dropped).
+	 */
+	bool (*has_proc)(void *ctx, uint32_t pid);
+	/*
 	 * Make a module's rows from an fd on its file: 0 and *ret_rows (malloc'ed)
 	 * and *ret_n; -ENOENT when it has no CFI (its code is walked by frame
 	 * pointers); another -errno when no table can be had.
@@ -81,7 +86,12 @@ int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int
  */
 int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
 		       int id);
-/* Publish pid's mappings to the walker (after its mappings were added). */
+/*
+ * Publish pid's mappings to the walker (after its mappings were added). Once
+ * the kernel has dropped them (an exec, a new process with the pid), they
+ * are not published again until cfi_tables_forget(): mappings added to a
+ * dead process's are no one's.
+ */
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid);
 /* pid execed or exited: its mappings go. */
 void cfi_tables_forget(struct cfi_tables *t, pid_t pid);

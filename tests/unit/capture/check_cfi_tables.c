@@ -49,6 +49,12 @@ static int set_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
 	return 0;
 }
 
+static bool has_proc(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid < 64 && fk.has_proc[pid];
+}
+
 static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	(void)ctx;
@@ -72,6 +78,7 @@ static struct cfi_tables *make(void)
 		.nr_ranges = NR_RANGES,
 		.set_table = set_table,
 		.set_proc = set_proc,
+		.has_proc = has_proc,
 		.generate = generate,
 	};
 	struct cfi_tables *t;
@@ -243,6 +250,28 @@ START_TEST(test_no_cfi_is_frame_pointers)
 }
 END_TEST
 
+/* The kernel dropped a process's ranges (an exec, its pid reused): never published again. */
+START_TEST(test_dropped_by_the_kernel)
+{
+	struct cfi_tables *t = make();
+
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x1000, 0x2000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(fk.has_proc[7]);
+	fk.has_proc[7] = false;
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x5000, 0x6000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(!fk.has_proc[7]);
+	/* its maps read anew after the exec: published */
+	cfi_tables_forget(t, 7);
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x5000, 0x6000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(fk.has_proc[7]);
+	ck_assert_uint_eq(fk.procs[7].nr_ranges, 1);
+	cfi_tables__free(t);
+}
+END_TEST
+
 static Suite *cfi_tables_suite(void)
 {
 	Suite *s = suite_create("cfi_tables");
@@ -253,6 +282,7 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_freed_ranges_held);
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
+	tcase_add_test(tc, test_dropped_by_the_kernel);
 	suite_add_tcase(s, tc);
 	return s;
 }
