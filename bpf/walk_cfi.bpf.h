@@ -66,11 +66,12 @@ struct fxs_cfi_walk {
 	__u64 pc, sp, fp, lr;
 	__u32 n, max; /* frames so far (frames[0] is the pc), cfg_max_frames */
 	__u32 first_range, nr_ranges;
+	/* the range of the last frame + 1 (0: none): the next frame is often in it */
+	__u32 last_range;
 	__u8 have_proc;
 	__u8 fallback; /* walking the frame-pointer chain for the rest of the stack */
 	__u8 flags;    /* FXS_SF_* stop flags */
 	__u8 end;      /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
-	__u32 pad;
 	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	__u64 frames[FXS_MAX_FRAMES + 1];
 };
@@ -313,13 +314,19 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		return cfi_lost(w, FXS_UE_NO_PROC);
 	/* A return address is past its call: the call's own rule is one byte back. */
 	look = w->n > 1 ? w->pc - 1 : w->pc;
-	ri = cfi_find_range(w->first_range, w->nr_ranges, look);
-	if (ri < 0)
-		return cfi_lost(w, FXS_UE_NO_MODULE);
-	key = ri;
-	r = bpf_map_lookup_elem(&cfi_ranges, &key);
-	if (!r)
-		return cfi_lost(w, FXS_UE_NO_MODULE);
+	/* the last frame's range first: a search less for most frames */
+	key = w->last_range - 1;
+	r = w->last_range ? bpf_map_lookup_elem(&cfi_ranges, &key) : NULL;
+	if (!r || look < r->start || look >= r->end) {
+		ri = cfi_find_range(w->first_range, w->nr_ranges, look);
+		if (ri < 0)
+			return cfi_lost(w, FXS_UE_NO_MODULE);
+		key = ri;
+		r = bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (!r)
+			return cfi_lost(w, FXS_UE_NO_MODULE);
+		w->last_range = key + 1;
+	}
 	if (r->kind == FXS_CFI_RANGE_FP)
 		return cfi_fp_frame(w);
 	if (r->kind != FXS_CFI_RANGE_TABLE)
@@ -410,6 +417,7 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->flags = 0;
 	w->end = 0;
 	w->fallback = 0;
+	w->last_range = 0;
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	w->have_proc = proc != NULL;
 	w->first_range = proc ? proc->first_range : 0;
