@@ -69,9 +69,9 @@ struct fxs_cfi_walk {
 	/* the range of the last frame + 1 (0: none): the next frame is often in it */
 	__u32 last_range;
 	__u8 have_proc;
-	__u8 fallback; /* walking the frame-pointer chain for the rest of the stack */
-	__u8 flags;    /* FXS_SF_* stop flags */
-	__u8 end;      /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u8 fallback;	 /* walking the frame-pointer chain for the rest of the stack */
+	__u8 flags;	 /* FXS_SF_* stop flags */
+	__u8 end;	 /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
 	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	__u64 frames[FXS_MAX_FRAMES + 1];
 };
