@@ -180,8 +180,9 @@ check-asan: $(SKELS)
 check-valgrind: $(UNIT_BINS)
 	tests/sanitize.sh valgrind $(UNIT_BINS)
 
-# libFuzzer targets of the FXT reader, the ELF reader, the maps parser and the
-# daemon's message decoder, FUZZ_SECONDS each (60 by default, as in CI).
+# libFuzzer targets of the FXT reader, the ELF reader, the maps parser, the
+# daemon's message decoder and the CFI table generator, FUZZ_SECONDS each (60
+# by default, as in CI).
 fuzz: $(SKELS)
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) LIB_SRCS="$(LIB_SRCS)" tests/fuzz/run.sh
 
@@ -238,7 +239,8 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
-	command -v offcputime >/dev/null && echo yes)
+	command -v offcputime >/dev/null && test -f /usr/aarch64-linux-gnu/lib/libc.so.6 && \
+	test -f /usr/riscv64-linux-gnu/lib/libc.so.6 && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
 		$(MAKE) --no-print-directory deps; fi
@@ -294,6 +296,9 @@ TEST_DEPS  := valgrind golang-go debootstrap systemd-container util-linux procps
 	      libbpf-tools
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
+# make check compares the CFI tables of Debian's arm64 and riscv64 libc and
+# ld.so (arch all packages, under /usr/TRIPLET/lib) with readelf's.
+TEST_DEPS  += libc6-arm64-cross libc6-riscv64-cross
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio

@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,o)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,o,t)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
   FXS_BENCH_OUT           results file (default bench/results.json)
 """
@@ -35,6 +35,7 @@ LOADER = os.path.join(OUT, "fxsbench")
 CHAIN = os.path.join(OUT, "chain")
 FXTGEN = os.path.join(OUT, "fxtgen")
 PINGPONG = os.path.join(OUT, "pingpong")
+CFIGEN = os.path.join(OUT, "cfigen")
 PINGPONG_SECONDS = float(os.environ.get("FXS_BENCH_PINGPONG_SECONDS", "1"))
 
 ROUNDS = int(os.environ.get("FXS_BENCH_ROUNDS", "5"))
@@ -716,6 +717,37 @@ def section_o():
                "" if noise <= 20 else "the unprofiled runs vary too much here to tell")
 
 
+# --- t. CFI unwind tables (issue 22) ---------------------------------------------------
+
+T_MODULES = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2",
+             "/usr/bin/python3.11",
+             # Debian 12's arm64 and riscv64 libc (make deps: libc6-ARCH-cross)
+             "/usr/aarch64-linux-gnu/lib/libc.so.6", "/usr/riscv64-linux-gnu/lib/libc.so.6"]
+
+
+def cfigen(args):
+    out = subprocess.run([CFIGEN] + args, capture_output=True, text=True, timeout=600)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def section_t():
+    log("== t. CFI unwind tables: bytes and generation time (bench/cfigen)")
+    mods = [m for m in T_MODULES if os.path.exists(m)]
+    per = cfigen(["-r", str(max(ROUNDS, 3))] + mods)
+    host = cfigen(["-r", "1", "--host"])
+    ok = [m for m in host if "error" not in m]
+    fdes = sum(m["fdes"] for m in ok)
+    sec = {"modules": per, "host": {
+        "modules": len(host), "errors": len(host) - len(ok),
+        "bytes": sum(m["bytes"] for m in ok), "gen_ns": sum(m["gen_ns_median"] for m in ok),
+        "fdes": fdes, "fdes_fp": sum(m["fdes_fp"] for m in ok),
+        "max_fp_share": max((m["fdes_fp"] / m["fdes"] for m in ok if m["fdes"]), default=0)}}
+    results["sections"]["t_cfi_tables"] = sec
+    libc = next((m for m in per if m["path"].endswith("libc.so.6") and "error" not in m), None)
+    target("t: libc's unwind table <= 256 KiB", "%.1f KiB" % (libc["bytes"] / 1024)
+           if libc else "n/a", "<= 256 KiB", libc["bytes"] <= 256 << 10 if libc else None)
+
+
 def table():
     s = results["sections"]
     print()
@@ -803,6 +835,30 @@ def table():
                   "--off-cpu=0 (every interval written); sampler-only = no --off-cpu; "
                   "non-target = --off-cpu=0 -p of another process; offcputime = libbpf-tools "
                   "offcputime -p")
+    if "t_cfi_tables" in s:
+        t = s["t_cfi_tables"]
+        print("\nt. CFI unwind tables (8-byte rows; generation = median of rounds, one core)")
+        print("   %-34s%8s%8s%9s%10s%10s%8s" % ("module", "FDEs", "fp FDE", "rows", "KiB", "ms",
+                                              ".text %"))
+        for m in t["modules"]:
+            if "error" in m:
+                print("   %-34s %s" % (m["path"], m["error"]))
+                continue
+            name = os.path.basename(m["path"])
+            if m["path"].startswith("/usr/aarch64") or m["path"].startswith("/usr/riscv64"):
+                name += " (" + m["path"].split("/")[2].split("-")[0] + ")"
+            print("   %-34s%8d%8d%9d%10.1f%10.2f%8.1f" % (
+                name, m["fdes"], m["fdes_fp"], m["rows"], m["bytes"] / 1024,
+                m["gen_ns_median"] / 1e6,
+                100.0 * m["text_bytes"] / m["text_size"] if m.get("text_size") else 0))
+        print("   fp FDE: FDEs whose CFA is fp-based at some pc; .text %: share of .text the "
+              "FDEs cover")
+        h = t["host"]
+        print("   whole host (every file mapped executable now): %d modules (%d without a "
+              "table), %.1f MiB, %.0f ms; %.1f %% of %d FDEs keep a frame pointer, at most "
+              "%.1f %% in one module" % (h["modules"], h["errors"], h["bytes"] / 2**20,
+                                         h["gen_ns"] / 1e6, 100.0 * h["fdes_fp"] / max(1, h["fdes"]),
+                                         h["fdes"], 100.0 * h["max_fp_share"]))
     print("\nTargets (issue 5):")
     for t in results["targets"]:
         print("   %-8s %-58s %s (goal %s)%s" % (t["status"], t["target"], t["figure"], t["goal"],
@@ -849,6 +905,8 @@ def main():
             section_o()
         if want("k"):
             section_k()
+        if want("t"):
+            section_t()
     finally:
         sysctl("kernel.perf_event_max_sample_rate", old_rate)
         results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]

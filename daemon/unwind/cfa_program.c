@@ -261,9 +261,12 @@ static int extended_op(struct interp *in, uint8_t op, const uint8_t **p, const u
 	case DW_CFA_def_cfa_register:
 		if (cfi_read_uleb(p, end, &reg))
 			return -EBADMSG;
-		/* Only meaningful after a register rule; an expression's CFA keeps no offset. */
-		if (in->st.cfa_kind != CFA_CFA_REG)
-			return -EBADMSG;
+		/*
+		 * DWARF allows it only after a register rule; after an expression
+		 * (libgcrypt's asm) libgcc and binutils take the offset from before
+		 * the expression, which is still in cfa_off.
+		 */
+		in->st.cfa_kind = CFA_CFA_REG;
 		in->st.cfa_reg = reg;
 		return 0;
 	case DW_CFA_def_cfa_offset:
@@ -301,8 +304,10 @@ static int extended_op(struct interp *in, uint8_t op, const uint8_t **p, const u
 	}
 }
 
-static int run_program(struct interp *in, const uint8_t *p, const uint8_t *end)
+static int run_program(struct interp *in, const uint8_t *p, size_t len)
 {
+	const uint8_t *end = len ? p + len : p;
+
 	while (p < end) {
 		uint8_t op = *p++, low = op & 0x3f;
 		int64_t off;
@@ -352,10 +357,14 @@ int cfa_run(const struct cfa_arch *arch, const struct cfi_section *s, const stru
 	in->fn = fn;
 	in->ctx = ctx;
 	in->loc = fde->pc_begin;
-	/* Until a CIE says otherwise the CFA is undefined: an expression we do not apply. */
-	in->st.cfa_kind = CFA_CFA_EXPR;
+	/*
+	 * Until a CIE says otherwise the CFA is register "none" + 0: riscv64's
+	 * CIEs start with def_cfa_register sp alone, keeping that 0.
+	 */
+	in->st.cfa_kind = CFA_CFA_REG;
+	in->st.cfa_reg = UINT64_MAX;
 	in->in_cie = true;
-	err = run_program(in, fde->cie.insns, fde->cie.insns + fde->cie.insns_len);
+	err = run_program(in, fde->cie.insns, fde->cie.insns_len);
 	if (err)
 		return err;
 	/* remember_state in a CIE would leak into every FDE: not a thing compilers emit. */
@@ -363,7 +372,7 @@ int cfa_run(const struct cfa_arch *arch, const struct cfi_section *s, const stru
 		return -EBADMSG;
 	in->initial = in->st;
 	in->in_cie = false;
-	err = run_program(in, fde->insns, fde->insns + fde->insns_len);
+	err = run_program(in, fde->insns, fde->insns_len);
 	if (err)
 		return err;
 	if (in->loc < fde->pc_end)

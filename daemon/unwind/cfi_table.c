@@ -7,12 +7,14 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "symbols/elf_file.h"
 #include "unwind/cfa_program.h"
 #include "unwind/cfi_table.h"
 #include "unwind/eh_frame.h"
 #include "util/clock.h"
+#include "util/safe_open.h"
 
 /* Where an FDE is and what it covers, for sorting before its program runs. */
 struct fde_ref {
@@ -27,7 +29,7 @@ struct builder {
 	struct fxs_cfi_row *rows;
 	uint32_t nrows, cap, max_rows;
 	struct cfi_table_stats *stats;
-	bool fde_fp; /* the running FDE has an fp-based CFA row */
+	bool fde_fp; /* the running FDE has an fp-based CFA at some pc */
 	int fatal;   /* an error of ours (row cap, memory) inside cfa_run's callback */
 };
 
@@ -42,13 +44,27 @@ static int cmp_ref(const void *a, const void *b)
 	return 0;
 }
 
-/* A signed offset from the CFA in 8-byte words that fits a rule's 8 bits, not 0. */
-static bool word8(int64_t off, uint32_t *ret)
+/*
+ * off + from as a signed count of 8-byte words that fits a rule's 8 bits,
+ * not 0 (0 says "not saved").
+ */
+static bool word8(int64_t off, int64_t from, uint32_t *ret)
 {
+	if (__builtin_add_overflow(off, from, &off))
+		return false;
 	if (off % 8 || off == 0 || off < -128 * 8 || off > 127 * 8)
 		return false;
 	*ret = (uint8_t)(int8_t)(off / 8);
 	return true;
+}
+
+/* Whether the saved RA and FP, counted from CFA - from, fit a rule. */
+static bool saves_fit(const struct cfa_state *st, int64_t from)
+{
+	uint32_t w;
+
+	return (st->ra.how != CFA_RULE_OFFSET || word8(st->ra.off, from, &w)) &&
+	       (st->fp.how != CFA_RULE_OFFSET || word8(st->fp.off, from, &w));
 }
 
 static uint32_t make_rule(uint32_t kind, uint32_t cfa_words, uint32_t ra, uint32_t fp)
@@ -67,6 +83,8 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 			const struct cfa_state *st)
 {
 	uint32_t kind = FXS_CFI_UNSUPPORTED, cfa = 0, ra = 0, fp = 0;
+	int64_t from = 0; /* the saves are counted from CFA - from */
+	uint32_t low_fp = 0;
 	bool ok = true;
 
 	if (st->cfa_kind == CFA_CFA_PLT) {
@@ -84,9 +102,20 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	} else {
 		ok = false;
 	}
+	/*
+	 * Saves too far below the CFA: counted from the base register - 8
+	 * (arm64's frame record at the bottom of a large frame: x29 at [base]
+	 * is 1, x30 at [base + 8] is 2; 0 still says "not saved").
+	 */
+	if ((kind == FXS_CFI_SP || kind == FXS_CFI_FP) && !saves_fit(st, 0) &&
+	    saves_fit(st, st->cfa_off + 8)) {
+		low_fp = kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0;
+		kind = FXS_CFI_LOW;
+		from = st->cfa_off + 8;
+	}
 	switch (st->ra.how) {
 	case CFA_RULE_OFFSET:
-		ok = ok && word8(st->ra.off, &ra);
+		ok = ok && word8(st->ra.off, from, &ra);
 		break;
 	case CFA_RULE_SAME:
 		/* Still in the link register: only where the arch has one and the CIE names it. */
@@ -99,7 +128,7 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	}
 	switch (st->fp.how) {
 	case CFA_RULE_OFFSET:
-		ok = ok && word8(st->fp.off, &fp);
+		ok = ok && word8(st->fp.off, from, &fp);
 		break;
 	case CFA_RULE_SAME:
 		break;
@@ -109,13 +138,14 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	/* The walker takes the caller's sp to be the CFA. */
 	if (st->sp.how != CFA_RULE_SAME && !(st->sp.how == CFA_RULE_VAL_OFFSET && st->sp.off == 0))
 		ok = false;
-	if (!ok)
+	/* END and SIGNAL rows keep their fields only when counted from the CFA. */
+	if (!ok || ((cie->signal || st->ra.how == CFA_RULE_UNDEF) && from))
 		cfa = ra = fp = 0;
 	if (cie->signal)
 		return make_rule(FXS_CFI_SIGNAL, cfa, ra, fp);
 	if (st->ra.how == CFA_RULE_UNDEF)
 		return make_rule(FXS_CFI_END, cfa, 0, fp);
-	return ok ? make_rule(kind, cfa, ra, fp) : FXS_CFI_UNSUPPORTED;
+	return ok ? make_rule(kind, cfa, ra, fp) | low_fp : FXS_CFI_UNSUPPORTED;
 }
 
 /* Append a row, merged with the last when their rules are equal. */
@@ -158,7 +188,7 @@ static int on_row(void *ctx, uint64_t pc, const struct cfa_state *st)
 	struct builder *b = ctx;
 	uint32_t rule = rule_of(b->arch, &b->fde->cie, st);
 
-	if (FXS_CFI_RULE_KIND(rule) == FXS_CFI_FP)
+	if (st->cfa_kind == CFA_CFA_REG && st->cfa_reg == b->arch->fp)
 		b->fde_fp = true;
 	b->fatal = add_row(b, pc, rule);
 	return b->fatal;
@@ -241,7 +271,8 @@ static int collect_fdes(const struct cfi_section *sec, uint32_t max_fdes,
 		free(refs);
 		return err;
 	}
-	qsort(refs, n, sizeof(*refs), cmp_ref);
+	if (n)
+		qsort(refs, n, sizeof(*refs), cmp_ref);
 	*ret = refs;
 	*ret_n = n;
 	return 0;
@@ -303,6 +334,63 @@ static int section_of(Elf *elf, const char *name, struct cfi_section *sec)
 	return 0;
 }
 
+/* The file bytes of vaddr [addr, end of its PT_LOAD's file part), or NULL. */
+static const uint8_t *loaded_bytes(Elf *elf, const uint8_t *file, size_t file_size, size_t phnum,
+				   uint64_t addr, size_t *ret_len)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr - ph.p_vaddr >= ph.p_filesz || ph.p_offset > file_size ||
+		    ph.p_filesz > file_size - ph.p_offset)
+			continue;
+		*ret_len = (size_t)(ph.p_filesz - (addr - ph.p_vaddr));
+		return file + ph.p_offset + (addr - ph.p_vaddr);
+	}
+	return NULL;
+}
+
+/*
+ * .eh_frame found as the loader finds it, for an object without section
+ * headers (sstrip): PT_GNU_EH_FRAME is .eh_frame_hdr, whose eh_frame_ptr
+ * says where .eh_frame starts; it runs to its zero terminator, at most to the
+ * end of its PT_LOAD.
+ */
+static int eh_frame_of_segments(Elf *elf, struct cfi_section *sec)
+{
+	const uint8_t *file, *hdr, *p;
+	size_t file_size, phnum, hdr_len;
+	struct cfi_section hs = {0};
+	uint64_t at;
+
+	file = (const uint8_t *)elf_rawfile(elf, &file_size);
+	if (!file || elf_getphdrnum(elf, &phnum))
+		return -ENOENT;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		hdr = loaded_bytes(elf, file, file_size, phnum, ph.p_vaddr, &hdr_len);
+		if (!hdr || hdr_len < 4 || hdr[0] != 1)
+			return -EBADMSG;
+		hs = (struct cfi_section){.data = hdr,
+					  .size = hdr_len,
+					  .vaddr = ph.p_vaddr,
+					  .data_vaddr = ph.p_vaddr};
+		p = hdr + 4;
+		if (cfi_read_pointer(&hs, &p, hdr + hdr_len, hdr[1], &at))
+			return -EBADMSG;
+		sec->data = loaded_bytes(elf, file, file_size, phnum, at, &sec->size);
+		if (!sec->data)
+			return -EBADMSG;
+		sec->vaddr = at;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 static uint64_t section_addr(Elf *elf, const char *name)
 {
 	GElf_Shdr shdr;
@@ -320,45 +408,30 @@ static int count_kinds(struct cfi_table *t)
 	return 0;
 }
 
-int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_table **ret)
+int cfi_table_from_section(uint16_t machine, const struct cfi_section *sec,
+			   const struct cfi_table_opts *opts, struct cfi_table **ret)
 {
 	uint64_t t0 = mono_ns();
-	struct cfi_section sec = {0};
 	struct builder b = {0};
 	struct fde_ref *refs = NULL;
 	struct cfi_table *t;
-	unsigned char *ident;
-	GElf_Ehdr ehdr;
 	size_t n = 0;
 	int err;
 
 	*ret = NULL;
-	ident = (unsigned char *)elf_getident(elf, NULL);
-	if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB ||
-	    !gelf_getehdr(elf, &ehdr) || (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN))
-		return -ENOEXEC;
-	b.arch = cfa_arch_of(ehdr.e_machine);
+	b.arch = cfa_arch_of(machine);
 	if (!b.arch)
 		return -ENOEXEC;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->machine = ehdr.e_machine;
-	err = section_of(elf, ".eh_frame", &sec);
-	if (err == -ENOENT && !(opts && opts->no_debug_frame)) {
-		err = section_of(elf, ".debug_frame", &sec);
-		sec.debug_frame = true;
-		t->from_debug_frame = true;
-	}
-	if (err)
-		goto fail;
-	sec.text_vaddr = section_addr(elf, ".text");
-	sec.data_vaddr = section_addr(elf, ".got");
-	err = collect_fdes(&sec, opts && opts->max_fdes ? opts->max_fdes : CFI_TABLE_MAX_FDES,
+	t->machine = machine;
+	t->from_debug_frame = sec->debug_frame;
+	err = collect_fdes(sec, opts && opts->max_fdes ? opts->max_fdes : CFI_TABLE_MAX_FDES,
 			   &t->stats, &refs, &n);
 	if (err)
 		goto fail;
-	b.sec = &sec;
+	b.sec = sec;
 	b.stats = &t->stats;
 	b.max_rows = opts && opts->max_rows ? opts->max_rows : CFI_TABLE_MAX_ROWS;
 	err = build_rows(&b, refs, n);
@@ -379,6 +452,39 @@ fail:
 	return err;
 }
 
+int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_table **ret)
+{
+	uint64_t t0 = mono_ns();
+	struct cfi_section sec = {0};
+	unsigned char *ident;
+	GElf_Ehdr ehdr;
+	size_t shnum;
+	int err;
+
+	*ret = NULL;
+	ident = (unsigned char *)elf_getident(elf, NULL);
+	if (!ident || ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB ||
+	    !gelf_getehdr(elf, &ehdr) || (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) ||
+	    !cfa_arch_of(ehdr.e_machine))
+		return -ENOEXEC;
+	err = section_of(elf, ".eh_frame", &sec);
+	/* Only without any section header: objcopy -R .eh_frame leaves a stale segment. */
+	if (err == -ENOENT && !elf_getshdrnum(elf, &shnum) && !shnum)
+		err = eh_frame_of_segments(elf, &sec);
+	if (err == -ENOENT && !(opts && opts->no_debug_frame)) {
+		err = section_of(elf, ".debug_frame", &sec);
+		sec.debug_frame = true;
+	}
+	if (err)
+		return err;
+	sec.text_vaddr = section_addr(elf, ".text");
+	sec.data_vaddr = section_addr(elf, ".got");
+	err = cfi_table_from_section(ehdr.e_machine, &sec, opts, ret);
+	if (!err)
+		(*ret)->stats.gen_ns = mono_ns() - t0;
+	return err;
+}
+
 int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts, struct cfi_table **ret)
 {
 	uint64_t t0 = mono_ns();
@@ -392,6 +498,30 @@ int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts, str
 		return err;
 	err = cfi_table_from_elf(f.elf, opts, ret);
 	elf_file_close(&f);
+	if (!err)
+		(*ret)->stats.gen_ns = mono_ns() - t0;
+	return err;
+}
+
+int cfi_table_from_fd(int fd, const struct cfi_table_opts *opts, struct cfi_table **ret)
+{
+	uint64_t t0 = mono_ns();
+	struct stat st;
+	Elf *elf;
+	int err;
+
+	*ret = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -SAFE_OPEN_ENOTREG;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	err = elf_kind(elf) == ELF_K_ELF ? cfi_table_from_elf(elf, opts, ret) : -ENOEXEC;
+	elf_end(elf);
 	if (!err)
 		(*ret)->stats.gen_ns = mono_ns() - t0;
 	return err;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A module's unwind table for the CFI walker (include/unwind.h's rows): built
- * from its .eh_frame, or from its .debug_frame where it has no .eh_frame, by
+ * from its .eh_frame (found through PT_GNU_EH_FRAME in an object without
+ * section headers), or from its .debug_frame where it has no .eh_frame, by
  * our own parser (daemon/unwind/eh_frame, cfa_program; no libdw, so the static
  * cross builds have it too). The architecture comes from the ELF header:
  * x86-64, arm64, riscv64 (64-bit, little-endian).
@@ -27,8 +28,12 @@
 #include <stdint.h>
 
 #include "unwind.h"
+#include "unwind/eh_frame.h"
 
-/* Default caps (cfi_table_opts 0 takes them). libc.so.6 has ~10 k rows. */
+/*
+ * Default caps (cfi_table_opts 0 takes them). Debian 12's libc.so.6 has 28 k
+ * rows, libLLVM-15 980 k.
+ */
 #define CFI_TABLE_MAX_ROWS (1u << 22) /* 32 MiB of rows */
 #define CFI_TABLE_MAX_FDES (1u << 21)
 
@@ -56,7 +61,7 @@ struct cfi_table {
 	uint16_t machine;	  /* EM_X86_64, EM_AARCH64, EM_RISCV */
 	bool from_debug_frame;	  /* .debug_frame (the module has no .eh_frame) */
 	struct fxs_cfi_row *rows; /* sorted by pc, unique */
-	uint32_t nrows;
+	uint32_t nrows;		  /* 0 when the section has no FDE (a CIE alone) */
 	struct cfi_table_stats stats;
 };
 
@@ -77,9 +82,20 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 /* The same for a file: opened as a regular file only and mapped (elf_file_open()). */
 int cfi_table_from_path(const char *path, const struct cfi_table_opts *opts,
 			struct cfi_table **ret);
+/*
+ * The same for a file already open (e.g. through a re-authorized /proc/PID
+ * path): fd must be a regular file, it is mapped read-only and stays open.
+ */
+int cfi_table_from_fd(int fd, const struct cfi_table_opts *opts, struct cfi_table **ret);
 /* The same for an image in memory (copied first; libelf may write to it). */
 int cfi_table_from_mem(const void *data, size_t size, const struct cfi_table_opts *opts,
 		       struct cfi_table **ret);
+/*
+ * The same from a section already in memory, for an arch's EM_* number (the
+ * fuzzer and the unit tests reach the parser this way).
+ */
+int cfi_table_from_section(uint16_t machine, const struct cfi_section *sec,
+			   const struct cfi_table_opts *opts, struct cfi_table **ret);
 void cfi_table_free(struct cfi_table *t);
 
 /*

@@ -124,13 +124,10 @@ int cfi_read_pointer(const struct cfi_section *s, const uint8_t **p, const uint8
 		     uint8_t enc, uint64_t *v)
 {
 	uint64_t at = s->vaddr + (uint64_t)(*p - s->data), base;
-	int err;
+	const uint8_t *q = *p;
 
-	if (enc == PE_OMIT)
+	if (enc == PE_OMIT || read_format(&q, end, enc & 0x0f, v))
 		return -EBADMSG;
-	err = read_format(p, end, enc & 0x0f, v);
-	if (err)
-		return err;
 	switch (enc & 0x70) {
 	case 0:
 		base = 0;
@@ -153,6 +150,7 @@ int cfi_read_pointer(const struct cfi_section *s, const uint8_t **p, const uint8
 	}
 	/* Wraps as the target's address arithmetic does. */
 	*v += base;
+	*p = q;
 	return 0;
 }
 

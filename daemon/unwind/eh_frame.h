@@ -63,7 +63,8 @@ int cfi_read_u(const uint8_t **p, const uint8_t *end, unsigned size, uint64_t *v
 /*
  * A pointer in encoding enc at *p (vaddr of *p: at), applied to the
  * section's bases; indirect pointers are not followed (only their size
- * matters). -EBADMSG for an encoding we do not know or whose base is missing.
+ * matters). -EBADMSG (*p unmoved) for an encoding we do not know or whose
+ * base is missing.
  */
 int cfi_read_pointer(const struct cfi_section *s, const uint8_t **p, const uint8_t *end,
 		     uint8_t enc, uint64_t *v);

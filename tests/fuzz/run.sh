@@ -11,7 +11,7 @@
 # which then becomes a seed, and a test (naming the bug) in the unit tests of
 # the module it crashed: tests/unit/CONCERN/check_MODULE.c.
 #
-#   tests/fuzz/run.sh [target...]     (default: all four)
+#   tests/fuzz/run.sh [target...]     (default: all five)
 #
 # Run from the top of the tree after `make` (daemon/capture/bpf_sampler.c includes the
 # generated skeleton). New inputs libFuzzer finds go to .output/fuzz/corpus/,
@@ -22,7 +22,7 @@ OUTPUT=${OUTPUT:-.output}
 CLANG=${CLANG:-clang}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$OUTPUT/fuzz
-targets=${*:-fxt_reader proc_maps elf protocol}
+targets=${*:-fxt_reader proc_maps elf protocol cfi_table}
 
 die()
 {

@@ -7,10 +7,13 @@
  * program built here with -O2 -fomit-frame-pointer, a library built with
  * frame pointers, the same program with .debug_frame only, Debian's libc,
  * ld.so and python3.11, and the committed arm64 and riscv64 fixtures.
+ * FXS_CFI_OBJECTS="PATH:PATH..." checks more objects the same way (e.g.
+ * Debian's arm64 libc from libc6-arm64-cross, or every module of a host).
  */
 #include <check.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +22,14 @@
 
 #include "unwind/cfi_table.h"
 
+#include "cfi_bytes.h"
 #include "fixture.h"
 #include "check_main.h"
 
+#define RULE(kind, cfa, ra, fp)                                                                    \
+	((uint32_t)(kind) | (uint32_t)(cfa) << FXS_CFI_CFA_SHIFT |                                 \
+	 (uint32_t)(uint8_t)(int8_t)(ra) << FXS_CFI_RA_SHIFT |                                     \
+	 (uint32_t)(uint8_t)(int8_t)(fp) << FXS_CFI_FP_SHIFT)
 #define LIBC  "/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO  "/lib64/ld-linux-x86-64.so.2"
 #define PY311 "/usr/bin/python3.11"
@@ -51,6 +59,7 @@ struct re_row {
 struct re_fde {
 	uint64_t begin, end;
 	bool signal;
+	unsigned ra_col;   /* the CIE's return address column */
 	unsigned first, n; /* rows in re_table.rows */
 };
 
@@ -67,6 +76,7 @@ struct re_table {
 struct re_cie {
 	unsigned long off;
 	bool signal;
+	unsigned ra_col;
 	struct re_row row;
 	bool has_row;
 };
@@ -165,6 +175,8 @@ static void readelf_frames(const char *path, const char *section, struct re_tabl
 			memset(cie, 0, sizeof(*cie));
 			cie->off = off;
 			cie->signal = strchr(aug, 'S') != NULL;
+			ck_assert(strstr(line, " ra=") &&
+				  sscanf(strstr(line, " ra="), " ra=%u", &cie->ra_col) == 1);
 			in_cie = true;
 			fde = NULL;
 			continue;
@@ -183,8 +195,11 @@ static void readelf_frames(const char *path, const char *section, struct re_tabl
 				ck_assert(t->fdes);
 			}
 			fde = &t->fdes[t->nfdes++];
-			*fde = (struct re_fde){
-				.begin = a, .end = b, .signal = c->signal, .first = t->nrows};
+			*fde = (struct re_fde){.begin = a,
+					       .end = b,
+					       .signal = c->signal,
+					       .ra_col = c->ra_col,
+					       .first = t->nrows};
 			/* No instructions, no table printed: the CIE's row holds. */
 			if (c->has_row) {
 				struct re_row *r = new_row(t);
@@ -243,7 +258,7 @@ static bool word8(int64_t off, uint32_t *w)
 	return true;
 }
 
-enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR };
+enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR, RA_END_OR_UNSUPPORTED };
 
 /*
  * The rule readelf's row means. On arm64 and riscv64 readelf prints "u" both
@@ -251,9 +266,11 @@ enum ra_expect { RA_EXACT, RA_END, RA_END_OR_LR };
  * *how says which answers are right.
  */
 static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool signal,
-			      uint64_t plt_lo, uint64_t plt_hi, enum ra_expect *how)
+			      unsigned ra_col, uint64_t plt_lo, uint64_t plt_hi,
+			      enum ra_expect *how)
 {
 	uint32_t kind, cfa = 0, ra = 0, fp = 0;
+	int64_t from = 0;
 	char base[16];
 	long long off;
 	int64_t o;
@@ -266,6 +283,11 @@ static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool sig
 		if (machine == EM_X86_64) {
 			*how = RA_END;
 			return FXS_CFI_END;
+		}
+		/* In a register that is not the link register (arm64 rawmemchr: x15). */
+		if (ra_col != (machine == EM_AARCH64 ? 30u : 1u)) {
+			*how = RA_END_OR_UNSUPPORTED;
+			return FXS_CFI_UNSUPPORTED;
 		}
 		*how = RA_END_OR_LR;
 	}
@@ -284,14 +306,30 @@ static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool sig
 	else
 		return FXS_CFI_UNSUPPORTED;
 	cfa = (uint32_t)(off / 8);
+	/*
+	 * Saves over 1 KiB below the CFA are counted from its base register
+	 * - 8 instead (FXS_CFI_LOW), when that fits.
+	 */
+	if (kind == FXS_CFI_SP || kind == FXS_CFI_FP) {
+		int64_t o2;
+		uint32_t w;
+		bool far = (parse_c(r->ra, &o) && !word8(o, &w)) ||
+			   (parse_c(r->fp, &o2) && !word8(o2, &w));
+
+		if (far && (!parse_c(r->ra, &o) || word8(o + off + 8, &w)) &&
+		    (!parse_c(r->fp, &o2) || word8(o2 + off + 8, &w))) {
+			kind = FXS_CFI_LOW | (kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0);
+			from = off + 8;
+		}
+	}
 	if (parse_c(r->ra, &o)) {
-		if (!word8(o, &ra))
+		if (!word8(o + from, &ra))
 			return FXS_CFI_UNSUPPORTED;
 	} else if (!(machine != EM_X86_64 && (!strcmp(r->ra, "u") || !strcmp(r->ra, "s")))) {
 		return FXS_CFI_UNSUPPORTED;
 	}
 	if (parse_c(r->fp, &o)) {
-		if (!word8(o, &fp))
+		if (!word8(o + from, &fp))
 			return FXS_CFI_UNSUPPORTED;
 	} else if (strcmp(r->fp, "u") && strcmp(r->fp, "s")) {
 		return FXS_CFI_UNSUPPORTED;
@@ -318,6 +356,7 @@ static void check_rule(const char *path, uint64_t pc, uint32_t got, uint32_t wan
 		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END;
 		break;
 	case RA_END_OR_LR:
+	case RA_END_OR_UNSUPPORTED:
 		ok = FXS_CFI_RULE_KIND(got) == FXS_CFI_END || got == want;
 		break;
 	default:
@@ -368,8 +407,15 @@ static struct cfi_table *check_against_readelf(const char *path, const char *sec
 	ck_assert_msg(!err, "%s: %s (%d)", path, cfi_table_strerror(err), err);
 	ck_assert_int_eq(t->from_debug_frame, !strcmp(section, ".debug_frame"));
 	readelf_frames(path, section, &re);
-	ck_assert_msg(re.nfdes > 0, "%s: readelf shows no FDE in %s", path, section);
 	section_range(path, ".plt", &plt_lo, &plt_hi);
+	/* A CIE alone (libnss_files' stub): an empty table, which the walker reads as NONE. */
+	if (!re.nfdes) {
+		ck_assert_uint_eq(t->stats.fdes, 0);
+		ck_assert_uint_eq(t->nrows, 0);
+		free(re.fdes);
+		free(re.rows);
+		return t;
+	}
 
 	/* The table's own shape: sorted, unique, merged, NONE last. */
 	ck_assert_uint_gt(t->nrows, 1);
@@ -405,7 +451,8 @@ static struct cfi_table *check_against_readelf(const char *path, const char *sec
 				continue;
 			if (last > fde->end)
 				last = fde->end;
-			want = expected_rule(r, t->machine, fde->signal, plt_lo, plt_hi, &how);
+			want = expected_rule(r, t->machine, fde->signal, fde->ra_col, plt_lo,
+					     plt_hi, &how);
 			check_rule(path, r->loc, rule_at(t, r->loc), want, how, r);
 			check_rule(path, last - 1, rule_at(t, last - 1), want, how, r);
 		}
@@ -470,13 +517,24 @@ static void build_fixtures(void)
 		exit(EXIT_FAILURE);
 	}
 	err |= run("cd %s && %s -O2 -fomit-frame-pointer -o omitfp prog.c", tmpdir, cc);
+	/* The same with no section headers: e_shoff, e_shnum and e_shstrndx zeroed. */
+	err |= run("cd %s && cp omitfp noshdr && printf '\\0\\0\\0\\0\\0\\0\\0\\0' | "
+		   "dd of=noshdr bs=1 seek=40 conv=notrunc status=none && "
+		   "printf '\\0\\0\\0\\0' | dd of=noshdr bs=1 seek=60 conv=notrunc status=none",
+		   tmpdir);
 	err |= run("cd %s && %s -O2 -fno-omit-frame-pointer -fPIC -shared -o fp.so prog.c", tmpdir,
 		   cc);
 	/* .debug_frame only: no unwind tables, and crt's .eh_frame removed. */
 	err |= run("cd %s && %s -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables "
 		   "-o dbgframe prog.c && objcopy -R .eh_frame -R .eh_frame_hdr dbgframe",
 		   tmpdir, cc);
-	err |= run("cd %s && objcopy -R .debug_frame dbgframe noframe", tmpdir);
+	err |= run("cd %s && objcopy -R .debug_frame dbgframe noframe && "
+		   "objcopy --compress-debug-sections=zlib dbgframe dbgframe_z",
+		   tmpdir);
+	/* Frame pointers everywhere but in leaves, as Fedora and Ubuntu 24.04 build. */
+	err |= run("cd %s && %s -O2 -fno-omit-frame-pointer -momit-leaf-frame-pointer -o leafomit "
+		   "prog.c",
+		   tmpdir, cc);
 	if (err) {
 		fprintf(stderr, "cannot build the fixtures in %s\n", tmpdir);
 		exit(EXIT_FAILURE);
@@ -502,13 +560,18 @@ static void check_end_at(const struct cfi_table *t, const char *path, const char
 
 START_TEST(test_omit_frame_pointer)
 {
-	struct cfi_table *t = check_against_readelf(fx("omitfp"), ".eh_frame");
+	struct cfi_table *t = check_against_readelf(fx("omitfp"), ".eh_frame"), *u;
 
 	ck_assert_uint_eq(t->machine, EM_X86_64);
 	/* mid()'s alloca keeps rbp as a frame pointer even so. */
 	ck_assert_uint_eq(t->stats.fdes_fp, 1);
 	ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_SP], 3);
 	check_end_at(t, fx("omitfp"), "_start");
+	/* Without section headers (sstrip): .eh_frame through PT_GNU_EH_FRAME, the same rows. */
+	ck_assert_int_eq(cfi_table_from_path(fx("noshdr"), NULL, &u), 0);
+	ck_assert_uint_eq(u->nrows, t->nrows);
+	ck_assert(!memcmp(u->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	cfi_table_free(u);
 	cfi_table_free(t);
 }
 END_TEST
@@ -527,8 +590,44 @@ END_TEST
 START_TEST(test_debug_frame)
 {
 	struct cfi_table *t = check_against_readelf(fx("dbgframe"), ".debug_frame");
+	struct cfi_table *z = check_against_readelf(fx("dbgframe_z"), ".debug_frame");
+	int fd;
 
 	ck_assert(t->from_debug_frame);
+	/* Compressed (SHF_COMPRESSED), the same rows. */
+	ck_assert_uint_eq(z->nrows, t->nrows);
+	ck_assert(!memcmp(z->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	cfi_table_free(z);
+	/* From an open file: the same rows again, the fd left open. */
+	fd = open(fx("dbgframe_z"), O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), 0);
+	ck_assert_uint_eq(z->nrows, t->nrows);
+	ck_assert(!memcmp(z->rows, t->rows, t->nrows * sizeof(t->rows[0])));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	close(fd);
+	cfi_table_free(z);
+	cfi_table_free(t);
+	fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), -EMEDIUMTYPE);
+	close(fd);
+	fd = open(fx("prog.c"), O_RDONLY);
+	ck_assert_int_eq(cfi_table_from_fd(fd, NULL, &z), -ENOEXEC);
+	close(fd);
+	ck_assert_int_eq(cfi_table_from_fd(-1, NULL, &z), -EBADF);
+	ck_assert_ptr_null(z);
+}
+END_TEST
+
+START_TEST(test_omit_leaf_frame_pointer)
+{
+	struct cfi_table *t = check_against_readelf(fx("leafomit"), ".eh_frame");
+	uint64_t leaf = symbol(fx("leafomit"), "leaf"), mid = symbol(fx("leafomit"), "mid");
+
+	/* leaf() keeps no frame: its caller comes from rsp, not rbp. */
+	ck_assert(leaf && mid);
+	ck_assert_uint_eq(rule_at(t, leaf), RULE(FXS_CFI_SP, 1, -1, 0));
+	ck_assert_uint_eq(FXS_CFI_RULE_KIND(rule_at(t, mid + 32)), FXS_CFI_FP);
 	cfi_table_free(t);
 }
 END_TEST
@@ -567,6 +666,54 @@ START_TEST(test_cross_objects)
 }
 END_TEST
 
+/* Debian 12's arm64 and riscv64 libc and ld.so (make deps: libc6-ARCH-cross). */
+static const char *const debian_cross[] = {
+	"/usr/aarch64-linux-gnu/lib/libc.so.6",
+	"/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1",
+	"/usr/riscv64-linux-gnu/lib/libc.so.6",
+	"/usr/riscv64-linux-gnu/lib/ld-linux-riscv64-lp64d.so.1",
+};
+
+START_TEST(test_debian_cross_objects)
+{
+	const char *path = debian_cross[_i];
+	struct cfi_table *t;
+
+	if (access(path, R_OK)) {
+		printf("SKIP: %s: not installed (make deps installs libc6-arm64-cross and "
+		       "libc6-riscv64-cross): NOT RUN\n",
+		       path);
+		return;
+	}
+	t = check_against_readelf(path, ".eh_frame");
+	ck_assert_uint_gt(t->stats.fdes, 10);
+	/* Both arches' libc: a few rows the walker cannot apply, not whole functions. */
+	ck_assert_uint_lt(t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED], 10);
+	if (strstr(path, "aarch64") && strstr(path, "libc.so"))
+		ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_LOW], 50);
+	cfi_table_free(t);
+}
+END_TEST
+
+/* The objects named by $FXS_CFI_OBJECTS, if any: the same checks. */
+START_TEST(test_more_objects)
+{
+	char *list = strdup(getenv("FXS_CFI_OBJECTS") ?: ""), *save = NULL, *path;
+	unsigned n = 0;
+
+	ck_assert(list);
+	for (path = strtok_r(list, ":", &save); path; path = strtok_r(NULL, ":", &save), n++) {
+		struct cfi_table *t = check_against_readelf(path, ".eh_frame");
+
+		printf("%s: %u FDEs, %u rows, %llu bytes, fdes_fp %u, unsupported rows %u\n", path,
+		       t->stats.fdes, t->nrows, (unsigned long long)t->stats.bytes,
+		       t->stats.fdes_fp, t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED]);
+		cfi_table_free(t);
+	}
+	free(list);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	static const char not_elf[] = "#!/bin/sh\necho hi\n";
@@ -588,6 +735,202 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* --- tables of sections written by hand ----------------------------------------- */
+
+static struct bytes w;
+
+#define X86_ENTRY RULE(FXS_CFI_SP, 1, -1, 0)
+
+static struct cfi_table *table_of(uint16_t machine, int want_err)
+{
+	struct cfi_section sec = {.data = w.b, .size = w.n, .vaddr = 0x10000};
+	struct cfi_table *t = NULL;
+
+	ck_assert_int_eq(cfi_table_from_section(machine, &sec, NULL, &t), want_err);
+	return t;
+}
+
+static void expect_rows(const struct cfi_table *t, const struct fxs_cfi_row *want, unsigned n)
+{
+	for (unsigned i = 0; i < n && i < t->nrows; i++)
+		ck_assert_msg(t->rows[i].pc == want[i].pc && t->rows[i].rule == want[i].rule,
+			      "row %u: %#x %#x, want %#x %#x", i, t->rows[i].pc, t->rows[i].rule,
+			      want[i].pc, want[i].rule);
+	ck_assert_uint_eq(t->nrows, n);
+}
+
+START_TEST(test_gaps_merges_overlaps)
+{
+	struct cfi_table *t;
+	size_t cie;
+
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	/* Out of order on purpose: the table sorts them. */
+	eh_fde(&w, cie, 0x1020, 0x10, INSNS(0x41, 0x0e, 16, 0x86, 2));
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1010, 0x8, INSNS(0)); /* adjacent, same rule: merged */
+	eh_fde(&w, cie, 0x1040, 0, INSNS(0));	/* empty */
+	eh_fde(&w, cie, 0x1050, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1058, 0x10, INSNS(0));    /* overlaps the one before */
+	eh_fde(&w, cie, 0x1070, 0x10, INSNS(0x3f)); /* a program we cannot read */
+	eh_fde(&w, cie, 0x1080, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1018, FXS_CFI_NONE},
+			    {0x1020, X86_ENTRY},
+			    {0x1021, RULE(FXS_CFI_SP, 2, -1, -2)},
+			    {0x1030, FXS_CFI_NONE},
+			    {0x1050, FXS_CFI_UNSUPPORTED},
+			    {0x1068, FXS_CFI_NONE},
+			    {0x1070, FXS_CFI_UNSUPPORTED},
+			    {0x1080, X86_ENTRY},
+			    {0x1090, FXS_CFI_NONE},
+		    },
+		    10);
+	ck_assert_uint_eq(t->stats.fdes, 8);
+	ck_assert_uint_eq(t->stats.fdes_empty, 1);
+	ck_assert_uint_eq(t->stats.fdes_overlap, 2);
+	ck_assert_uint_eq(t->stats.fdes_bad, 1);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0xfff));
+	ck_assert_uint_eq(cfi_table_lookup(t, 0x1017)->rule, X86_ENTRY);
+	ck_assert_uint_eq(cfi_table_lookup(t, 0x1025)->pc, 0x1021);
+	ck_assert_uint_eq(cfi_table_lookup(t, 0xffffffff)->rule, FXS_CFI_NONE);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0x100000000ull));
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_rules)
+{
+	struct cfi_table *t;
+	size_t cie, sig;
+
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	sig = eh_cie(&w, "S", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x100,
+	       INSNS(0x0e, 12, 0x41,		    /* rsp + 12: not 8-aligned */
+		     0x0c, 10, 8, 0x41,		    /* r10 + 8 */
+		     0x0c, 7, 0x80, 0x80, 4, 0x41,  /* rsp + 0x10000: over 0x1fff words */
+		     0x0c, 6, 16, 0x41,		    /* rbp + 16 */
+		     0x86, 2, 0x41,		    /* rbp at CFA - 16 */
+		     0x09, 6, 3, 0x41,		    /* rbp in rbx */
+		     0x11, 16, 0x80, 0x02, 0x41,    /* ra at CFA - 2048 */
+		     0x11, 16, 0x7f, 0x06, 6, 0x41, /* ra at CFA + 8; rbp restored */
+		     0x08, 16, 0x41,		    /* ra "same value" on x86-64 */
+		     0x07, 16, 0x41,		    /* ra undefined: the outermost frame */
+		     0x0f, 1, 0x30, 0x41,	    /* def_cfa_expression, ra still undefined */
+		     0x0c, 7, 8, 0x90, 1, 0x10, 7, 1, 0x77, 0x41, /* rsp's rule an expression */
+		     0x0c, 7, 8, 0x14, 7, 0)); /* rsp = CFA + 0: what the walker does */
+	eh_fde(&w, sig, 0x2000, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, FXS_CFI_UNSUPPORTED},
+			    {0x1003, RULE(FXS_CFI_FP, 2, -1, 0)},
+			    {0x1004, RULE(FXS_CFI_FP, 2, -1, -2)},
+			    {0x1005, FXS_CFI_UNSUPPORTED},
+			    {0x1007, RULE(FXS_CFI_FP, 2, 1, 0)},
+			    {0x1008, FXS_CFI_UNSUPPORTED},
+			    {0x1009, RULE(FXS_CFI_END, 2, 0, 0)},
+			    {0x100a, RULE(FXS_CFI_END, 0, 0, 0)},
+			    {0x100b, FXS_CFI_UNSUPPORTED},
+			    {0x100c, X86_ENTRY},
+			    {0x1100, FXS_CFI_NONE},
+			    {0x2000, RULE(FXS_CFI_SIGNAL, 1, -1, 0)},
+			    {0x2010, FXS_CFI_NONE},
+		    },
+		    13);
+	cfi_table_free(t);
+
+	/* arm64: the return address still in x30 is a rule (ra 0); riscv64 the same in ra. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 4, -8, 30, 0x03, INSNS(0x0c, 31, 0));
+	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0x41, 0x0e, 16, 0x9d, 2, 0x9e, 1, 0x41, 0x0c, 29, 16));
+	/*
+	 * A large frame: sub sp, sp, 1088; stp x29, x30, [sp]; add x29, sp, 0
+	 * with CFA x29 + 2400: the frame record at the bottom, counted from
+	 * the base register - 8 (FXS_CFI_LOW).
+	 */
+	eh_fde(&w, cie, 0x2000, 0x20,
+	       INSNS(0x41, 0x0e, 0xc0, 0x08, 0x41, 0x9d, 0x88, 0x01, 0x9e, 0x87, 0x01, 0x41, 0x0c,
+		     29, 0xe0, 0x12, 0x9d, 0xac, 0x02, 0x9e, 0xab, 0x02, 0x41, 0x9d, 0x80, 0x01));
+	t = table_of(EM_AARCH64, 0);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, RULE(FXS_CFI_SP, 0, 0, 0)},
+			    {0x1004, RULE(FXS_CFI_SP, 2, -1, -2)},
+			    {0x1008, RULE(FXS_CFI_FP, 2, -1, -2)},
+			    {0x1020, FXS_CFI_NONE},
+			    {0x2000, RULE(FXS_CFI_SP, 0, 0, 0)},
+			    {0x2004, RULE(FXS_CFI_SP, 136, 0, 0)},
+			    {0x2008, RULE(FXS_CFI_LOW, 136, 2, 1)},
+			    {0x200c, RULE(FXS_CFI_LOW, 300, 2, 1) | FXS_CFI_LOW_FP},
+			    /* x29 at CFA - 1024, x30 at CFA - 2392: neither form fits both. */
+			    {0x2010, FXS_CFI_UNSUPPORTED},
+			    {0x2020, FXS_CFI_NONE},
+		    },
+		    10);
+	ck_assert(t->rows[7].rule & FXS_CFI_LOW_FP);
+	ck_assert_uint_eq(FXS_CFI_RULE_CFA(t->rows[7].rule), 2400);
+	ck_assert_int_eq(FXS_CFI_RULE_RA(t->rows[7].rule), 16);
+	cfi_table_free(t);
+	/* A CIE whose return address column is not the link register. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 4, -8, 17, 0x03, INSNS(0x0c, 31, 0));
+	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0));
+	t = table_of(EM_AARCH64, 0);
+	ck_assert_uint_eq(t->rows[0].rule, FXS_CFI_UNSUPPORTED);
+	cfi_table_free(t);
+}
+END_TEST
+
+START_TEST(test_crafted_errors)
+{
+	struct cfi_section sec;
+	struct cfi_table *t;
+	size_t cie;
+
+	/* Found by fuzz_cfi_table: a CIE and no FDE made an empty, valid table. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	t = table_of(EM_X86_64, 0);
+	ck_assert_uint_eq(t->nrows, 0);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0x1000));
+	cfi_table_free(t);
+	/* Code at 4 GiB. */
+	eh_fde(&w, cie, 0xfffffff0, 0x10, INSNS(0));
+	t = table_of(EM_X86_64, -ERANGE);
+	ck_assert_ptr_null(t);
+	/* Malformed framing fails the table; an unknown arch too. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	w.b[0] = 0xff;
+	t = table_of(EM_X86_64, -EBADMSG);
+	sec = (struct cfi_section){.data = w.b, .size = w.n};
+	ck_assert_int_eq(cfi_table_from_section(EM_386, &sec, NULL, &t), -ENOEXEC);
+	/* The row cap. */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	for (unsigned i = 0; i < 2000; i++)
+		eh_fde(&w, cie, 0x1000 + 32 * i, 16, INSNS(0));
+	sec = (struct cfi_section){.data = w.b, .size = w.n, .vaddr = 0x10000};
+	ck_assert_int_eq(cfi_table_from_section(EM_X86_64, &sec,
+						&(struct cfi_table_opts){.max_rows = 4000}, &t),
+			 0);
+	ck_assert_uint_eq(t->nrows, 4000);
+	cfi_table_free(t);
+	ck_assert_int_eq(cfi_table_from_section(EM_X86_64, &sec,
+						&(struct cfi_table_opts){.max_rows = 3999}, &t),
+			 -E2BIG);
+	ck_assert_ptr_null(t);
+}
+END_TEST
+
 static Suite *cfi_table_suite(void)
 {
 	Suite *s = suite_create("cfi_table");
@@ -597,9 +940,18 @@ static Suite *cfi_table_suite(void)
 	tcase_add_test(tc, test_omit_frame_pointer);
 	tcase_add_test(tc, test_frame_pointer_library);
 	tcase_add_test(tc, test_debug_frame);
+	tcase_add_test(tc, test_omit_leaf_frame_pointer);
 	tcase_add_loop_test(tc, test_debian_objects, 0, 3);
 	tcase_add_loop_test(tc, test_cross_objects, 0, 5);
+	tcase_add_loop_test(tc, test_debian_cross_objects, 0, 4);
 	tcase_add_test(tc, test_errors);
+	if (getenv("FXS_CFI_OBJECTS"))
+		tcase_add_test(tc, test_more_objects);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("crafted");
+	tcase_add_test(tc, test_gaps_merges_overlaps);
+	tcase_add_test(tc, test_rules);
+	tcase_add_test(tc, test_crafted_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
