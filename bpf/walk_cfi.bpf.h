@@ -236,19 +236,28 @@ static __always_inline long cfi_lost(struct fxs_cfi_walk *w, __u8 reason)
 /* One frame by its CFI rule (the caller's CFA, return address and frame pointer). */
 static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
 {
-	__u64 cfa, ra, fp = w->fp, pair[2];
+	__u64 cfa, base, ra, fp = w->fp, pair[2], ra_at, fp_at;
 	__s64 ra_off = FXS_CFI_RULE_RA(rule), fp_off = FXS_CFI_RULE_FP(rule);
 
 	switch (FXS_CFI_RULE_KIND(rule)) {
 	case FXS_CFI_SP:
 		cfa = w->sp + FXS_CFI_RULE_CFA(rule);
+		base = cfa; /* the saves count from the CFA */
 		break;
 	case FXS_CFI_FP:
 		cfa = w->fp + FXS_CFI_RULE_CFA(rule);
+		base = cfa;
+		break;
+	case FXS_CFI_LOW:
+		/* arm64's frame record at the bottom of a large frame: saves from base - 8 */
+		base = rule & FXS_CFI_LOW_FP ? w->fp : w->sp;
+		cfa = base + FXS_CFI_RULE_CFA(rule);
+		base -= 8;
 		break;
 	case FXS_CFI_PLT:
 		/* x86-64 .plt's expression: rsp + 8, + 8 more past the entry's push */
 		cfa = w->sp + 8 + ((w->pc & 15) >= 11 ? 8 : 0);
+		base = cfa;
 		ra_off = -8;
 		fp_off = 0;
 		break;
@@ -263,6 +272,8 @@ static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
 	}
 	if (cfa & 7)
 		return cfi_end(w, FXS_UE_BAD_FRAME);
+	ra_at = base + ra_off;
+	fp_at = base + fp_off;
 	if (ra_off == 0) {
 		/* Still in its register (arm64, riscv64): only the innermost frame has it. */
 		if (w->n != 1 || !w->lr)
@@ -273,18 +284,18 @@ static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
 	} else {
 		if (cfa <= w->sp)
 			return cfi_end(w, FXS_UE_BAD_FRAME);
-		/* The usual x86-64 frame: the saved fp right below the return address. */
-		if (fp_off == ra_off - 8) {
-			if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa + fp_off)))
+		/* The usual frame record: the saved fp right below the return address. */
+		if (fp_off && fp_at + 8 == ra_at) {
+			if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp_at))
 				goto fault;
 			fp = pair[0];
 			ra = pair[1];
 			fp_off = 0;
-		} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa + ra_off))) {
+		} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)ra_at)) {
 			goto fault;
 		}
 	}
-	if (fp_off && bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa + fp_off)))
+	if (fp_off && bpf_probe_read_user(&fp, sizeof(fp), (void *)fp_at))
 		goto fault;
 	if (ra == 0)
 		return cfi_end(w, FXS_UE_END);

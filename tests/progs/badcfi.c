@@ -5,7 +5,7 @@
  * main -> bc_caller. argv[1] picks the leaf, argv[2] the seconds (default 2):
  *
  *   sp0     CFA = rsp + 0: the CFA does not grow (bad_frame)
- *   far     CFA = rsp + 64 KiB - 8: past the top of the stack (a read fault)
+ *   far     CFA = rsp + 32 KiB - 8: past the top of the stack (a read fault)
  *   expr    CFA by a DWARF expression (unsupported_rule)
  *
  * x86-64 only; elsewhere it spins in plain C (the test skips there).
@@ -33,7 +33,7 @@ static double now(void)
 	void name(unsigned long n)
 BAD_LEAF(bc_sp0, ".cfi_def_cfa_offset 0");
 /* the largest offset a row holds: a larger one would be unsupported_rule */
-BAD_LEAF(bc_far, ".cfi_def_cfa_offset 0xfff8");
+BAD_LEAF(bc_far, ".cfi_def_cfa_offset 0x7ff8");
 /* DW_CFA_def_cfa_expression: DW_OP_breg7 (rsp) 8 */
 BAD_LEAF(bc_expr, ".cfi_escape 0x0f, 0x02, 0x77, 0x08");
 #else
