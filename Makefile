@@ -90,7 +90,7 @@ LIVE_SRCS := $(wildcard tests/live/check_*.c)
 LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
 PROG_SRCS := $(wildcard tests/progs/*.c)
-PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) \
+PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) $(OUTPUT)/progs/nofp_leaf \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 # arm64's gcc drops the frame record of leaf functions by default (riscv64's
@@ -112,7 +112,7 @@ BINS := fxsampler fxsamplerd
 	check-browser \
 	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
-	format format-check layout-check clean progs
+	format format-check layout-check clean progs check-cfi
 
 all: $(BINS)
 
@@ -172,6 +172,15 @@ $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
 
+# The CFI walker's programs: no frame pointers at all, and none in leaves only.
+NOFP_CFLAGS := -D_GNU_SOURCE -O2 -g -fno-inline -fno-optimize-sibling-calls
+$(OUTPUT)/progs/nofp: tests/progs/nofp.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
+$(OUTPUT)/progs/nofp_leaf: tests/progs/nofp.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fno-omit-frame-pointer -momit-leaf-frame-pointer $< -o $@
+
 $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC $< -o $@
@@ -204,7 +213,13 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 	set -e; for t in $(LIVE_BINS); do echo "== $$t"; \
 		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done; \
 	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
-	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh
+	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh; \
+	$(MAKE) --no-print-directory check-cfi
+
+# Debian's own python3.11, xz, sqlite3 and perl (no frame pointers) under the
+# CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh).
+check-cfi: all
+	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
 
 # Debian's own kernels booted under qemu (TCG) with an initramfs of the static
 # `make cross` builds: the live capture checks on each arch and kernel, and

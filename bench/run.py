@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,s,t)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,s,t,u)
   FXS_BENCH_HTTP_SECONDS  length of each continuous capture of section s (default 60)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
   FXS_BENCH_OUT           results file (default bench/results.json)
@@ -275,11 +275,12 @@ def section_k():
     results["sections"]["k_kernel_stacks"] = sec
 
 
-def cli_prog_cost(depth):
+def cli_prog_cost(depth, args=()):
     """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs."""
     res = os.path.join(TMP, "cli.res")
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "-o", os.path.join(TMP, "cli.fxt"),
-                          "--", CHAIN, str(depth), "2"], stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", *args, "-o",
+                          os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
+                         stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, env=chain_env(res))
     last = None
     while p.poll() is None:
@@ -298,6 +299,34 @@ def cli_prog_cost(depth):
         return None
     # Per-CPU events: idle CPU firings are filtered early and lower the mean.
     return last[1] / last[0]
+
+
+# --- u. the CFI walker against the frame-pointer walker (record --unwind) ------
+
+K_DEPTHS = [12, 32]
+
+
+def section_u():
+    log("== u. CFI walker: fxs_sample ns per run, record --unwind=cfi vs fp (bpf_stats)")
+    data = {str(d): {"fp": [], "cfi": []} for d in K_DEPTHS}
+    old = sysctl("kernel.bpf_stats_enabled", 1)
+    try:
+        for r in range(min(ROUNDS, 3)):
+            for d in K_DEPTHS:
+                order = ["fp", "cfi"]
+                random.shuffle(order)
+                for mode in order:
+                    data[str(d)][mode].append(cli_prog_cost(d, ("--unwind", mode)))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old)
+    sec = {d: {m: stats(v) for m, v in row.items()} for d, row in data.items()}
+    results["sections"]["u_cfi_cost"] = sec
+    for d in K_DEPTHS:
+        row = sec[str(d)]
+        if row["fp"] and row["cfi"]:
+            r = row["cfi"]["median"] / row["fp"]["median"]
+            target("u: CFI walker <= 3x the fp walker at %d frames" % d, "%.2fx" % r, "<= 3x",
+                   r <= 3)
 
 
 # --- b/c/e. target slowdown, profiler CPU, file size ---------------------------
@@ -858,6 +887,14 @@ def table():
         print("   floor; all but empty run fxsampler's whole program (filter, names, ring write).")
         print("   fxsampler record (CLI, per-CPU events, idle firings included), 32 frames: %s" %
               fmt(a.get("record_cli_32")))
+    if "u_cfi_cost" in s:
+        k = s["u_cfi_cost"]
+        print("\nu. fxsampler record, 9999 Hz on a chain of N (CLI, per-CPU events, idle firings "
+              "included): fxs_sample ns per run")
+        for d in K_DEPTHS:
+            row = k[str(d)]
+            print("   %-4d --unwind=fp %-24s --unwind=cfi %s" % (d, fmt(row["fp"]),
+                                                                 fmt(row["cfi"])))
     if "b_slowdown" in s:
         b = s["b_slowdown"]
         print("\nb. target slowdown, %% of unprofiled runtime (%s ms)" %
@@ -987,8 +1024,8 @@ def main():
     try:
         if want("a"):
             section_a()
-        if want("k"):
-            section_k()
+        if want("u"):
+            section_u()
         iters = calibrate() if (want("b") or want("c") or want("e")) else 0
         if want("d"):
             section_d()
@@ -1006,6 +1043,8 @@ def main():
             section_g()
         if want("o"):
             section_o()
+        if want("k"):
+            section_k()
         if want("t"):
             section_t()
         if want("s"):

@@ -130,7 +130,8 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	struct pt_regs *uregs;
 	__u32 zero = 0, pid, tid, cpu;
 	__u64 session, now = 0, ip, fp, sp, ra;
-	__u8 *target = NULL;
+	struct fxs_cfi_regs regs;
+	__u8 *target = NULL, unwind_end = 0;
 	int state;
 
 	c = bpf_map_lookup_elem(&offcpu_counters, &zero);
@@ -194,7 +195,13 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.nr_frames = 0;
 	if (ip) {
 		slot->frames[0] = ip;
-		slot->hdr.nr_frames = walk_fp(slot->frames, fp, sp, ra, &slot->hdr.flags);
+		if (cfg_unwind != FXS_UNWIND_FP) {
+			cfi_regs_task(uregs, &regs);
+			slot->hdr.nr_frames = walk_cfi(slot->frames, &regs, pid, cfg_max_frames,
+						       &slot->hdr.flags, &unwind_end);
+		} else {
+			slot->hdr.nr_frames = walk_fp(slot->frames, fp, sp, ra, &slot->hdr.flags);
+		}
 	}
 	/* the names go in when the interval ends (offcpu_names) */
 	if (!now)
@@ -204,7 +211,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.tid = tid;
 	slot->hdr.cpu = cpu;
 	slot->hdr.left_reason = 0;
-	slot->hdr.unwind_end = 0;
+	slot->hdr.unwind_end = unwind_end;
 	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[slot->hdr.nr_frames & 0xff]);
 	slot->hdr.kind = FXS_KIND_SAMPLE;
 	slot->iv.state = state;

@@ -12,6 +12,7 @@
 #include "sampler.h"
 #include "walk.bpf.h"
 #include "kstack.bpf.h"
+#include "walk_cfi.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -382,6 +383,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct fxs_counters *c;
 	struct scratch *s;
 	__u64 ip, fp, sp, ra, old, size;
+	struct fxs_cfi_regs regs;
+	__u8 unwind_end = 0;
 	__u32 zero = 0, pid, tid, cpu, n;
 	struct fxs_comm *names_in_record = NULL;
 	__u8 *target = NULL, nk;
@@ -429,6 +432,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		fp = PT_REGS_FP((struct pt_regs *)&ctx->regs);
 		sp = PT_REGS_SP((struct pt_regs *)&ctx->regs);
 		ra = PT_REGS_RET((struct pt_regs *)&ctx->regs);
+		if (cfg_unwind != FXS_UNWIND_FP)
+			cfi_regs_ctx((struct pt_regs *)&ctx->regs, &regs);
 	} else {
 		/* In the kernel: start from the registers saved at kernel entry. */
 		struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -437,6 +442,8 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		fp = PT_REGS_FP_CORE(uregs);
 		sp = PT_REGS_SP_CORE(uregs);
 		ra = PT_REGS_RET_CORE(uregs);
+		if (cfg_unwind != FXS_UNWIND_FP)
+			cfi_regs_task(uregs, &regs);
 		s->hdr.flags |= FXS_SF_PC_IS_RETURN;
 	}
 	if (ip == 0) {
@@ -445,7 +452,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	}
 
 	s->frames[0] = ip;
-	n = walk(ctx, s->frames, fp, sp, ra, &s->hdr.flags);
+	if (cfg_unwind != FXS_UNWIND_FP)
+		n = walk_cfi(s->frames, &regs, pid, cfg_max_frames, &s->hdr.flags, &unwind_end);
+	else
+		n = walk(ctx, s->frames, fp, sp, ra, &s->hdr.flags);
 	new_name = name_changed(s, task, tid);
 
 	cpu = bpf_get_smp_processor_id();
@@ -455,7 +465,7 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.cpu = cpu;
 	s->hdr.nr_frames = n;
 	s->hdr.left_reason = 0;
-	s->hdr.unwind_end = 0;
+	s->hdr.unwind_end = unwind_end;
 	s->hdr.kind = FXS_KIND_SAMPLE;
 	n &= 0xff;
 	/* In the kernel with --kernel: its stack after the user frames. */
@@ -493,10 +503,12 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		/*
 		 * Wake the reader only for a new thread (so user space reads the
 		 * process's mappings while it still lives) or a ring past its fill
-		 * mark; otherwise it drains on its timer.
+		 * mark, or a CFI walk that lacked its tables (cfi_wants_reader());
+		 * otherwise it drains on its timer.
 		 */
 		__u64 flags =
-			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
+			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ||
+					cfi_wants_reader(unwind_end)
 				? BPF_RB_FORCE_WAKEUP
 				: BPF_RB_NO_WAKEUP;
 
@@ -567,6 +579,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 		return 0;
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
+	cfi_forget_pid(pid);
 	out.hdr.time_ns = bpf_ktime_get_boot_ns();
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;
@@ -607,8 +620,7 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 	__u8 one = FXS_TARGET_YES, *target;
 
 	/* A new thread joins its process, which is already a target or not. */
-	if (parent->tgid == child->tgid || (cfg_filter_pids && !cfg_inherit) ||
-	    (!cfg_filter_pids && !cfg_mmap_events))
+	if (parent->tgid == child->tgid)
 		return 0;
 	/* The fork runs in the parent: its ids come as the loader sees them. */
 	if (!current_ids(&ppid, &tid))
@@ -621,6 +633,11 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
+	/* A new process never walks by the CFI ranges of a dead one that had its pid. */
+	if (cfg_unwind != FXS_UNWIND_FP)
+		cfi_forget_pid(cpid);
+	if ((cfg_filter_pids && !cfg_inherit) || (!cfg_filter_pids && !cfg_mmap_events))
+		return 0;
 	if (cfg_filter_pids) {
 		bpf_map_delete_elem(&gone, &cpid);
 		/* A child that is not fully the user's (it cannot be, yet) stays out. */

@@ -100,9 +100,8 @@ struct fxs_sample {
 	__u8 nr_frames;
 	__u8 flags;
 	__u8 left_reason; /* FXS_LEFT_* of an FXS_SF_LEFT record, else 0 */
-	/* Reserved, 0 until its work lands: why a table-driven (CFI) walk ended. */
-	__u8 unwind_end;
-	__u8 nr_kframes; /* kernel frames after the user frames, <= FXS_MAX_KFRAMES */
+	__u8 unwind_end;  /* why a CFI walk ended (FXS_UE_*), 0 for --unwind=fp */
+	__u8 nr_kframes;  /* kernel frames after the user frames, <= FXS_MAX_KFRAMES */
 	/*
 	 * What the record is (FXS_KIND_*): flags has no bit left for a new kind.
 	 * A reader that knows only samples sees flags 0 and no frames in the
@@ -115,6 +114,30 @@ struct fxs_sample {
 #define FXS_KIND_SAMPLE 0 /* a sample, or what its flags say (exec, left, off-CPU) */
 #define FXS_KIND_MMAP	1 /* an executable mapping was made: struct fxs_mmap follows */
 #define FXS_KIND_FORK	2 /* pid was forked by a target (or, host-wide, by anyone): fxs_fork */
+
+/*
+ * Why a CFI walk (record --unwind=auto|cfi) ended: fxs_sample.unwind_end.
+ * Every stack but END stopped short of the outermost frame; none goes on
+ * with a guess. With FXS_UE_FP_FALLBACK (auto only), the walk did not stop
+ * there but took the frame-pointer chain from that frame on, as --unwind=fp
+ * would have (its own stop flags then say how it ended).
+ */
+enum fxs_unwind_end {
+	FXS_UE_NONE = 0,	/* not a CFI walk (--unwind=fp) */
+	FXS_UE_END = 1,		/* the outermost frame: an undefined return address, or 0 */
+	FXS_UE_TRUNCATED = 2,	/* the walk hit max_frames */
+	FXS_UE_NO_PROC = 3,	/* the process's mappings are not loaded yet */
+	FXS_UE_NO_TABLE = 4,	/* its module's table is not loaded (yet, or evicted) */
+	FXS_UE_NO_MODULE = 5,	/* a pc in no file-backed module (JIT, anonymous code) */
+	FXS_UE_NO_ROW = 6,	/* a pc in a module that no CFI covers */
+	FXS_UE_UNSUPPORTED = 7, /* a CFA or return-address rule the walker does not apply */
+	FXS_UE_SIGNAL = 8,	/* a signal frame */
+	FXS_UE_FAULT = 9,	/* a read of the stack faulted */
+	FXS_UE_BAD_FRAME = 10,	/* the CFA did not grow, or was misaligned */
+	FXS_UE_NR = 11,
+};
+#define FXS_UE_REASON(u)   ((u)&0x7f)
+#define FXS_UE_FP_FALLBACK 0x80
 
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];

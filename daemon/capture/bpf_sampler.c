@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -17,45 +18,18 @@
 #include "util/clock.h"
 #include "sampler.skel.h"
 
-#include "capture/bpf_sampler.h"
+#include "capture/bpf_sampler_internal.h"
 #include "capture/cpus.h"
 #include "capture/ordered.h"
 #include "capture/sideband.h"
 
-struct bpf_sampler {
-	struct bpf_sampler_opts opts;
-	uint32_t *pids;
-	struct sampler_bpf *skel;
-	struct ring_buffer *rb;
-	int nr_cpus;		 /* possible CPUs */
-	int *ring_fds;		 /* one per possible CPU */
-	struct bpf_link **links; /* one per possible CPU while armed */
-	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
-	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
-	uint64_t period_ns;
-	int *event_fds;		   /* per CPU while armed: our own fd of its event, to read it */
-	uint64_t *last_enabled;	   /* per CPU: its event's time enabled at the last look */
-	uint64_t *last_look_ns;	   /* when that was */
-	uint32_t session;	   /* the cookie of the armed session */
-	struct bpf_link *off_link; /* the sched_switch program while armed */
-	bool armed;		   /* between arm and disarm: CPUs are followed */
-	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
-	unsigned drained;	   /* records in this drain */
-	bool over_budget;	   /* the drain stopped at drain_until */
-	bool draining_last;	   /* the drain after disarm: what was mapped before counts */
-	/* Mapping events: the kernel's perf side-band records (capture/sideband). */
-	bool mmap_on;
-	struct sideband *sb;
-	struct fxs_mmap_counters mc; /* the mapping outcomes, counted as they are read */
-	/*
-	 * With mapping events, records go to on_sample in time order across
-	 * CPUs (capture/ordered), not ring by ring.
-	 */
-	struct ordered held;
-};
+/* struct bpf_sampler: capture/bpf_sampler_internal.h */
 
 /* A record is stamped before it is written: how late it may land in its ring. */
 #define HOLD_NS 20000000ULL
+
+/* The CFI walker's ranges array: every process's executable mappings. */
+#define CFI_RANGES 65536
 
 /*
  * How long one drain may run while the CPUs keep writing: rings refilled as
@@ -151,6 +125,11 @@ static void bpf_release(void *ctx)
 	b->armed_since = NULL;
 	ring_buffer__free(b->rb);
 	b->rb = NULL;
+	if (b->cfi_rows)
+		munmap(b->cfi_rows, b->cfi_rows_len);
+	if (b->cfi_ranges)
+		munmap(b->cfi_ranges, b->cfi_ranges_len);
+	b->cfi_rows = b->cfi_ranges = NULL;
 	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
 		if (b->ring_fds[i] >= 0)
 			close(b->ring_fds[i]);
@@ -318,6 +297,29 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	err = pidns_of_self(&b->skel->rodata->cfg_pidns_dev, &b->skel->rodata->cfg_pidns_ino);
 	if (err)
 		goto fail;
+	/*
+	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17): on 5.15
+	 * and 5.16, auto is the frame-pointer walker, and cfi cannot be had.
+	 */
+	if (b->opts.unwind != FXS_UNWIND_FP &&
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0) {
+		if (b->opts.unwind == FXS_UNWIND_CFI) {
+			err = -EOPNOTSUPP;
+			goto fail;
+		}
+		b->opts.unwind = FXS_UNWIND_FP;
+	}
+	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	if (b->opts.unwind != FXS_UNWIND_FP) {
+		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
+
+		if (rows < 1 || rows > (1ULL << FXS_CFI_ROWS_LOG)) {
+			err = -EINVAL;
+			goto fail;
+		}
+		bpf_map__set_max_entries(b->skel->maps.cfi_rows, (uint32_t)rows);
+		bpf_map__set_max_entries(b->skel->maps.cfi_ranges, CFI_RANGES);
+	}
 	/* Half full: wake the reader early rather than lose samples. */
 	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
 	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);
@@ -332,6 +334,8 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 		}
 	}
 	err = create_rings(b, cfg->buffer_size);
+	if (!err && b->opts.unwind != FXS_UNWIND_FP)
+		err = bpf_sampler_map_cfi(b);
 	if (err)
 		goto fail;
 	if (b->mmap_on) {
@@ -362,7 +366,8 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 			goto fail;
 		}
 	}
-	if ((b->opts.nr_pids && b->opts.inherit) || b->mmap_on) {
+	/* Also for the CFI walker: a new process drops its pid's old ranges. */
+	if ((b->opts.nr_pids && b->opts.inherit) || b->mmap_on || b->opts.unwind != FXS_UNWIND_FP) {
 		b->skel->links.fxs_fork = bpf_program__attach(b->skel->progs.fxs_fork);
 		if (!b->skel->links.fxs_fork) {
 			err = -errno;
@@ -655,68 +660,6 @@ const struct sampler_ops bpf_sampler_ops = {
 	.warn_slow_stop = bpf_warn_slow_stop,
 };
 
-int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_total,
-			 struct fxs_counters *per_cpu, unsigned nr_cpus)
-{
-	struct fxs_counters *all;
-	uint32_t zero = 0;
-	int err = 0;
-
-	if (!b->skel)
-		return -EBADFD;
-	all = calloc(b->nr_cpus, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.counters), &zero, all)) {
-		err = -errno;
-		goto out;
-	}
-	memset(ret_total, 0, sizeof(*ret_total));
-	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
-		for (int k = 0; k < FXS_CNT_NR; k++)
-			ret_total->v[k] += all[cpu].v[k];
-		if (per_cpu && (unsigned)cpu < nr_cpus)
-			per_cpu[cpu] = all[cpu];
-	}
-out:
-	free(all);
-	return err;
-}
-
-int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
-{
-	uint8_t left = FXS_TARGET_LEFT;
-	int fd;
-
-	if (!b->skel)
-		return -EBADFD;
-	fd = bpf_map__fd(b->skel->maps.targets);
-	if (exited ? bpf_map_delete_elem(fd, &pid) : bpf_map_update_elem(fd, &pid, &left, BPF_ANY))
-		return errno == ENOENT ? 0 : -errno;
-	return 0;
-}
-
-int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret)
-{
-	struct fxs_offcpu_counters *all;
-	uint32_t zero = 0;
-	int err = 0;
-
-	memset(ret, 0, sizeof(*ret));
-	if (!b->skel)
-		return -EBADFD;
-	all = calloc(b->nr_cpus, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.offcpu_counters), &zero, all))
-		err = -errno;
-	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
-		for (int k = 0; k < FXS_OC_NR; k++)
-			ret->v[k] += all[cpu].v[k];
-	free(all);
-	return err;
-}
-
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 {
 	int n;
@@ -742,54 +685,4 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 	if (b->over_budget)
 		return 0;
 	return n < 0 ? n : 0;
-}
-
-unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b)
-{
-	return b->nr_cpus > 0 ? b->nr_cpus : 0;
-}
-
-uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu)
-{
-	uint64_t ns;
-
-	if (!b->armed_ns || cpu >= (unsigned)b->nr_cpus)
-		return 0;
-	ns = b->armed_ns[cpu];
-	if (b->links && b->links[cpu])
-		ns += mono_ns() - b->armed_since[cpu];
-	return ns;
-}
-
-bool bpf_sampler_mmap_events(const struct bpf_sampler *b)
-{
-	return b->mmap_on;
-}
-
-int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_counters *ret)
-{
-	struct fxs_mmap_counters *all;
-	uint32_t zero = 0;
-	int err = 0;
-
-	memset(ret, 0, sizeof(*ret));
-	if (!b->skel)
-		return -EBADFD;
-	all = calloc(b->nr_cpus, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.mmap_counters), &zero, all))
-		err = -errno;
-	/* the forks are counted in the kernel, the mappings here */
-	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
-		for (int k = 0; k < FXS_MC_NR; k++)
-			ret->v[k] += all[cpu].v[k];
-	free(all);
-	for (int k = 0; k < FXS_MC_NR; k++)
-		ret->v[k] += b->mc.v[k];
-	/* what the kernel lost it reported, but we never saw: seen counts it too */
-	if (b->sb)
-		ret->v[FXS_MC_RING_FULL] += sideband_lost(b->sb);
-	ret->v[FXS_MC_SEEN] += ret->v[FXS_MC_RING_FULL];
-	return err;
 }

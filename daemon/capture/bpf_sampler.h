@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "capture/cfi_tables.h"
 #include "capture/lifecycle.h"
 #include "sampler.h"
 
@@ -34,6 +35,8 @@ struct bpf_sampler_opts {
 	 * order across CPUs.
 	 */
 	bool mmap_events;
+	uint32_t unwind;	/* enum fxs_unwind_mode */
+	uint64_t cfi_cap_bytes; /* the CFI rows' memory (not FXS_UNWIND_FP) */
 	bpf_sample_fn on_sample;
 	/*
 	 * A stop has waited waited_ns for in_flight writes (the lifecycle's
@@ -74,6 +77,14 @@ int bpf_sampler_follow_cpus(struct bpf_sampler *b);
 bool bpf_sampler_mmap_events(const struct bpf_sampler *b);
 /* The mapping-event counters summed over CPUs (all zero without them). */
 int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_counters *ret);
+/*
+ * After setup: the CFI walker's maps as cfi_tables fills them (the rows and
+ * ranges arrays mmapped, set_table and set_proc); -ENOENT under --unwind=fp.
+ * ops->generate is the caller's. Also -ENOENT under auto on a kernel without
+ * bpf_loop() (before 5.17), which then walks by frame pointers; setup fails
+ * with -EOPNOTSUPP for cfi there.
+ */
+int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
 

@@ -51,6 +51,8 @@ static void target_left(struct capture *c, uint32_t pid, int why)
 
 	bpf_sampler_untarget(c->bpf, pid, false);
 	modules_forget(c->modules, pid);
+	if (c->cfi)
+		cfi_capture_forget(c->cfi, pid);
 	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
 		 (unsigned)pid, authz_left_text(why));
 	if (c->opts.notice)
@@ -165,6 +167,8 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	if (!added)
 		modules_renamed(c->modules, pid);
 	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
+		if (execed && c->cfi)
+			cfi_capture_forget(c->cfi, pid);
 		if (execed && !c->mmap_events)
 			modules_forget(c->modules, pid);
 		err = scan_maps(c, ts, pid, dir);
@@ -323,6 +327,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   frames, s->nr_frames);
+		if (!err && c->cfi)
+			cfi_capture_count(c->cfi, s);
 	}
 	if (iv->end_ns > c->last_ts)
 		c->last_ts = iv->end_ns;
@@ -494,6 +500,8 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   (const uint64_t *)(s + 1), s->nr_frames);
+		if (!err && c->cfi)
+			cfi_capture_count(c->cfi, s);
 	}
 	if (s->time_ns > c->last_ts)
 		c->last_ts = s->time_ns;
@@ -572,6 +580,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.kernel = c->opts.kernel;
 	bopts.mmap_events = !c->opts.proc_maps_only;
+	bopts.unwind = c->opts.unwind;
+	bopts.cfi_cap_bytes =
+		c->opts.cfi_cap_bytes ? c->opts.cfi_cap_bytes : CAPTURE_CFI_CAP_DEFAULT;
 	bopts.on_sample = on_sample;
 	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
@@ -617,6 +628,14 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	/* with events, a process's mappings go out at its first sample */
 	if (c->mmap_events)
 		modules_keep_until_sampled(c->modules);
+	if (opts->unwind != FXS_UNWIND_FP) {
+		c->cfi = cfi_capture__new(c->bpf, c->modules);
+		/* ENOENT: auto on a kernel without the CFI walker walks by frame pointers */
+		if (!c->cfi && errno != ENOENT) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	c->fxt = fxt_stream__new(sink, sink_ctx, "fxsampler", 1000000000ULL);
 	if (!c->fxt) {
 		err = -errno;
@@ -675,6 +694,9 @@ int capture_poll(struct capture *c, int timeout_ms)
 			return err;
 	}
 	err = sampler_read(&c->sampler);
+	/* Between drains: the tables of the modules the drain found. */
+	if (c->cfi && !c->err && err >= 0)
+		err = cfi_capture_work(c->cfi);
 	if (c->targets) {
 		pid_t gone[64];
 		size_t n;
@@ -682,8 +704,11 @@ int capture_poll(struct capture *c, int timeout_ms)
 		/* An exited target's pid may be reused: it is a target no more. */
 		do {
 			n = targets_reap(c->targets, gone, 64);
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
+				if (c->cfi)
+					cfi_capture_forget(c->cfi, gone[i]);
+			}
 		} while (n == 64);
 	}
 	if (c->err)
@@ -730,6 +755,7 @@ void capture__free(struct capture *c)
 	if (!c)
 		return;
 	sampler_destroy(&c->sampler);
+	cfi_capture__free(c->cfi);
 	bpf_sampler__free(c->bpf);
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);

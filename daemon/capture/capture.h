@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "capture/cfi_capture.h"
+#include "unwind_maps.h"
 #include "fxt/fxt_stream.h"
 #include "sampler.h"
 
@@ -60,7 +62,14 @@ struct capture_opts {
 	/* A warning for the log, e.g. a stop still waiting for writes in flight; may be NULL. */
 	void (*warn)(void *ctx, const char *text);
 	void *warn_ctx;
+	uint32_t unwind;	/* enum fxs_unwind_mode (record --unwind); 0: fp */
+	uint64_t cfi_cap_bytes; /* the CFI tables' memory cap (record --cfi-memory) */
 };
+
+/* The CFI tables' memory cap when none is given: 16 MiB, 2 M rows; its bounds. */
+#define CAPTURE_CFI_CAP_DEFAULT (16ULL << 20)
+#define CAPTURE_CFI_CAP_MIN	(64ULL << 10)
+#define CAPTURE_CFI_CAP_MAX	(128ULL << 20)
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
 struct capture_stats {
@@ -72,6 +81,8 @@ struct capture_stats {
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
 	uint64_t kernel_unresolved;	   /* kernel locations no symbol named (at finish) */
 	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
+	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
+	struct cfi_tables_stats cfi;
 };
 
 struct capture;

@@ -181,6 +181,8 @@ int capture_write_counters(struct capture *c, uint64_t ts)
 					 (const uint64_t *)total.v, FXS_CNT_NR);
 	if (!err && c->opts.offcpu)
 		err = write_offcpu_counters(c, ts, &off);
+	if (!err && c->cfi)
+		err = cfi_capture_write(c->cfi, c->fxt, ts);
 	if (!err)
 		err = write_mmap_counters(c, ts, &maps_dropped);
 	if (!err &&
@@ -201,6 +203,10 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
 	ret->kernel_unresolved = c->kernel_unresolved;
+	if (c->cfi) {
+		cfi_capture_counts(c->cfi, &ret->unwind);
+		cfi_capture_table_stats(c->cfi, &ret->cfi);
+	}
 	if (c->opts.offcpu)
 		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
 			adjust_offcpu(c, &ret->offcpu);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "capture/bpf_sampler.h"
+#include "capture/cfi_capture.h"
 #include "capture/capture.h"
 #include "capture/kstacks.h"
 #include "capture/lifecycle.h"
@@ -28,6 +29,7 @@ struct capture {
 	struct idset tids;	   /* threads written */
 	struct thread_names names; /* the names written for each, and when they held */
 	struct modules *modules;
+	struct cfi_capture *cfi; /* --unwind=auto|cfi */
 	struct targets *targets; /* a pid session's processes, by pidfd */
 	struct kstacks *kstacks; /* with opts.kernel */
 	uint64_t kernel_unresolved;

@@ -27,6 +27,7 @@ struct module_file {
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
 	struct elf_symbols *elf; /* for offset -> vaddr */
+	int listener_id;	 /* what the listener's file() returned */
 };
 
 /* One mapping written for a process: what a fork copies to the child. */
@@ -63,7 +64,15 @@ struct modules {
 	size_t nr_files, cap_files;
 	struct proc_ranges *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
+	struct modules_listener listener;
+	bool has_listener;
 };
+
+void modules_set_listener(struct modules *m, const struct modules_listener *l)
+{
+	m->listener = *l;
+	m->has_listener = true;
+}
 
 struct modules *modules__new(const char *proc_root)
 {
@@ -195,8 +204,11 @@ static int add_range(struct proc_ranges *p, const struct range *r)
 	return 0;
 }
 
-/* Read the vdso out of the process: it has no file to open later. */
-static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map)
+/*
+ * Read the vdso out of the process: it has no file to open later. With
+ * ret_fd, also a memfd holding the image, for the listener to read.
+ */
+static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map, int *ret_fd)
 {
 	size_t len = map->end - map->start;
 	struct elf_symbols *es = NULL;
@@ -226,8 +238,16 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
 	if (fd < 0)
 		return NULL;
 	buf = malloc(len);
-	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len)
+	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len) {
 		es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
+		if (es && ret_fd) {
+			*ret_fd = memfd_create("fxs-vdso", MFD_CLOEXEC);
+			if (*ret_fd >= 0 && write(*ret_fd, buf, len) != (ssize_t)len) {
+				close(*ret_fd);
+				*ret_fd = -1;
+			}
+		}
+	}
 	free(buf);
 	close(fd);
 	return es;
@@ -241,52 +261,52 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
  * is still the mapped inode, through the fd, so that it cannot change again.
  * A mapping event that carries the build id carries no inode (perf's MMAP2
  * has one or the other): then only a file anyone may read is read, and the
- * caller keeps it only if its build id is the mapped file's.
+ * caller keeps it only if its build id is the mapped file's. Returns an fd
+ * open for reading on it, or -1.
  */
-static struct elf_symbols *open_mapped_path(const struct proc_map *map,
-					    const struct elf_symbols_opts *opts, bool by_build_id)
+static int open_mapped_path(const struct proc_map *map, bool by_build_id)
 {
-	struct elf_symbols *es = NULL;
 	char fd_path[64];
 	struct stat st;
-	int fd;
+	int fd, ret = -1;
 
 	if (map->deleted || map->path[0] != '/')
-		return NULL;
+		return -1;
 	fd = open(map->path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	    (by_build_id ? (st.st_mode & S_IROTH) != 0
 			 : st.st_ino == map->inode && major(st.st_dev) == map->dev_major &&
 				   minor(st.st_dev) == map->dev_minor)) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-		es = elf_symbols__open(fd_path, opts);
+		ret = open(fd_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	}
 	close(fd);
-	return es;
+	return ret;
 }
 
-static struct elf_symbols *open_file(const char *dir, const struct proc_map *map, bool by_build_id)
+/*
+ * An fd open for reading on the file mapped, or -1. map_files reaches the
+ * very file mapped, even deleted or in another mount namespace; it needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, which the service lacks.
+ */
+static int open_file(const char *dir, const struct proc_map *map, bool by_build_id)
 {
-	const struct elf_symbols_opts opts = {.no_debug_file = true};
-	struct elf_symbols *es;
 	char path[160];
+	struct stat st;
+	int fd = -1;
 
-	/*
-	 * map_files reaches the very file mapped, even deleted or in another
-	 * mount namespace; it needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE,
-	 * which the service lacks.
-	 */
-	es = NULL;
 	if (dir) {
 		snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir,
 			 (unsigned long long)map->start, (unsigned long long)map->end);
-		es = elf_symbols__open(path, &opts);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+			close(fd);
+			fd = -1;
+		}
 	}
-	if (!es)
-		es = open_mapped_path(map, &opts, by_build_id);
-	return es;
+	return fd >= 0 ? fd : open_mapped_path(map, by_build_id);
 }
 
 static void hex(char *out, const uint8_t *b, size_t n)
@@ -304,6 +324,9 @@ static void hex(char *out, const uint8_t *b, size_t n)
 static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map,
 				    const uint8_t *kernel_id, size_t kernel_id_len)
 {
+	const struct elf_symbols_opts opts = {.no_debug_file = true};
+	char fd_path[64];
+	int fd;
 	struct module_file *f;
 	char key[4300], id_hex[2 * ELF_BUILD_ID_MAX + 1] = "";
 	bool vdso = !strcmp(map->path, "[vdso]");
@@ -350,8 +373,13 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		return NULL;
 	}
 	m->nr_files++;
-	f->elf = vdso ? open_vdso(dir, map)
-		      : open_file(dir, map, kernel_id_len && !map->inode && !map->dev_major);
+	fd = vdso ? -1 : open_file(dir, map, kernel_id_len && !map->inode && !map->dev_major);
+	if (vdso) {
+		f->elf = open_vdso(dir, map, m->has_listener ? &fd : NULL);
+	} else if (fd >= 0) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+		f->elf = elf_symbols__open(fd_path, &opts);
+	}
 	f->usable = f->elf != NULL;
 	id = f->elf ? elf_symbols__build_id(f->elf, &f->build_id_len) : NULL;
 	if (kernel_id_len) {
@@ -368,6 +396,12 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		memcpy(f->build_id, id, f->build_id_len);
 	else
 		f->build_id_len = 0;
+	f->listener_id = -1;
+	if (m->has_listener)
+		f->listener_id =
+			m->listener.file(m->listener.ctx, f->build_id, f->build_id_len, f->key, fd);
+	if (fd >= 0)
+		close(fd);
 	return f;
 }
 
@@ -437,6 +471,14 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 	/* Without the ELF, the file offset is the best guess of the module address. */
 	if (f->elf)
 		elf_symbols__offset_to_vaddr(f->elf, map->offset, r.flags, &r.vaddr);
+	/* The CFI walker learns of a mapping as soon as it is known, written or not. */
+	if (m->has_listener) {
+		int err = m->listener.mapping(m->listener.ctx, p->pid, map->start, map->end,
+					      map->start - r.vaddr, f->listener_id);
+
+		if (err)
+			return err;
+	}
 	return keep_range(m, s, ts, p, &r, !m->lazy);
 }
 
@@ -479,6 +521,12 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 		written++;
 	}
 	err = written;
+	if (written && m->has_listener) {
+		int e = m->listener.scanned(m->listener.ctx, pid);
+
+		if (e)
+			err = e;
+	}
 out:
 	proc_maps_free(maps, n);
 	return err;

@@ -16,9 +16,27 @@
 
 struct modules;
 
+/*
+ * Who else learns of each process's executable mappings (the CFI tables):
+ * file for each file the first time it is read (fd: open on it, borrowed; for
+ * the vdso a memfd with its image; -1 when it could not be read), returning
+ * an id; mapping for each new
+ * mapping of pid, of the file whose id file returned, whose module vaddr is
+ * pc - bias; scanned after a scan of pid added mappings. Errors end the scan.
+ */
+struct modules_listener {
+	int (*file)(void *ctx, const uint8_t *build_id, size_t build_id_len, const char *key,
+		    int fd);
+	int (*mapping)(void *ctx, pid_t pid, uint64_t start, uint64_t end, uint64_t bias, int id);
+	int (*scanned)(void *ctx, pid_t pid);
+	void *ctx;
+};
+
 /* NULL with errno set. proc_root is "/proc" but for tests. */
 struct modules *modules__new(const char *proc_root);
 void modules__free(struct modules *m);
+/* Tell l of every file and mapping from now on (copied). */
+void modules_set_listener(struct modules *m, const struct modules_listener *l);
 
 /*
  * Write module and mmap records for the executable mappings of pid that were

@@ -14,7 +14,8 @@ const char args_record_usage[] =
 	"usage: fxsampler record [-p PID[,PID..]] [-a] [-F HZ | --period DUR] [-d DUR]\n"
 	"                        [-o FILE] [--buffer-size SIZE] [--max-frames N] [-z]\n"
 	"                        [--no-inherit] [-q] [-v] [--daemon] [--socket PATH]\n"
-	"                        [--exit-status] [--preempt] [-- CMD ARGS..]\n"
+	"                        [--exit-status] [--preempt] [--unwind MODE]\n"
+	"                        [-- CMD ARGS..]\n"
 	"\n"
 	"Sample user stacks by walking frame pointers in eBPF and write a Fuchsia\n"
 	"Trace Format file.\n"
@@ -45,6 +46,12 @@ const char args_record_usage[] =
 	"      --kernel           also the kernel stack of each sample that lands in the\n"
 	"                         kernel and, with --off-cpu, at each switch (root, the\n"
 	"                         fxsampler group, or perf_event_paranoid <= 1)\n"
+	"      --unwind MODE      auto (the default): unwind tables made from the\n"
+	"                         modules' .eh_frame where loaded, else frame pointers\n"
+	"                         (marked); cfi: tables only, a frame without one ends\n"
+	"                         the stack; fp: frame pointers only\n"
+	"      --cfi-memory SIZE  memory for unwind tables (default 16M); past it the\n"
+	"                         least recently used are evicted\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
@@ -74,6 +81,8 @@ enum {
 	OPT_OFF_CPU,
 	OPT_KERNEL,
 	OPT_PREEMPT,
+	OPT_UNWIND,
+	OPT_CFI_MEMORY,
 };
 
 static const struct option record_options[] = {
@@ -94,6 +103,8 @@ static const struct option record_options[] = {
 	{"walker", required_argument, NULL, OPT_WALKER},
 	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"unwind", required_argument, NULL, OPT_UNWIND},
+	{"cfi-memory", required_argument, NULL, OPT_CFI_MEMORY},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
 	{"exit-status", no_argument, NULL, OPT_EXIT_STATUS},
 	{"preempt", no_argument, NULL, OPT_PREEMPT},
@@ -139,6 +150,19 @@ static int parse_pids(const char *list, struct capture_opts *o, char *err, size_
 	return 0;
 }
 
+int args_parse_unwind(const char *s, uint32_t *ret)
+{
+	if (!strcmp(s, "auto"))
+		*ret = FXS_UNWIND_AUTO;
+	else if (!strcmp(s, "fp"))
+		*ret = FXS_UNWIND_FP;
+	else if (!strcmp(s, "cfi"))
+		*ret = FXS_UNWIND_CFI;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int args_parse_record(int argc, char **argv, struct record_args *ret, char *err, size_t err_size)
 {
 	struct record_args a = {
@@ -147,6 +171,8 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				.buffer_size = ARGS_DEFAULT_BUFFER,
 				.max_frames = FXS_DEFAULT_FRAMES,
 				.inherit = true,
+				.unwind = FXS_UNWIND_AUTO,
+				.cfi_cap_bytes = CAPTURE_CFI_CAP_DEFAULT,
 			},
 		.output = ARGS_DEFAULT_OUTPUT,
 	};
@@ -261,6 +287,20 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_KERNEL:
 			a.capture.kernel = true;
+			break;
+		case OPT_UNWIND:
+			r = args_parse_unwind(optarg, &a.capture.unwind);
+			if (r)
+				return fail(err, err_size, "invalid --unwind '%s': auto, fp or cfi",
+					    optarg);
+			break;
+		case OPT_CFI_MEMORY:
+			if (units_parse_size(optarg, &v) || v < CAPTURE_CFI_CAP_MIN ||
+			    v > CAPTURE_CFI_CAP_MAX)
+				return fail(err, err_size,
+					    "invalid --cfi-memory '%s': a size from 64K to 128M",
+					    optarg);
+			a.capture.cfi_cap_bytes = v;
 			break;
 		case OPT_WALKER:
 			if (strcmp(optarg, "fast") && strcmp(optarg, "simple"))

@@ -46,6 +46,9 @@ struct record_args {
  */
 int args_parse_record(int argc, char **argv, struct record_args *ret, char *err, size_t err_size);
 
+/* "auto", "fp" or "cfi" into an enum fxs_unwind_mode; -EINVAL otherwise. */
+int args_parse_unwind(const char *s, uint32_t *ret);
+
 extern const char args_record_usage[];
 
 #endif /* FXS_DAEMON_ARGS_H */

@@ -303,6 +303,8 @@ void cont_start_for(struct daemon *d, bool on_demand)
 		/* the HTTP endpoint's /debug/pprof/offcpu reads these */
 		.offcpu = d->cfg.continuous_off_cpu,
 		.offcpu_min_ns = 1000000,
+		.unwind = d->cfg.unwind,
+		.cfi_cap_bytes = d->cfg.cfi_memory,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;

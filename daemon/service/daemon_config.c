@@ -12,6 +12,7 @@
 #include "service/http_rules.h"
 #include "util/safe_open.h"
 #include "util/units.h"
+#include "unwind_maps.h"
 
 #define LINE_MAX_LEN 4096
 /* The smallest ring the BPF side accepts is one page. */
@@ -30,6 +31,8 @@ void daemon_config_defaults(struct daemon_config *ret)
 		.max_total_size = 1ULL << 30,
 		.buffer_size = 256 * 1024,
 		.max_frames = 64,
+		.unwind = FXS_UNWIND_AUTO,
+		.cfi_memory = 16ULL << 20, /* capture.h's CAPTURE_CFI_CAP_DEFAULT */
 		.max_clients = 16,
 		/* below max_clients: one user's idle connections cannot lock the others out */
 		.max_clients_per_uid = 4,
@@ -164,6 +167,27 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 			return -EINVAL;
 		}
 		c->max_frames = (uint32_t)v;
+		return 0;
+	}
+	if (!strcmp(key, "unwind")) {
+		if (!strcmp(val, "auto") || !strcmp(val, "fp") || !strcmp(val, "cfi")) {
+			c->unwind = val[0] == 'a'   ? FXS_UNWIND_AUTO
+				    : val[0] == 'f' ? FXS_UNWIND_FP
+						    : FXS_UNWIND_CFI;
+		} else {
+			snprintf(msg, msg_len, "unwind: '%s' is not auto, fp or cfi", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "cfi_memory")) {
+		err = units_parse_size(val, &v);
+		if (err || v < (64ULL << 10) || v > (128ULL << 20)) {
+			snprintf(msg, msg_len, "cfi_memory: '%s' is not a size from 64K to 128M",
+				 val);
+			return -EINVAL;
+		}
+		c->cfi_memory = v;
 		return 0;
 	}
 	if (!strcmp(key, "max_clients")) {

@@ -30,6 +30,8 @@ struct daemon_config {
 	uint64_t max_total_size;  /* bytes; delete the oldest files beyond it */
 	uint32_t buffer_size;	  /* per-CPU ring of continuous captures */
 	uint32_t max_frames;	  /* of continuous captures */
+	uint32_t unwind;	  /* of continuous captures: enum fxs_unwind_mode */
+	uint64_t cfi_memory;	  /* bytes of unwind tables per capture (the cap) */
 	uint32_t max_clients;	  /* connections at once */
 
 	/*

@@ -118,6 +118,8 @@ static bool setup_valid(const struct fxs_msg_setup *s)
 
 	if (s->flags & ~FXS_SETUP_FLAGS)
 		return false;
+	if ((s->flags & FXS_SETUP_UNWIND_AUTO) && (s->flags & FXS_SETUP_UNWIND_CFI))
+		return false;
 	if (s->nr_pids > FXS_PROTO_MAX_PIDS)
 		return false;
 	if (!!(s->flags & FXS_SETUP_ALL_HOST) == !!s->nr_pids)
@@ -512,7 +514,10 @@ int protocol_setup_from_opts(const struct capture_opts *opts, struct fxs_msg_set
 	s.max_frames = opts->max_frames;
 	s.flags = (opts->nr_pids ? 0 : FXS_SETUP_ALL_HOST) |
 		  (opts->inherit ? FXS_SETUP_INHERIT : 0) | (opts->offcpu ? FXS_SETUP_OFFCPU : 0) |
-		  (opts->kernel ? FXS_SETUP_KERNEL : 0) | (opts->preempt ? FXS_SETUP_PREEMPT : 0);
+		  (opts->kernel ? FXS_SETUP_KERNEL : 0) | (opts->preempt ? FXS_SETUP_PREEMPT : 0) |
+		  (opts->unwind == FXS_UNWIND_AUTO  ? FXS_SETUP_UNWIND_AUTO
+		   : opts->unwind == FXS_UNWIND_CFI ? FXS_SETUP_UNWIND_CFI
+						    : 0);
 	s.offcpu_min_ns = opts->offcpu ? opts->offcpu_min_ns : 0;
 	s.nr_pids = opts->nr_pids;
 	for (i = 0; i < opts->nr_pids; i++)
@@ -543,6 +548,9 @@ int protocol_setup_to_opts(const struct fxs_msg_setup *setup, struct capture_opt
 	o.offcpu_min_ns = o.offcpu ? setup->offcpu_min_ns : 0;
 	o.kernel = setup->flags & FXS_SETUP_KERNEL;
 	o.preempt = setup->flags & FXS_SETUP_PREEMPT;
+	o.unwind = setup->flags & FXS_SETUP_UNWIND_AUTO	 ? FXS_UNWIND_AUTO
+		   : setup->flags & FXS_SETUP_UNWIND_CFI ? FXS_UNWIND_CFI
+							 : FXS_UNWIND_FP;
 	*ret = o;
 	return 0;
 }

@@ -68,9 +68,15 @@ enum fxs_err_kind {
 #define FXS_SETUP_KERNEL 0x8u
 /* Root only: a client's session that holds the sampler is ended (END PREEMPTED) for this one. */
 #define FXS_SETUP_PREEMPT 0x10u
+/*
+ * record --unwind: auto or cfi (at most one); neither is fp, as an older
+ * client means. The tables' memory is the daemon's (cfi_memory).
+ */
+#define FXS_SETUP_UNWIND_AUTO 0x20u
+#define FXS_SETUP_UNWIND_CFI  0x40u
 #define FXS_SETUP_FLAGS                                                                            \
 	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_KERNEL |            \
-	 FXS_SETUP_PREEMPT)
+	 FXS_SETUP_PREEMPT | FXS_SETUP_UNWIND_AUTO | FXS_SETUP_UNWIND_CFI)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;

@@ -149,6 +149,7 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 			    "invalid capture options");
 		return;
 	}
+	o.cfi_cap_bytes = d->cfg.cfi_memory;
 	if (!o.period_ns == !o.freq_hz) {
 		reply_error(c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, -EINVAL, 0, 0,
 			    "give exactly one of a period and a frequency");

@@ -54,14 +54,18 @@ _fxsampler()
 			COMPREPLY=($(compgen -W 'fast simple' -- "$cur"))
 			return
 			;;
-		-F | --freq | --period | -d | --duration | --buffer-size | --max-frames)
+		--unwind)
+			COMPREPLY=($(compgen -W 'auto fp cfi' -- "$cur"))
+			return
+			;;
+		-F | --freq | --period | -d | --duration | --buffer-size | --max-frames | --cfi-memory)
 			return
 			;;
 		esac
 		$split && return
 		COMPREPLY=($(compgen -W '--pid --all --freq --period --duration --output
 			--buffer-size --max-frames --compress --no-inherit --quiet --verbose
-			--daemon --socket --exit-status --off-cpu --kernel --preempt --walker
+			--daemon --socket --exit-status --off-cpu --kernel --preempt --unwind --cfi-memory --walker
 			--allow-unsafe-kernel --help --version --' -- "$cur"))
 		;;
 	report)

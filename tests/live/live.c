@@ -462,10 +462,24 @@ unsigned check_accounting(const struct capture_file *f)
 		const struct counter *c = &f->counters[i];
 
 		/* The off-CPU counters have their own sums (check_offcpu). */
-		if (!strcmp(c->name, "offcpu") || !strcmp(c->name, "config"))
+		if (!strcmp(c->name, "offcpu") || !strcmp(c->name, "config") ||
+		    !strcmp(c->name, "unwind_offcpu") || !strcmp(c->name, "cfi_tables"))
 			continue;
 		if (!strcmp(c->name, "mmap")) {
 			check_mmap_counters(f, c);
+			continue;
+		}
+		/* Every sample written ends its CFI walk for exactly one reason. */
+		if (!strcmp(c->name, "unwind")) {
+			uint64_t ended = 0;
+
+			for (unsigned k = 0; k < c->nr; k++)
+				if (strcmp(c->arg_names[k], "fp_fallback"))
+					ended += c->values[k];
+			ck_assert_msg(ended == total(f, "written"),
+				      "%llu CFI walks ended, %llu samples written",
+				      (unsigned long long)ended,
+				      (unsigned long long)total(f, "written"));
 			continue;
 		}
 		check_invariant(c);

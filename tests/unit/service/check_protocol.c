@@ -394,7 +394,7 @@ START_TEST(test_reject_payload)
 	buf[16 + 24] |= 0x4;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
 	n = protocol_encode(&m, buf, sizeof(buf));
-	buf[16 + 24] |= 0x20;
+	buf[16 + 24] |= 0x80;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
 	/* host-wide flag with pids */
 	n = protocol_encode(&m, buf, sizeof(buf));

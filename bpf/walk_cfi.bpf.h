@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The CFI walker (record --unwind=auto|cfi): unwinds the user stack with
+ * tables made from the modules' .eh_frame (include/unwind.h's rows), and with
+ * the frame-pointer chain in modules that have no CFI, switching as the
+ * frames cross modules. Every walk ends with a reason (enum fxs_unwind_end in
+ * fxs_sample.unwind_end): the outermost frame, or why it could go no further.
+ * It never guesses a frame: where a table is missing, --unwind=cfi ends the
+ * stack, and --unwind=auto goes on by the frame-pointer chain as --unwind=fp
+ * would, marked FXS_UE_FP_FALLBACK.
+ *
+ * Included by sampler.bpf.c after walk.bpf.h. It owns its maps (see
+ * include/unwind_maps.h for how user space fills them). The frame loop is a
+ * bpf_loop() whose callback keeps its state in a per-CPU map value, and the
+ * two binary searches are global functions: the verifier checks each once,
+ * whatever the depth, also on Debian 12's 6.1 kernel.
+ */
+#ifndef FXS_BPF_WALK_CFI_BPF_H
+#define FXS_BPF_WALK_CFI_BPF_H
+
+#include "unwind.h"
+#include "unwind_maps.h"
+
+/* enum fxs_unwind_mode; FXS_UNWIND_FP leaves this whole file unused. */
+const volatile __u32 cfg_unwind = FXS_UNWIND_FP;
+
+/* Sized by user space before load (the table memory cap); 1 when unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_row);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FXS_CFI_MAX_TABLES);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_table);
+} cfi_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_range);
+} cfi_ranges SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FXS_CFI_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_proc);
+} cfi_procs SEC(".maps");
+
+/* Where a walk starts: the registers of the interrupted user code. */
+struct fxs_cfi_regs {
+	__u64 pc, sp, fp;
+	__u64 lr; /* arm64 x30, riscv64 ra; 0 on x86-64 (the return address is on the stack) */
+};
+
+/* One walk's state, per CPU (a walk never interrupts another on its CPU). */
+struct fxs_cfi_walk {
+	__u64 pc, sp, fp, lr;
+	__u32 n, max; /* frames so far (frames[0] is the pc), cfg_max_frames */
+	__u32 first_range, nr_ranges;
+	/* the range of the last frame + 1 (0: none): the next frame is often in it */
+	__u32 last_range;
+	__u8 have_proc;
+	__u8 fallback;	 /* walking the frame-pointer chain for the rest of the stack */
+	__u8 flags;	 /* FXS_SF_* stop flags */
+	__u8 end;	 /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
+	__u64 frames[FXS_MAX_FRAMES + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_walk);
+} cfi_walk SEC(".maps");
+
+/* The registers a walk starts from, in a perf_event ctx (user code was interrupted). */
+static __always_inline void cfi_regs_ctx(struct pt_regs *r, struct fxs_cfi_regs *out)
+{
+	out->pc = PT_REGS_IP(r);
+	out->sp = PT_REGS_SP(r);
+	out->fp = PT_REGS_FP(r);
+#if defined(__TARGET_ARCH_x86)
+	out->lr = 0;
+#else
+	out->lr = PT_REGS_RET(r);
+#endif
+}
+
+/* The same from the user registers saved at kernel entry (bpf_task_pt_regs). */
+static __always_inline void cfi_regs_task(struct pt_regs *r, struct fxs_cfi_regs *out)
+{
+	out->pc = PT_REGS_IP_CORE(r);
+	out->sp = PT_REGS_SP_CORE(r);
+	out->fp = PT_REGS_FP_CORE(r);
+#if defined(__TARGET_ARCH_x86)
+	out->lr = 0;
+#else
+	out->lr = PT_REGS_RET_CORE(r);
+#endif
+}
+
+/*
+ * The index in cfi_ranges of the range of [first, first + nr) that holds pc,
+ * or -1. Global: verified once, on its own.
+ */
+__noinline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
+{
+	struct fxs_cfi_range *r;
+	__u32 lo = 0, hi = nr, mid, key;
+
+	if (nr == 0 || nr > (1U << FXS_CFI_RANGES_LOG))
+		return -1;
+	/* lo: how many ranges start at or below pc */
+	for (int i = 0; i <= FXS_CFI_RANGES_LOG && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		key = first + mid;
+		r = bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (!r)
+			return -1;
+		if (r->start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	key = first + lo - 1;
+	r = bpf_map_lookup_elem(&cfi_ranges, &key);
+	if (!r || pc >= r->end)
+		return -1;
+	return key;
+}
+
+/*
+ * The rule of the last row of [first, first + nr) at or below pc (a module
+ * vaddr), or FXS_CFI_NONE. Global: verified once, on its own.
+ */
+__noinline __u32 cfi_find_rule(__u32 first, __u32 nr, __u32 pc)
+{
+	struct fxs_cfi_row *row;
+	__u32 lo = 0, hi = nr, mid, key;
+
+	if (nr == 0 || nr > (1U << FXS_CFI_ROWS_LOG))
+		return FXS_CFI_NONE;
+	for (int i = 0; i <= FXS_CFI_ROWS_LOG && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		key = first + mid;
+		row = bpf_map_lookup_elem(&cfi_rows, &key);
+		if (!row)
+			return FXS_CFI_NONE;
+		if (row->pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return FXS_CFI_NONE;
+	key = first + lo - 1;
+	row = bpf_map_lookup_elem(&cfi_rows, &key);
+	return row ? row->rule : FXS_CFI_NONE;
+}
+
+/* The walk ends here, for reason (kept if the walk already fell back: its cause). */
+static __always_inline long cfi_end(struct fxs_cfi_walk *w, __u8 reason)
+{
+	if (!w->end)
+		w->end = reason;
+	return 1;
+}
+
+/* A frame beyond this one: false when max_frames cuts the stack here. */
+static __always_inline bool cfi_push(struct fxs_cfi_walk *w, __u64 ra)
+{
+	__u32 n = w->n;
+
+	if (n >= w->max || n >= FXS_MAX_FRAMES) {
+		w->flags |= FXS_SF_TRUNCATED;
+		cfi_end(w, FXS_UE_TRUNCATED);
+		return false;
+	}
+	w->frames[n & 0xff] = fxs_ret_addr(ra);
+	w->n = n + 1;
+	return true;
+}
+
+/*
+ * One frame by the frame-pointer chain, walk_simple's rules: the record at
+ * fp - FXS_FRAME_OFF holds the caller's fp and the return address; the
+ * caller's sp is just above it.
+ */
+static __always_inline long cfi_fp_frame(struct fxs_cfi_walk *w)
+{
+	__u64 fp = w->fp, pair[2], sp;
+
+	if (fp == 0)
+		return cfi_end(w, FXS_UE_END);
+	sp = fp + 16 - FXS_FRAME_OFF;
+	if ((fp & 7) || sp <= w->sp) {
+		w->flags |= FXS_SF_STOP_BAD_FP;
+		return cfi_end(w, FXS_UE_BAD_FRAME);
+	}
+	if (bpf_probe_read_user(pair, sizeof(pair), (void *)(fp - FXS_FRAME_OFF))) {
+		w->flags |= FXS_SF_STOP_FAULT;
+		return cfi_end(w, FXS_UE_FAULT);
+	}
+	if (pair[1] == 0)
+		return cfi_end(w, FXS_UE_END);
+	if (!cfi_push(w, pair[1]))
+		return 1;
+	w->pc = fxs_ret_addr(pair[1]);
+	w->sp = sp;
+	w->fp = pair[0];
+	return 0;
+}
+
+/* No table for this frame: auto goes on by the frame-pointer chain, marked; cfi ends. */
+static __always_inline long cfi_lost(struct fxs_cfi_walk *w, __u8 reason)
+{
+	if (cfg_unwind != FXS_UNWIND_AUTO)
+		return cfi_end(w, reason);
+	w->end = reason | FXS_UE_FP_FALLBACK;
+	w->fallback = 1;
+	return cfi_fp_frame(w);
+}
+
+/* One frame by its CFI rule (the caller's CFA, return address and frame pointer). */
+static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
+{
+	__u64 cfa, base, ra, fp = w->fp, pair[2], ra_at, fp_at;
+	__s64 ra_off = FXS_CFI_RULE_RA(rule), fp_off = FXS_CFI_RULE_FP(rule);
+
+	switch (FXS_CFI_RULE_KIND(rule)) {
+	case FXS_CFI_SP:
+		cfa = w->sp + FXS_CFI_RULE_CFA(rule);
+		base = cfa; /* the saves count from the CFA */
+		break;
+	case FXS_CFI_FP:
+		cfa = w->fp + FXS_CFI_RULE_CFA(rule);
+		base = cfa;
+		break;
+	case FXS_CFI_LOW:
+		/* arm64's frame record at the bottom of a large frame: saves from base - 8 */
+		base = rule & FXS_CFI_LOW_FP ? w->fp : w->sp;
+		cfa = base + FXS_CFI_RULE_CFA(rule);
+		base -= 8;
+		break;
+	case FXS_CFI_PLT:
+		/* x86-64 .plt's expression: rsp + 8, + 8 more past the entry's push */
+		cfa = w->sp + 8 + ((w->pc & 15) >= 11 ? 8 : 0);
+		base = cfa;
+		ra_off = -8;
+		fp_off = 0;
+		break;
+	case FXS_CFI_END:
+		return cfi_end(w, FXS_UE_END);
+	case FXS_CFI_NONE:
+		return cfi_end(w, FXS_UE_NO_ROW);
+	case FXS_CFI_SIGNAL:
+		return cfi_end(w, FXS_UE_SIGNAL);
+	default:
+		return cfi_end(w, FXS_UE_UNSUPPORTED);
+	}
+	if (cfa & 7)
+		return cfi_end(w, FXS_UE_BAD_FRAME);
+	ra_at = base + ra_off;
+	fp_at = base + fp_off;
+	if (ra_off == 0) {
+		/* Still in its register (arm64, riscv64): only the innermost frame has it. */
+		if (w->n != 1 || !w->lr)
+			return cfi_end(w, FXS_UE_UNSUPPORTED);
+		if (cfa < w->sp)
+			return cfi_end(w, FXS_UE_BAD_FRAME);
+		ra = w->lr;
+	} else {
+		if (cfa <= w->sp)
+			return cfi_end(w, FXS_UE_BAD_FRAME);
+		/* The usual frame record: the saved fp right below the return address. */
+		if (fp_off && fp_at + 8 == ra_at) {
+			if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp_at))
+				goto fault;
+			fp = pair[0];
+			ra = pair[1];
+			fp_off = 0;
+		} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)ra_at)) {
+			goto fault;
+		}
+	}
+	if (fp_off && bpf_probe_read_user(&fp, sizeof(fp), (void *)fp_at))
+		goto fault;
+	if (ra == 0)
+		return cfi_end(w, FXS_UE_END);
+	if (!cfi_push(w, ra))
+		return 1;
+	w->pc = fxs_ret_addr(ra);
+	w->sp = cfa;
+	w->fp = fp;
+	return 0;
+fault:
+	w->flags |= FXS_SF_STOP_FAULT;
+	return cfi_end(w, FXS_UE_FAULT);
+}
+
+/* One frame: find the pc's module and table, apply its rule. 1: the walk is over. */
+static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
+{
+	struct fxs_cfi_range *r;
+	struct fxs_cfi_table *t;
+	__u64 look, rel;
+	__u32 key;
+	int ri;
+
+	if (w->fallback)
+		return cfi_fp_frame(w);
+	if (!w->have_proc)
+		return cfi_lost(w, FXS_UE_NO_PROC);
+	/* A return address is past its call: the call's own rule is one byte back. */
+	look = w->n > 1 ? w->pc - 1 : w->pc;
+	/* the last frame's range first: a search less for most frames */
+	key = w->last_range - 1;
+	r = w->last_range ? bpf_map_lookup_elem(&cfi_ranges, &key) : NULL;
+	if (!r || look < r->start || look >= r->end) {
+		ri = cfi_find_range(w->first_range, w->nr_ranges, look);
+		if (ri < 0)
+			return cfi_lost(w, FXS_UE_NO_MODULE);
+		key = ri;
+		r = bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (!r)
+			return cfi_lost(w, FXS_UE_NO_MODULE);
+		w->last_range = key + 1;
+	}
+	if (r->kind == FXS_CFI_RANGE_FP)
+		return cfi_fp_frame(w);
+	if (r->kind != FXS_CFI_RANGE_TABLE)
+		return cfi_lost(w, FXS_UE_NO_TABLE);
+	rel = look - r->bias;
+	key = r->table;
+	t = bpf_map_lookup_elem(&cfi_tables, &key);
+	if (t && !t->nr_rows && t->first_row == FXS_CFI_TABLE_FP)
+		return cfi_fp_frame(w);
+	if (!t || !t->nr_rows)
+		return cfi_lost(w, FXS_UE_NO_TABLE);
+	if (rel >> 32)
+		return cfi_end(w, FXS_UE_NO_ROW);
+	return cfi_apply(w, cfi_find_rule(t->first_row, t->nr_rows, (__u32)rel));
+}
+
+static long cfi_step(__u64 index, void *unused)
+{
+	struct fxs_cfi_walk *w;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&cfi_walk, &zero);
+	if (!w)
+		return 1;
+	return cfi_frame(w);
+}
+
+/*
+ * Whether a walk that ended so should wake the reader now rather than at its
+ * drain timer: it lacked a process's mappings or a module's table, which
+ * user space loads only once it has read the samples that show the need.
+ * At most every 10 ms per CPU, so that code that never has a table (a JIT)
+ * does not wake it at every sample.
+ */
+static __always_inline bool cfi_wants_reader(__u8 end)
+{
+	__u8 reason = FXS_UE_REASON(end);
+	struct fxs_cfi_walk *w;
+	__u32 zero = 0;
+	__u64 now;
+
+	if (reason != FXS_UE_NO_PROC && reason != FXS_UE_NO_MODULE && reason != FXS_UE_NO_TABLE)
+		return false;
+	w = bpf_map_lookup_elem(&cfi_walk, &zero);
+	if (!w)
+		return false;
+	now = bpf_ktime_get_ns();
+	if (now - w->last_wake < 10000000ULL)
+		return false;
+	w->last_wake = now;
+	return true;
+}
+
+/*
+ * pid execed, or is a new process: its mappings are gone with its old image
+ * (or were a dead process's that had its pid), and the walker must not apply
+ * them to its pcs until user space has read its maps anew.
+ */
+static __always_inline void cfi_forget_pid(__u32 pid)
+{
+	if (cfg_unwind != FXS_UNWIND_FP)
+		bpf_map_delete_elem(&cfi_procs, &pid);
+}
+
+/*
+ * The user stack from regs into frames[1..] (frames[0] already holds the pc)
+ * for process pid, at most max frames: the frame count; stop flags into *flags, the end reason
+ * into *end.
+ */
+static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *regs, __u32 pid,
+				      __u32 max, __u8 *flags, __u8 *end)
+{
+	struct fxs_cfi_proc *proc;
+	struct fxs_cfi_walk *w;
+	__u32 zero = 0, n;
+
+	w = bpf_map_lookup_elem(&cfi_walk, &zero);
+	if (!w) {
+		*end = FXS_UE_FAULT;
+		return 1;
+	}
+	w->pc = regs->pc;
+	w->sp = regs->sp;
+	w->fp = regs->fp;
+	w->lr = regs->lr;
+	w->n = 1;
+	w->max = max;
+	w->flags = 0;
+	w->end = 0;
+	w->fallback = 0;
+	w->last_range = 0;
+	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
+	w->have_proc = proc != NULL;
+	w->first_range = proc ? proc->first_range : 0;
+	w->nr_ranges = proc ? proc->nr_ranges : 0;
+	/* One more turn than frames: the last one finds the cap and says so. */
+	bpf_loop(FXS_MAX_FRAMES + 1, cfi_step, NULL, 0);
+	if (!w->end) {
+		w->flags |= FXS_SF_TRUNCATED;
+		w->end = FXS_UE_TRUNCATED;
+	}
+	n = w->n;
+	if (n > FXS_MAX_FRAMES)
+		n = FXS_MAX_FRAMES;
+	if (n < 1)
+		n = 1;
+	bpf_probe_read_kernel(&frames[1], (n - 1) * sizeof(__u64), &w->frames[1]);
+	*flags |= w->flags;
+	*end = w->end;
+	return n;
+}
+
+#endif /* FXS_BPF_WALK_CFI_BPF_H */

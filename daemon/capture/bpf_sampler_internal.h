@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What bpf_sampler.c (the skeleton, its events, rings and lifecycle) and
+ * bpf_sampler_maps.c (the maps user space reads and writes: counters, the CFI
+ * walker's arrays) share: the sampler's state.
+ */
+#ifndef FXS_CAPTURE_BPF_SAMPLER_INTERNAL_H
+#define FXS_CAPTURE_BPF_SAMPLER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sampler.skel.h"
+
+#include "capture/bpf_sampler.h"
+#include "capture/ordered.h"
+#include "capture/sideband.h"
+
+struct bpf_sampler {
+	struct bpf_sampler_opts opts;
+	uint32_t *pids;
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	int nr_cpus;		 /* possible CPUs */
+	int *ring_fds;		 /* one per possible CPU */
+	struct bpf_link **links; /* one per possible CPU while armed */
+	uint64_t *armed_since;	 /* CLOCK_MONOTONIC ns, per CPU while armed */
+	uint64_t *armed_ns;	 /* time each CPU was sampled, summed over sessions */
+	uint64_t period_ns;
+	int *event_fds;		   /* per CPU while armed: our own fd of its event, to read it */
+	uint64_t *last_enabled;	   /* per CPU: its event's time enabled at the last look */
+	uint64_t *last_look_ns;	   /* when that was */
+	uint32_t session;	   /* the cookie of the armed session */
+	struct bpf_link *off_link; /* the sched_switch program while armed */
+	bool armed;		   /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;	   /* records in this drain */
+	bool over_budget;	   /* the drain stopped at drain_until */
+	bool draining_last;	   /* the drain after disarm: what was mapped before counts */
+	/* Mapping events: the kernel's perf side-band records (capture/sideband). */
+	bool mmap_on;
+	struct sideband *sb;
+	struct fxs_mmap_counters mc; /* the mapping outcomes, counted as they are read */
+	/*
+	 * With mapping events, records go to on_sample in time order across
+	 * CPUs (capture/ordered), not ring by ring.
+	 */
+	struct ordered held;
+	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
+	size_t cfi_rows_len, cfi_ranges_len;
+};
+
+/* Map the CFI walker's rows and ranges arrays, which user space writes in place. */
+int bpf_sampler_map_cfi(struct bpf_sampler *b);
+
+#endif /* FXS_CAPTURE_BPF_SAMPLER_INTERNAL_H */

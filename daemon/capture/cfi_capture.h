@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The capture's side of the CFI walker (record --unwind=auto|cfi): hears of
+ * the modules capture/modules reads, has their tables made between drains
+ * (capture/cfi_tables, daemon/unwind/cfi_table), and counts how the written
+ * records' walks ended, for the file's counters and record's summary.
+ */
+#ifndef FXS_DAEMON_CFI_CAPTURE_H
+#define FXS_DAEMON_CFI_CAPTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "capture/bpf_sampler.h"
+#include "capture/cfi_tables.h"
+#include "capture/modules.h"
+#include "fxt/fxt_stream.h"
+#include "sampler.h"
+
+/* One slot per FXS_UE_* reason, then the walks that fell back to frame pointers. */
+#define CFI_COUNT_FP_FALLBACK FXS_UE_NR
+#define CFI_COUNT_NR	      (FXS_UE_NR + 1)
+
+struct cfi_counts {
+	uint64_t samples[CFI_COUNT_NR];
+	uint64_t offcpu[CFI_COUNT_NR];
+};
+
+struct cfi_capture;
+
+/* After the sampler's setup; listens to m. NULL with errno set. */
+struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m);
+void cfi_capture__free(struct cfi_capture *cc);
+
+/* Count how a written record's walk ended. */
+void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s);
+/* Make queued tables, between drains. */
+int cfi_capture_work(struct cfi_capture *cc);
+/* pid execed or is gone. */
+void cfi_capture_forget(struct cfi_capture *cc, pid_t pid);
+/* The counter events "unwind" (samples), "unwind_offcpu" and "cfi_tables". */
+int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts);
+void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret);
+void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_stats *ret);
+/* The name of a counter slot ("end", "no_table", ..., "fp_fallback"). */
+const char *cfi_count_name(unsigned slot);
+
+#endif /* FXS_DAEMON_CFI_CAPTURE_H */

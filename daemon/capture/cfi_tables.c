@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/containers.h"
+#include "util/sorted.h"
+#include "capture/cfi_tables.h"
+
+#define KEY_MAX 64
+
+enum mod_state {
+	MOD_QUEUED,  /* its table is to be made (fd open) */
+	MOD_LOADED,  /* rows [first, first + n) */
+	MOD_NO_CFI,  /* frame pointers */
+	MOD_FAILED,  /* no table: unreadable, malformed, larger than the cap */
+	MOD_EVICTED, /* its rows went for the cap */
+};
+
+struct mod {
+	uint8_t key[KEY_MAX];
+	size_t key_len;
+	enum mod_state state;
+	int fd;
+	uint32_t first, n;
+	uint64_t last_used;
+};
+
+/* A free stretch of one of the arrays. */
+struct extent {
+	uint32_t start, len;
+};
+
+/* Stretches freed while a walk may still read them, reused two works later. */
+struct held {
+	struct extent e;
+	uint64_t gen;
+	bool rows; /* of the rows array, else of the ranges array */
+};
+
+struct free_list {
+	struct extent *e; /* sorted by start, apart */
+	size_t n, cap;
+	uint64_t total;
+};
+
+struct cproc {
+	pid_t pid;
+	struct fxs_cfi_range *r; /* sorted by start */
+	size_t n, cap;
+	uint32_t first, nr; /* the published slice (nr 0: none) */
+	bool published;
+	bool dropped; /* the kernel dropped the published slice: publish no more */
+};
+
+struct cfi_tables {
+	struct cfi_tables_ops ops;
+	struct mod *mods; /* index: table id */
+	size_t nr_mods, cap_mods;
+	size_t next_queued;  /* mods before it are not MOD_QUEUED */
+	struct cproc *procs; /* sorted by pid */
+	size_t nr_procs, cap_procs;
+	struct free_list free_rows, free_ranges;
+	struct held *held;
+	size_t nr_held, cap_held;
+	uint64_t gen, tick;
+	struct cfi_tables_stats stats;
+};
+
+static int fl_init(struct free_list *fl, uint32_t len)
+{
+	fl->n = fl->cap = 0;
+	fl->e = NULL;
+	fl->total = 0;
+	if (!len)
+		return 0;
+	if (array_reserve((void **)&fl->e, &fl->cap, 0, sizeof(*fl->e)))
+		return -ENOMEM;
+	fl->e[0] = (struct extent){0, len};
+	fl->n = 1;
+	fl->total = len;
+	return 0;
+}
+
+/* First fit: the start of len free entries, or -ENOSPC. */
+static int64_t fl_alloc(struct free_list *fl, uint32_t len)
+{
+	for (size_t i = 0; i < fl->n; i++) {
+		struct extent *e = &fl->e[i];
+		uint32_t start = e->start;
+
+		if (e->len < len)
+			continue;
+		e->start += len;
+		e->len -= len;
+		if (!e->len) {
+			memmove(e, e + 1, (fl->n - i - 1) * sizeof(*e));
+			fl->n--;
+		}
+		fl->total -= len;
+		return start;
+	}
+	return -ENOSPC;
+}
+
+static int fl_free(struct free_list *fl, struct extent x)
+{
+	size_t i = 0;
+
+	if (!x.len)
+		return 0;
+	while (i < fl->n && fl->e[i].start < x.start)
+		i++;
+	fl->total += x.len;
+	/* joins the one before, the one after, or both */
+	if (i > 0 && fl->e[i - 1].start + fl->e[i - 1].len == x.start) {
+		fl->e[i - 1].len += x.len;
+		if (i < fl->n && x.start + x.len == fl->e[i].start) {
+			fl->e[i - 1].len += fl->e[i].len;
+			memmove(&fl->e[i], &fl->e[i + 1], (fl->n - i - 1) * sizeof(*fl->e));
+			fl->n--;
+		}
+		return 0;
+	}
+	if (i < fl->n && x.start + x.len == fl->e[i].start) {
+		fl->e[i].start = x.start;
+		fl->e[i].len += x.len;
+		return 0;
+	}
+	if (array_reserve((void **)&fl->e, &fl->cap, fl->n, sizeof(*fl->e)))
+		return -ENOMEM;
+	memmove(&fl->e[i + 1], &fl->e[i], (fl->n - i) * sizeof(*fl->e));
+	fl->e[i] = x;
+	fl->n++;
+	return 0;
+}
+
+/* A slice the walker may still be reading: free it two works from now. */
+static int hold(struct cfi_tables *t, uint32_t start, uint32_t len, bool rows)
+{
+	if (!len)
+		return 0;
+	if (array_reserve((void **)&t->held, &t->cap_held, t->nr_held, sizeof(*t->held)))
+		return -ENOMEM;
+	t->held[t->nr_held++] = (struct held){{start, len}, t->gen, rows};
+	return 0;
+}
+
+static void release_held(struct cfi_tables *t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->nr_held; i++) {
+		struct held *h = &t->held[i];
+
+		if (h->gen + 2 <= t->gen &&
+		    !fl_free(h->rows ? &t->free_rows : &t->free_ranges, h->e))
+			continue;
+		t->held[kept++] = *h;
+	}
+	t->nr_held = kept;
+}
+
+struct cfi_tables *cfi_tables__new(const struct cfi_tables_ops *ops)
+{
+	struct cfi_tables *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ops = *ops;
+	if (fl_init(&t->free_rows, ops->nr_rows) || fl_init(&t->free_ranges, ops->nr_ranges)) {
+		cfi_tables__free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->stats.cap_bytes = (uint64_t)ops->nr_rows * sizeof(struct fxs_cfi_row);
+	return t;
+}
+
+void cfi_tables__free(struct cfi_tables *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_mods; i++)
+		if (t->mods[i].fd >= 0)
+			close(t->mods[i].fd);
+	for (size_t i = 0; i < t->nr_procs; i++)
+		free(t->procs[i].r);
+	free(t->mods);
+	free(t->procs);
+	free(t->free_rows.e);
+	free(t->free_ranges.e);
+	free(t->held);
+	free(t);
+}
+
+int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd)
+{
+	struct mod *m;
+	int dup = -1;
+
+	if (key_len > KEY_MAX)
+		key_len = KEY_MAX;
+	for (size_t i = 0; i < t->nr_mods; i++)
+		if (t->mods[i].key_len == key_len && !memcmp(t->mods[i].key, key, key_len))
+			return (int)i;
+	if (t->nr_mods >= FXS_CFI_MAX_TABLES)
+		return -ENOSPC;
+	if (array_reserve((void **)&t->mods, &t->cap_mods, t->nr_mods, sizeof(*t->mods)))
+		return -ENOMEM;
+	if (fd >= 0) {
+		dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dup < 0)
+			return -errno;
+	}
+	m = &t->mods[t->nr_mods];
+	*m = (struct mod){.key_len = key_len, .fd = dup};
+	memcpy(m->key, key, key_len);
+	m->state = dup >= 0 ? MOD_QUEUED : MOD_FAILED;
+	t->stats.tables++;
+	if (dup < 0)
+		t->stats.failed++;
+	return (int)t->nr_mods++;
+}
+
+static int cmp_pid(const void *key, const void *elem)
+{
+	pid_t k = *(const pid_t *)key, e = ((const struct cproc *)elem)->pid;
+
+	return (k > e) - (k < e);
+}
+
+static struct cproc *get_proc(struct cfi_tables *t, pid_t pid, bool create)
+{
+	size_t pos;
+	struct cproc *p =
+		sorted_find(t->procs, t->nr_procs, sizeof(*t->procs), &pid, cmp_pid, &pos);
+
+	if (p || !create)
+		return p;
+	if (array_reserve((void **)&t->procs, &t->cap_procs, t->nr_procs, sizeof(*t->procs)))
+		return NULL;
+	memmove(&t->procs[pos + 1], &t->procs[pos], (t->nr_procs - pos) * sizeof(*t->procs));
+	t->nr_procs++;
+	t->procs[pos] = (struct cproc){.pid = pid};
+	return &t->procs[pos];
+}
+
+int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
+		       int id)
+{
+	struct cproc *p = get_proc(t, pid, true);
+	size_t i;
+
+	if (!p)
+		return -ENOMEM;
+	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
+		return -ENOMEM;
+	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
+		p->r[i] = p->r[i - 1];
+	p->r[i] = (struct fxs_cfi_range){
+		.start = start,
+		.end = end,
+		.bias = bias,
+		.table = id >= 0 ? (uint32_t)id : 0,
+		.kind = id >= 0 ? FXS_CFI_RANGE_TABLE : FXS_CFI_RANGE_NONE,
+	};
+	p->n++;
+	return 0;
+}
+
+int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
+{
+	struct cproc *p = get_proc(t, pid, false);
+	struct fxs_cfi_proc out;
+	int64_t first;
+	int err;
+
+	if (!p || !p->n || p->dropped)
+		return 0;
+	if (p->published && t->ops.has_proc && !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
+		p->dropped = true;
+		return 0;
+	}
+	t->tick++;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->r[i].kind == FXS_CFI_RANGE_TABLE && p->r[i].table < t->nr_mods)
+			t->mods[p->r[i].table].last_used = t->tick;
+	first = p->n <= (1U << FXS_CFI_RANGES_LOG) ? fl_alloc(&t->free_ranges, p->n) : -ENOSPC;
+	if (first < 0) {
+		t->stats.proc_dropped++;
+		return 0;
+	}
+	memcpy(&t->ops.ranges[first], p->r, p->n * sizeof(*p->r));
+	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)p->n};
+	err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
+	if (err) {
+		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
+		t->stats.proc_dropped++;
+		return err == -E2BIG || err == -ENOSPC ? 0 : err;
+	}
+	if (p->published)
+		hold(t, p->first, p->nr, false);
+	p->first = (uint32_t)first;
+	p->nr = (uint32_t)p->n;
+	p->published = true;
+	return 0;
+}
+
+void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
+{
+	struct cproc *p = get_proc(t, pid, false);
+	size_t i;
+
+	if (!p)
+		return;
+	if (p->published) {
+		t->ops.set_proc(t->ops.ctx, (uint32_t)pid, NULL);
+		hold(t, p->first, p->nr, false);
+	}
+	free(p->r);
+	i = p - t->procs;
+	memmove(p, p + 1, (t->nr_procs - i - 1) * sizeof(*p));
+	t->nr_procs--;
+}
+
+static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_t n)
+{
+	struct fxs_cfi_table v = {first, n};
+
+	t->ops.set_table(t->ops.ctx, id, &v);
+}
+
+/*
+ * n rows found no room: evict least recently used tables until they could
+ * (at least one when nothing is on its way back: the free rows are in
+ * pieces). false: they never will.
+ */
+static bool evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
+{
+	uint64_t coming = 0;
+	bool first = true;
+
+	if (n > t->ops.nr_rows)
+		return false;
+	for (size_t i = 0; i < t->nr_held; i++)
+		if (t->held[i].rows)
+			coming += t->held[i].e.len;
+	while (t->free_rows.total + coming < n || (first && !coming)) {
+		struct mod *lru = NULL;
+
+		for (size_t i = 0; i < t->nr_mods; i++)
+			if (i != keep && t->mods[i].state == MOD_LOADED &&
+			    (!lru || t->mods[i].last_used < lru->last_used))
+				lru = &t->mods[i];
+		if (!lru)
+			return coming > 0;
+		set_table(t, (uint32_t)(lru - t->mods), 0, 0);
+		hold(t, lru->first, lru->n, true);
+		coming += lru->n;
+		t->stats.row_bytes -= (uint64_t)lru->n * sizeof(struct fxs_cfi_row);
+		t->stats.loaded--;
+		t->stats.evicted++;
+		lru->state = MOD_EVICTED;
+		first = false;
+	}
+	return true;
+}
+
+static void mod_done(struct cfi_tables *t, struct mod *m, enum mod_state state)
+{
+	close(m->fd);
+	m->fd = -1;
+	m->state = state;
+}
+
+/* Make one queued module's table: 1 made, 0 not (or not yet: waits for room). */
+static int make_one(struct cfi_tables *t, size_t id)
+{
+	struct mod *m = &t->mods[id];
+	struct fxs_cfi_row *rows = NULL;
+	uint64_t t0 = mono_ns();
+	uint32_t n = 0;
+	int64_t first;
+	int err;
+
+	err = t->ops.generate(t->ops.ctx, m->fd, &rows, &n);
+	t->stats.gen_ns += mono_ns() - t0;
+	if (err == -ENOENT) {
+		mod_done(t, m, MOD_NO_CFI);
+		t->stats.no_cfi++;
+		set_table(t, (uint32_t)id, FXS_CFI_TABLE_FP, 0);
+		return 0;
+	}
+	if (err || !n) {
+		free(rows);
+		mod_done(t, m, MOD_FAILED);
+		t->stats.failed++;
+		return err == -ENOMEM ? err : 0;
+	}
+	first = fl_alloc(&t->free_rows, n);
+	if (first < 0) {
+		free(rows);
+		if (evict_for(t, n, id))
+			return -EAGAIN; /* the room comes when what was evicted is released */
+		mod_done(t, m, MOD_FAILED);
+		t->stats.failed++;
+		return 0;
+	}
+	memcpy(&t->ops.rows[first], rows, (size_t)n * sizeof(*rows));
+	free(rows);
+	m->first = (uint32_t)first;
+	m->n = n;
+	mod_done(t, m, MOD_LOADED);
+	set_table(t, (uint32_t)id, m->first, n);
+	t->stats.generated++;
+	t->stats.loaded++;
+	t->stats.row_bytes += (uint64_t)n * sizeof(struct fxs_cfi_row);
+	return 1;
+}
+
+int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
+{
+	uint64_t until = mono_ns() + budget_ns;
+	int made = 0, r;
+
+	t->gen++;
+	release_held(t);
+	while (t->next_queued < t->nr_mods) {
+		if (t->mods[t->next_queued].state != MOD_QUEUED) {
+			t->next_queued++;
+			continue;
+		}
+		if (made && mono_ns() >= until)
+			break;
+		r = make_one(t, t->next_queued);
+		if (r == -EAGAIN)
+			break;
+		if (r < 0)
+			return r;
+		made += r;
+	}
+	return made;
+}
+
+bool cfi_tables_pending(const struct cfi_tables *t)
+{
+	for (size_t i = t->next_queued; i < t->nr_mods; i++)
+		if (t->mods[i].state == MOD_QUEUED)
+			return true;
+	return false;
+}
+
+void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret)
+{
+	*ret = t->stats;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The CFI walker's tables as one capture keeps them (include/unwind_maps.h):
+ * one table per module, keyed by build id and shared by every process that
+ * maps it; per process, its executable mappings and the table of each.
+ *
+ * Tables are made off the sampling path: a module the capture learns of is
+ * queued with an fd on its file (opened where the capture reads the process's
+ * maps: through its re-authorized /proc/PID, see capture/modules.c), and
+ * cfi_tables_work() makes the queued tables between two drains. Until its
+ * module's table is loaded, a frame ends with FXS_UE_NO_TABLE (or, under
+ * --unwind=auto, goes on by the frame-pointer chain, marked).
+ *
+ * Memory: the rows of every table share one array of a fixed size (the cap).
+ * A table that does not fit evicts the least recently used tables (a table is
+ * used when a process that maps it is published); an evicted table is not
+ * made again in this capture, and its frames end with FXS_UE_NO_TABLE.
+ *
+ * Pure: writes the rows and ranges arrays it is given (the mmapped maps), and
+ * publishes through the ops; no libbpf.
+ */
+#ifndef FXS_DAEMON_CFI_TABLES_H
+#define FXS_DAEMON_CFI_TABLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unwind.h"
+#include "unwind_maps.h"
+
+struct cfi_tables_ops {
+	struct fxs_cfi_row *rows; /* the cfi_rows array, nr_rows long */
+	uint32_t nr_rows;
+	struct fxs_cfi_range *ranges; /* the cfi_ranges array, nr_ranges long */
+	uint32_t nr_ranges;
+	/* cfi_tables[id] = *t */
+	int (*set_table)(void *ctx, uint32_t id, const struct fxs_cfi_table *t);
+	/* cfi_procs[pid] = *p, or deletes it when p is NULL */
+	int (*set_proc)(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p);
+	/*
+	 * Whether cfi_procs[pid] is there: the kernel drops it when pid execs or
+	 * a new process gets the pid. May be NULL (never dropped).
+	 */
+	bool (*has_proc)(void *ctx, uint32_t pid);
+	/*
+	 * Make a module's rows from an fd on its file: 0 and *ret_rows (malloc'ed)
+	 * and *ret_n; -ENOENT when it has no CFI (its code is walked by frame
+	 * pointers); another -errno when no table can be had.
+	 */
+	int (*generate)(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n);
+	void *ctx;
+};
+
+struct cfi_tables_stats {
+	uint64_t tables;       /* modules known */
+	uint64_t loaded;       /* tables loaded now */
+	uint64_t generated;    /* tables made */
+	uint64_t no_cfi;       /* modules without CFI: frame pointers */
+	uint64_t failed;       /* modules no table could be made for (or larger than the cap) */
+	uint64_t evicted;      /* tables evicted for the cap */
+	uint64_t row_bytes;    /* bytes of rows loaded now */
+	uint64_t cap_bytes;    /* the cap */
+	uint64_t gen_ns;       /* time spent making tables */
+	uint64_t proc_dropped; /* processes whose ranges did not fit */
+};
+
+struct cfi_tables;
+
+/* NULL with errno set. */
+struct cfi_tables *cfi_tables__new(const struct cfi_tables_ops *ops);
+/* Closes the queued fds. NULL-safe. */
+void cfi_tables__free(struct cfi_tables *t);
+
+/*
+ * A module file (fd: open on it, borrowed, -1 when it has none to read, as the
+ * vdso): its table id (queued for cfi_tables_work() the first time its key
+ * is seen), or -errno. key: its build id, or another identity when it has
+ * none (dev:inode:path).
+ */
+int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd);
+/*
+ * A new executable mapping of pid, [start, end), whose module vaddr is
+ * pc - bias, of the module cfi_tables_module() returned id for.
+ */
+int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
+		       int id);
+/*
+ * Publish pid's mappings to the walker (after its mappings were added). Once
+ * the kernel has dropped them (an exec, a new process with the pid), they
+ * are not published again until cfi_tables_forget(): mappings added to a
+ * dead process's are no one's.
+ */
+int cfi_tables_publish(struct cfi_tables *t, pid_t pid);
+/* pid execed or exited: its mappings go. */
+void cfi_tables_forget(struct cfi_tables *t, pid_t pid);
+/*
+ * Make queued tables for about budget_ns (at least one), and reuse what was
+ * freed before the last call. Returns how many tables were made, or -errno.
+ */
+int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns);
+/* Whether tables are queued. */
+bool cfi_tables_pending(const struct cfi_tables *t);
+void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret);
+
+#endif /* FXS_DAEMON_CFI_TABLES_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The CFI walker's maps (bpf/walk_cfi.bpf.h), as user space fills them
+ * (daemon/capture/cfi_tables.c). The rows themselves are include/unwind.h's.
+ *
+ *   cfi_rows    one array of struct fxs_cfi_row; every module's table is a
+ *               slice of it, written once and shared by every process that
+ *               maps the module (keyed by build id in user space)
+ *   cfi_tables  table id -> its slice (struct fxs_cfi_table); nr_rows 0: not
+ *               loaded (being generated, or evicted), or, with first_row
+ *               FXS_CFI_TABLE_FP, a module without CFI: frame pointers
+ *   cfi_ranges  one array of struct fxs_cfi_range; every process's executable
+ *               mappings are a slice of it, sorted by start
+ *   cfi_procs   pid -> its slice of cfi_ranges (struct fxs_cfi_proc)
+ *
+ * User space writes rows and ranges first (both arrays are mmapped), then
+ * publishes them with one map update (the table's slice, the process's
+ * slice), and reuses a freed slice only a drain later: a walk in flight never
+ * reads a slice that is being rewritten.
+ */
+#ifndef FXS_INCLUDE_UNWIND_MAPS_H
+#define FXS_INCLUDE_UNWIND_MAPS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* record --unwind (the program's cfg_unwind, set before load). */
+enum fxs_unwind_mode {
+	FXS_UNWIND_FP = 0,   /* the frame-pointer walkers only, as before CFI */
+	FXS_UNWIND_AUTO = 1, /* CFI where a table is loaded; else the fp chain, marked */
+	FXS_UNWIND_CFI = 2,  /* CFI; a frame without a table ends the stack */
+};
+
+/* What a range's code is unwound with. */
+enum fxs_cfi_range_kind {
+	FXS_CFI_RANGE_TABLE = 0, /* as cfi_tables[table] says */
+	FXS_CFI_RANGE_FP = 1,	 /* a module without CFI: its frame-pointer chain */
+	FXS_CFI_RANGE_NONE = 2,	 /* a module no table can be made for (the vdso, too many) */
+};
+
+struct fxs_cfi_table {
+	__u32 first_row; /* FXS_CFI_TABLE_FP with nr_rows 0: the module has no CFI */
+	__u32 nr_rows;	 /* 0: not loaded */
+};
+#define FXS_CFI_TABLE_FP 0xffffffffu
+
+/* One executable mapping of a process. */
+struct fxs_cfi_range {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;	  /* the module's vaddr of a pc is pc - bias */
+	__u32 table;	  /* index in cfi_tables */
+	__u32 kind;	  /* enum fxs_cfi_range_kind */
+};
+
+struct fxs_cfi_proc {
+	__u32 first_range;
+	__u32 nr_ranges;
+};
+
+/* Largest slices the walker's binary searches reach (2^k entries). */
+#define FXS_CFI_ROWS_LOG   24
+#define FXS_CFI_RANGES_LOG 12
+#define FXS_CFI_MAX_TABLES 8192
+#define FXS_CFI_MAX_PROCS  16384
+
+#endif /* FXS_INCLUDE_UNWIND_MAPS_H */

@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Debian's own binaries, unmodified and built without frame pointers, under
+# fxsampler (record --unwind=auto, the default) and `perf record --call-graph
+# dwarf` in the same run (make check-cfi, issue 22):
+#   python3.11  a pure-Python loop
+#   xz -9       compressing text
+#   sqlite3     a recursive CTE
+#   perl        a regex loop
+# For each: the share of samples whose user stack reaches the entry (_start,
+# __libc_start_call_main, start_thread) is at least 0.98x perf's, and perf's
+# top 10 folded stacks each have fxsampler's share within 5 points.
+#
+# Both tools' stacks are compared function by function after the same
+# normalization: user frames only, inlined frames dropped (they depend on
+# which debug info each tool found), symbol versions (@@GLIBC_2.34) and libc's
+# internal prefixes (__GI_) stripped, a frame without a symbol "?", and
+# the frames above __libc_start_call_main dropped (perf's stacks of stripped
+# programs stop there; the entry share counts it as the entry too).
+#
+# Needs root, perf (linux-perf) and the programs (python3.11, xz-utils,
+# sqlite3, perl); prints "SKIP: ... NOT RUN" without them. FXS_LIVE_LOCK=FILE
+# takes that lock (flock) around each recording. FXS_BIN names fxsampler.
+# SECONDS_EACH: how long each program runs (default 3).
+set -eu
+
+bin=${FXS_BIN:-$(pwd)/fxsampler}
+secs=${SECONDS_EACH:-3}
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: check-cfi needs root (BPF, perf); NOT RUN"
+	exit 0
+fi
+for p in perf /usr/bin/python3.11 /usr/bin/xz /usr/bin/sqlite3 /usr/bin/perl; do
+	if ! command -v "$p" >/dev/null; then
+		echo "SKIP: check-cfi needs $p (apt-get install linux-perf python3.11 xz-utils sqlite3 perl); NOT RUN"
+		exit 0
+	fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/fxsampler-check-cfi.XXXXXX")
+failed=0
+cleanup()
+{
+	if [ "$failed" = 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
+}
+trap cleanup EXIT
+
+locked()
+{
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then flock "$FXS_LIVE_LOCK" "$@"; else "$@"; fi
+}
+
+# The workloads: each runs about $secs seconds.
+cat >"$tmp/loop.py" <<PY
+import time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def middle(n):
+    return leaf(n) + 1
+def outer(end):
+    t = 0
+    while time.time() < end:
+        t += middle(10000)
+    return t
+outer(time.time() + $secs)
+PY
+# xz does a fixed amount of work (3 MB, about 3 s), not a time: under perf it
+# runs slower, and a time limit would stop it at another point of the stream.
+seq 1 2000000 | head -c 3000000 >"$tmp/text"
+cat >"$tmp/regex.pl" <<PL
+my \$end = time + $secs;
+my \$s = ("ab" x 50) . "c";
+my \$n = 0;
+while (time < \$end) { for (1..2000) { \$n++ if \$s =~ /^(a|ab|b)*c\$/; } }
+print "\$n\n";
+PL
+
+# One script per workload, so that both tools run the very same command.
+printf '#!/bin/sh\nexec /usr/bin/python3.11 %s\n' "$tmp/loop.py" >"$tmp/python.sh"
+printf '#!/bin/sh\nexec /usr/bin/xz -9 -c %s >/dev/null\n' "$tmp/text" >"$tmp/xz.sh"
+cat >"$tmp/sqlite.sh" <<SH
+#!/bin/sh
+/usr/bin/timeout $secs /usr/bin/sqlite3 :memory: \
+	"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000) SELECT sum(x) FROM c;" >/dev/null
+exit 0
+SH
+printf '#!/bin/sh\nexec /usr/bin/perl %s >/dev/null\n' "$tmp/regex.pl" >"$tmp/perl.sh"
+chmod +x "$tmp"/*.sh
+
+# Normalize one frame name (stdin: one name a line).
+NORM='
+function norm(f) {
+	if (f ~ / \(inlined\)$/ || f ~ / \[inlined\]$/) return ""
+	if (f == "[unknown]" || f ~ /\+0x[0-9a-f]+$/) return "?"
+	sub(/@.*/, "", f)
+	sub(/^__GI_+/, "", f)
+	sub(/^__libc_start_main_impl$/, "__libc_start_main", f)
+	sub(/^_+/, "", f)
+	return f
+}
+# From the main thread entry down: perf stacks of some stripped programs stop
+# there while ours go on to _start, which is no difference of function.
+function from_entry(s) {
+	sub(/^(.*;)?libc_start_call_main;/, "libc_start_call_main;", s)
+	return s
+}'
+
+# fxsampler's folded stacks (process;thread;root..leaf count) -> "stack<TAB>count", program's threads only.
+fold_ours()
+{
+	awk -v comm="$1" "$NORM"'
+	{
+		n = split($0, a, " "); count = a[n]; line = substr($0, 1, length($0) - length(count) - 1)
+		k = split(line, f, ";")
+		if (index(f[2], comm) != 1) next
+		s = ""
+		for (i = 3; i <= k; i++) { g = norm(f[i]); if (g != "") s = s (s == "" ? "" : ";") g }
+		sum[from_entry(s)] += count
+	}
+	END { for (s in sum) printf "%s\t%d\n", s, sum[s] }'
+}
+
+# perf script -F comm,tid,ip,sym -> the same.
+fold_perf()
+{
+	awk -v comm="$1" "$NORM"'
+	function flush() {
+		if (keep && n) { s = ""; for (i = n; i >= 1; i--) s = s (s == "" ? "" : ";") st[i]; sum[from_entry(s)]++ }
+		n = 0
+	}
+	/^[^ \t]/ { flush(); keep = index($1, substr(comm, 1, 15)) == 1; next }
+	/^[ \t]*$/ { flush(); next }
+	{
+		addr = $1; $1 = ""; sub(/^ /, ""); name = $0
+		if (addr ~ /^ffff/) next
+		g = norm(name); if (g != "") st[++n] = g
+	}
+	END { flush(); for (s in sum) printf "%s\t%d\n", s, sum[s] }'
+}
+
+# Share of stacks that reach the entry, in per mille.
+entry_share()
+{
+	awk -F '\t' '{ all += $2; if ($1 ~ /(^|;)(start|libc_start_call_main|start_thread)(;|$)/) e += $2 }
+		END { printf "%d %d\n", all ? 1000 * e / all : 0, all }' "$1"
+}
+
+check()
+{
+	name=$1 comm=$2
+	locked "$bin" record -q -F 999 -o "$tmp/$name.fxt" -- "$tmp/$name.sh" \
+		2>"$tmp/$name.err" || { echo "FAIL $name: record: $(cat "$tmp/$name.err")"; failed=1; return; }
+	"$bin" report --folded "$tmp/$name.fxt" 2>/dev/null | fold_ours "$comm" >"$tmp/$name.ours"
+	locked perf record -q -e cpu-clock -F 999 --call-graph dwarf -o "$tmp/$name.data" -- \
+		"$tmp/$name.sh" >/dev/null 2>&1
+	perf script --no-inline -i "$tmp/$name.data" -F comm,tid,ip,sym 2>/dev/null | fold_perf "$comm" >"$tmp/$name.perf"
+	set -- $(entry_share "$tmp/$name.ours"); ours=$1 ours_n=$2
+	set -- $(entry_share "$tmp/$name.perf"); theirs=$1 theirs_n=$2
+	bytes_ours=$(stat -c %s "$tmp/$name.fxt") bytes_perf=$(stat -c %s "$tmp/$name.data")
+	printf '%-8s reach the entry: fxsampler %d.%d%% of %d, perf dwarf %d.%d%% of %d; bytes/sample %d vs %d\n' \
+		"$name" $((ours / 10)) $((ours % 10)) "$ours_n" $((theirs / 10)) $((theirs % 10)) "$theirs_n" \
+		$((bytes_ours / (ours_n ? ours_n : 1))) $((bytes_perf / (theirs_n ? theirs_n : 1)))
+	if [ "$ours_n" -lt 200 ] || [ "$theirs_n" -lt 200 ]; then
+		echo "FAIL $name: too few samples ($ours_n, $theirs_n)"; failed=1; return
+	fi
+	if [ $((ours * 100)) -lt $((theirs * 98)) ]; then
+		echo "FAIL $name: entry share ${ours}‰ < 0.98 x perf's ${theirs}‰"; failed=1
+	fi
+	# perf's top 10 stacks, each within 5 points in fxsampler's capture.
+	if ! awk -F '\t' -v on="$ours_n" -v pn="$theirs_n" -v name="$name" '
+		FNR == NR { ours[$1] = $2; next }
+		{ p = 100 * $2 / pn; o = 100 * ours[$1] / on; d = o - p; if (d < 0) d = -d
+		  printf "  %5.1f%% %5.1f%%  %s\n", p, o, substr($1, length($1) > 110 ? length($1) - 109 : 1)
+		  if (d > 5) bad++ }
+		END { exit bad ? 1 : 0 }' "$tmp/$name.ours" \
+		"$(sort -t "$(printf '\t')" -k2,2nr "$tmp/$name.perf" | head -10 >"$tmp/$name.top"; echo "$tmp/$name.top")"; then
+		echo "FAIL $name: a top-10 stack of perf's differs by more than 5 points (perf, fxsampler)"
+		failed=1
+	fi
+}
+
+check python python3.11
+check xz xz
+check sqlite sqlite3
+check perl perl
+[ "$failed" = 0 ] && echo "check-cfi: Debian's python3.11, xz, sqlite3 and perl: whole stacks as perf dwarf's"
+exit "$failed"

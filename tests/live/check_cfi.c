@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live tests of the CFI walker (record --unwind): programs built without
+ * frame pointers give their known chains whole, leaf included, to _start;
+ * off-CPU stacks keep the function that called libc; code whose CFI lies
+ * ends the stack with a counted reason, never a wrong frame; --unwind=fp is
+ * the frame-pointer walker alone.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "live.h"
+
+static void setup(void)
+{
+	live_make_dir("/tmp/fxs-live-cfi-XXXXXX");
+}
+
+static void teardown(void)
+{
+	live_remove_dir();
+}
+
+static bool x86_64(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && !strcmp(u.machine, "x86_64");
+}
+
+static const char *const nofp_chain[] = {"nf_leaf", "nf_inner", "nf_middle", "nf_outer", "main"};
+
+/* Whether the outermost frame of s is the program's entry. */
+static bool reaches_entry(const struct capture_file *f, const struct sample *s)
+{
+	const char *last = s->n ? symbolize(f, s, s->n - 1) : NULL;
+
+	return last && (!strcmp(last, "_start") || !strcmp(last, "start_thread") ||
+			!strcmp(last, "__clone3") || !strcmp(last, "clone3"));
+}
+
+/* prog (argument arg) under --unwind=mode: its samples in nf_leaf carry the chain to _start. */
+static void check_nofp(const char *name, const char *mode)
+{
+	const char *path = out_path("nofp.fxt");
+	struct capture_file *f;
+	size_t target = 0, whole = 0, entry = 0;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--unwind", mode, "-o", path, "--", prog(name), "2");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		if (!leaf_is(f, s, "nf_leaf"))
+			continue;
+		target++;
+		if (has_chain(f, s, nofp_chain, 5)) {
+			whole++;
+			entry += reaches_entry(f, s);
+		}
+	}
+	ck_assert_msg(target > 500, "%s: only %zu samples in nf_leaf()", name, target);
+	ck_assert_msg(whole * 100 >= target * 95,
+		      "%s: %zu of %zu samples in nf_leaf carry the chain", name, whole, target);
+	ck_assert_msg(entry * 100 >= target * 95, "%s: %zu of %zu samples in nf_leaf reach _start",
+		      name, entry, target);
+	/* Ended normally, counted so: the first samples may precede the tables. */
+	ck_assert_uint_ge(counter_value(counter(f, "unwind"), "end") * 100,
+			  total(f, "written") * 95);
+	ck_assert_uint_ge(counter_value(counter(f, "cfi_tables"), "loaded"), 2);
+	check_accounting(f);
+	unload(f);
+}
+
+START_TEST(test_omit_frame_pointer)
+{
+	check_nofp("nofp", "auto");
+}
+END_TEST
+
+START_TEST(test_omit_frame_pointer_cfi_only)
+{
+	check_nofp("nofp", "cfi");
+}
+END_TEST
+
+START_TEST(test_omit_leaf_frame_pointer)
+{
+	check_nofp("nofp_leaf", "auto");
+}
+END_TEST
+
+/*
+ * --unwind=fp is the frame-pointer walker and nothing else: no walk ends
+ * with a reason, no table is made, and code without frame pointers loses
+ * its chain as it always did.
+ */
+START_TEST(test_fp_is_the_fp_walker)
+{
+	const char *path = out_path("fp.fxt");
+	struct capture_file *f;
+	size_t target = 0, whole = 0;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--unwind", "fp", "-o", path, "--", prog("nofp"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	ck_assert_ptr_null(strstr(r.err, "unwind"));
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	ck_assert_ptr_null(counter(f, "unwind"));
+	ck_assert_ptr_null(counter(f, "cfi_tables"));
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		if (!leaf_is(f, &f->samples[i], "nf_leaf"))
+			continue;
+		target++;
+		whole += has_chain(f, &f->samples[i], nofp_chain, 5);
+	}
+	ck_assert_uint_gt(target, 200);
+	ck_assert_msg(whole * 100 < target * 50, "%zu of %zu whole by frame pointers alone?", whole,
+		      target);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/* A leaf whose CFA rule is corrupt: its stacks end at it, with the reason counted. */
+static void check_bad_rule(const char *which, const char *reason)
+{
+	const char *path = out_path("bad.fxt");
+	char leaf[32];
+	struct capture_file *f;
+	size_t target = 0;
+	struct run r;
+
+	snprintf(leaf, sizeof(leaf), "bc_%s", which);
+	RUN(&r, "record", "-q", "--unwind", "cfi", "-o", path, "--", prog("badcfi"), which, "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		if (!leaf_is(f, s, leaf))
+			continue;
+		target++;
+		/* never a frame made from the lie */
+		ck_assert_msg(s->n == 1, "a stack of %u frames through %s", s->n, leaf);
+	}
+	ck_assert_msg(target > 200, "only %zu samples in %s", target, leaf);
+	/* each for the reason, but those before the process's tables were loaded */
+	ck_assert_uint_ge(counter_value(counter(f, "unwind"), reason) +
+				  counter_value(counter(f, "unwind"), "no_process") +
+				  counter_value(counter(f, "unwind"), "no_table"),
+			  target);
+	ck_assert_uint_ge(counter_value(counter(f, "unwind"), reason) * 100, target * 95);
+	ck_assert_uint_eq(counter_value(counter(f, "unwind"), "fp_fallback"), 0);
+	check_accounting(f);
+	unload(f);
+}
+
+START_TEST(test_cfa_not_growing)
+{
+	if (!x86_64())
+		return;
+	check_bad_rule("sp0", "bad_frame");
+}
+END_TEST
+
+START_TEST(test_cfa_past_the_stack)
+{
+	if (!x86_64())
+		return;
+	check_bad_rule("far", "fault");
+}
+END_TEST
+
+START_TEST(test_cfa_expression)
+{
+	if (!x86_64())
+		return;
+	check_bad_rule("expr", "unsupported_rule");
+}
+END_TEST
+
+/* Whether chain appears in s as consecutive frames, anywhere. */
+static bool has_chain_anywhere(const struct capture_file *f, const struct sample *s,
+			       const char *const *chain, unsigned len)
+{
+	for (unsigned at = 0; at + len <= s->n; at++) {
+		unsigned k = 0;
+
+		for (; k < len; k++) {
+			const char *name = symbolize(f, s, at + k);
+
+			if (!name || strcmp(name, chain[k]))
+				break;
+		}
+		if (k == len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A program built with frame pointers, blocked in libc (nanosleep, read,
+ * pthread_mutex_lock), which keeps none: the function that called libc is
+ * in the off-CPU stacks.
+ */
+START_TEST(test_offcpu_caller_of_libc)
+{
+	static const char *const chains[][3] = {{"a_leaf", "a_mid", "a_outer"},
+						{"b_leaf", "b_mid", "b_outer"},
+						{"c_leaf", "c_mid", "c_outer"}};
+	static const char *const threads[] = {"sleeper", "piper", "locker"};
+	const char *path = out_path("off.fxt");
+	size_t all[3] = {0}, whole[3] = {0}, seen[3] = {0};
+	struct capture_file *f;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--off-cpu", "-o", path, "--", prog("offcpu"), "3");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_offcpu; i++) {
+		const struct sample *s = &f->offcpu[i];
+		const char *name = thread_name(f, s->tid);
+
+		/* a wait in libc, not a preemption */
+		if (FXT_BT_OFFCPU_STATE(s->flags) == FXS_OFF_RUNNABLE)
+			continue;
+		for (unsigned k = 0; name && k < 3; k++) {
+			if (strcmp(name, threads[k]))
+				continue;
+			/*
+			 * A thread's first wait begins as the process starts,
+			 * before its tables can be loaded: by the documented
+			 * rule it is walked by frame pointers (and marked).
+			 */
+			if (!seen[k]++)
+				continue;
+			all[k]++;
+			whole[k] += has_chain_anywhere(f, s, chains[k], 3);
+		}
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		ck_assert_msg(all[k] >= 5, "%s: only %zu intervals", threads[k], all[k]);
+		ck_assert_msg(whole[k] * 100 >= all[k] * 95, "%s: %zu of %zu intervals hold %s",
+			      threads[k], whole[k], all[k], chains[k][0]);
+	}
+	unload(f);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+	struct run r;
+
+	RUN(&r, "record", "--unwind", "dwarf", "-o", out_path("x.fxt"), "--", "true");
+	ck_assert_int_eq(exit_code(&r), 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "invalid --unwind 'dwarf': auto, fp or cfi"));
+	RUN(&r, "record", "--cfi-memory", "1K", "-o", out_path("x.fxt"), "--", "true");
+	ck_assert_int_eq(exit_code(&r), 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "invalid --cfi-memory '1K'"));
+}
+END_TEST
+
+static Suite *cfi_suite(void)
+{
+	Suite *s = suite_create("cfi");
+	TCase *tc = tcase_create("walk");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_omit_frame_pointer);
+	tcase_add_test(tc, test_omit_frame_pointer_cfi_only);
+	tcase_add_test(tc, test_omit_leaf_frame_pointer);
+	tcase_add_test(tc, test_fp_is_the_fp_walker);
+	tcase_add_test(tc, test_cfa_not_growing);
+	tcase_add_test(tc, test_cfa_past_the_stack);
+	tcase_add_test(tc, test_cfa_expression);
+	tcase_add_test(tc, test_offcpu_caller_of_libc);
+	tcase_add_test(tc, test_bad_options);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return live_main(cfi_suite());
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * capture/cfi_tables against arrays and maps of its own: tables shared by
+ * build id, each process's ranges sorted and published, the memory cap with
+ * LRU eviction, slices reused only two works after they were freed.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/cfi_tables.h"
+#include "check_main.h"
+
+#define NR_ROWS	  64
+#define NR_RANGES 16
+
+struct fake {
+	struct fxs_cfi_row rows[NR_ROWS];
+	struct fxs_cfi_range ranges[NR_RANGES];
+	struct fxs_cfi_table tables[FXS_CFI_MAX_TABLES];
+	struct fxs_cfi_proc procs[64];
+	bool has_proc[64];
+	/* what generate() gives: rows per fd (the fd's number picks it) */
+	uint32_t gen_rows;
+	int gen_err;
+	unsigned generated;
+};
+
+static struct fake fk;
+
+static int set_table(void *ctx, uint32_t id, const struct fxs_cfi_table *t)
+{
+	(void)ctx;
+	fk.tables[id] = *t;
+	return 0;
+}
+
+static int set_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
+{
+	(void)ctx;
+	if (pid >= 64)
+		return -E2BIG;
+	fk.has_proc[pid] = p != NULL;
+	if (p)
+		fk.procs[pid] = *p;
+	return 0;
+}
+
+static bool has_proc(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid < 64 && fk.has_proc[pid];
+}
+
+static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+{
+	(void)ctx;
+	ck_assert_int_ge(fd, 0);
+	fk.generated++;
+	if (fk.gen_err)
+		return fk.gen_err;
+	*ret_rows = calloc(fk.gen_rows, sizeof(**ret_rows));
+	for (uint32_t i = 0; i < fk.gen_rows; i++)
+		(*ret_rows)[i] = (struct fxs_cfi_row){.pc = i * 16, .rule = FXS_CFI_SP | (fd << 8)};
+	*ret_n = fk.gen_rows;
+	return 0;
+}
+
+static struct cfi_tables *make(void)
+{
+	struct cfi_tables_ops ops = {
+		.rows = fk.rows,
+		.nr_rows = NR_ROWS,
+		.ranges = fk.ranges,
+		.nr_ranges = NR_RANGES,
+		.set_table = set_table,
+		.set_proc = set_proc,
+		.has_proc = has_proc,
+		.generate = generate,
+	};
+	struct cfi_tables *t;
+
+	memset(&fk, 0, sizeof(fk));
+	t = cfi_tables__new(&ops);
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+static int devnull(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+START_TEST(test_shared_by_build_id)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a, b, c;
+	struct cfi_tables_stats st;
+
+	a = cfi_tables_module(t, "libc-id", 7, fd);
+	b = cfi_tables_module(t, "libc-id", 7, fd);
+	c = cfi_tables_module(t, "python-id", 9, fd);
+	ck_assert_int_eq(a, b);
+	ck_assert_int_ne(a, c);
+	ck_assert(cfi_tables_pending(t));
+	fk.gen_rows = 10;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 2);
+	ck_assert(!cfi_tables_pending(t));
+	ck_assert_uint_eq(fk.generated, 2);
+	/* each table its own slice, published */
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
+	ck_assert_uint_eq(fk.tables[c].nr_rows, 10);
+	ck_assert_uint_ne(fk.tables[a].first_row, fk.tables[c].first_row);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.tables, 2);
+	ck_assert_uint_eq(st.loaded, 2);
+	ck_assert_uint_eq(st.row_bytes, 20 * sizeof(struct fxs_cfi_row));
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+START_TEST(test_ranges_sorted_and_republished)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), id = cfi_tables_module(t, "x", 1, fd);
+	uint32_t first;
+
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x7000, 0x8000, 0x6000, id), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x2000, 0x0, id), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x3000, 0x4000, 0x1000, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
+	ck_assert(fk.has_proc[5]);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 3);
+	first = fk.procs[5].first_range;
+	ck_assert_uint_eq(fk.ranges[first].start, 0x1000);
+	ck_assert_uint_eq(fk.ranges[first + 1].start, 0x3000);
+	ck_assert_uint_eq(fk.ranges[first + 1].kind, FXS_CFI_RANGE_NONE);
+	ck_assert_uint_eq(fk.ranges[first + 2].start, 0x7000);
+	ck_assert_uint_eq(fk.ranges[first + 2].bias, 0x6000);
+	ck_assert_uint_eq(fk.ranges[first + 2].kind, FXS_CFI_RANGE_TABLE);
+	/* a dlopen: a new slice, the old one not reused while a walk may read it */
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x9000, 0xa000, 0x9000, id), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 4);
+	ck_assert_uint_ne(fk.procs[5].first_range, first);
+	cfi_tables_forget(t, 5);
+	ck_assert(!fk.has_proc[5]);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* Slices freed are reused two works later, never at once. */
+START_TEST(test_freed_ranges_held)
+{
+	struct cfi_tables *t = make();
+	uint32_t seen[8];
+
+	for (int round = 0; round < 8; round++) {
+		/* 16 ranges in all: two processes of 4, twice over, fit only if freed slices come
+		 * back */
+		for (pid_t pid = 1; pid <= 2; pid++) {
+			cfi_tables_forget(t, pid);
+			for (int i = 0; i < 4; i++)
+				ck_assert_int_eq(cfi_tables_mapping(t, pid, i * 0x1000,
+								    i * 0x1000 + 0x1000, 0, -1),
+						 0);
+			ck_assert_int_eq(cfi_tables_publish(t, pid), 0);
+		}
+		seen[round] = fk.procs[1].first_range;
+		ck_assert(fk.has_proc[1] && fk.has_proc[2]);
+		cfi_tables_work(t, 0);
+		cfi_tables_work(t, 0);
+	}
+	/* the slice of the round before was never handed out again at once */
+	for (int round = 1; round < 8; round++)
+		ck_assert_uint_ne(seen[round], seen[round - 1]);
+	cfi_tables__free(t);
+}
+END_TEST
+
+START_TEST(test_cap_evicts_least_recent)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a, b, c;
+	struct cfi_tables_stats st;
+
+	fk.gen_rows = 30;
+	a = cfi_tables_module(t, "a", 1, fd);
+	b = cfi_tables_module(t, "b", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 2);
+	/* b is used after a */
+	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, a);
+	cfi_tables_publish(t, 1);
+	cfi_tables_mapping(t, 2, 0x1000, 0x2000, 0, b);
+	cfi_tables_publish(t, 2);
+	/* 64 rows: a third table of 30 evicts a, and loads once a's rows come back */
+	c = cfi_tables_module(t, "c", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 30);
+	ck_assert(cfi_tables_pending(t));
+	cfi_tables_work(t, 1000000000ULL);
+	cfi_tables_work(t, 1000000000ULL);
+	ck_assert(!cfi_tables_pending(t));
+	ck_assert_uint_eq(fk.tables[c].nr_rows, 30);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.evicted, 1);
+	ck_assert_uint_eq(st.loaded, 2);
+	/* larger than the whole cap: no table, counted, nothing evicted for it */
+	fk.gen_rows = NR_ROWS + 1;
+	cfi_tables_module(t, "huge", 4, fd);
+	cfi_tables_work(t, 1000000000ULL);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.failed, 1);
+	ck_assert_uint_eq(st.evicted, 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+START_TEST(test_no_cfi_is_frame_pointers)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a, v;
+	struct cfi_tables_stats st;
+
+	fk.gen_err = -ENOENT;
+	a = cfi_tables_module(t, "go", 2, fd);
+	/* nothing to read (the vdso of a process gone): no table, never queued */
+	v = cfi_tables_module(t, "vdso", 4, -1);
+	cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[a].first_row, FXS_CFI_TABLE_FP);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	ck_assert_uint_eq(fk.tables[v].nr_rows, 0);
+	ck_assert_uint_ne(fk.tables[v].first_row, FXS_CFI_TABLE_FP);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.no_cfi, 1);
+	ck_assert_uint_eq(st.failed, 1);
+	ck_assert_uint_eq(fk.generated, 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* The kernel dropped a process's ranges (an exec, its pid reused): never published again. */
+START_TEST(test_dropped_by_the_kernel)
+{
+	struct cfi_tables *t = make();
+
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x1000, 0x2000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(fk.has_proc[7]);
+	fk.has_proc[7] = false;
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x5000, 0x6000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(!fk.has_proc[7]);
+	/* its maps read anew after the exec: published */
+	cfi_tables_forget(t, 7);
+	ck_assert_int_eq(cfi_tables_mapping(t, 7, 0x5000, 0x6000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 7), 0);
+	ck_assert(fk.has_proc[7]);
+	ck_assert_uint_eq(fk.procs[7].nr_ranges, 1);
+	cfi_tables__free(t);
+}
+END_TEST
+
+static Suite *cfi_tables_suite(void)
+{
+	Suite *s = suite_create("cfi_tables");
+	TCase *tc = tcase_create("tables");
+
+	tcase_add_test(tc, test_shared_by_build_id);
+	tcase_add_test(tc, test_ranges_sorted_and_republished);
+	tcase_add_test(tc, test_freed_ranges_held);
+	tcase_add_test(tc, test_cap_evicts_least_recent);
+	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
+	tcase_add_test(tc, test_dropped_by_the_kernel);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(cfi_tables_suite)
