@@ -462,8 +462,19 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	}
 	if (s->flags & FXS_SF_EXEC) {
 		/* the new image's mappings came before this record; the copies are stale */
-		if (c->mmap_events)
+		if (c->mmap_events) {
 			modules_exec(c->modules, s->pid);
+			/*
+			 * The kernel's walker dropped the process at the exec: it gets
+			 * the new image's mappings, which came before this record.
+			 */
+			if (c->cfi) {
+				cfi_capture_forget(c->cfi, s->pid);
+				err = modules_replay(c->modules, s->pid);
+				if (err)
+					return err;
+			}
+		}
 		err = comm ? note_thread(c, s, comm, s->time_ns) : 0;
 		return err == -EACCES ? 0 : err;
 	}

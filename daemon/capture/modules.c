@@ -619,6 +619,10 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
 	}
 	err = write_mapping(m, s, ts, NULL, p, &map, ev->build_id, ev->build_id_len);
 	free(map.path);
+	/* A mapping from the kernel completes the process's set as it is now: the walker gets it.
+	 */
+	if (!err && m->has_listener)
+		err = m->listener.scanned(m->listener.ctx, pid);
 	return err ? err : p->emitted;
 }
 
@@ -681,4 +685,24 @@ void modules_exec(struct modules *m, pid_t pid)
 		if (p->r[i].source == MODULES_FROM_EVENT)
 			p->r[j++] = p->r[i];
 	p->n = j;
+}
+
+int modules_replay(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	int err = 0;
+
+	if (!p || !m->has_listener)
+		return 0;
+	for (size_t i = 0; i < p->n && !err; i++) {
+		const struct range *r = &p->r[i];
+		int id = -1;
+
+		for (size_t k = 0; k < m->nr_files; k++)
+			if (m->files[k].id == r->module)
+				id = m->files[k].listener_id;
+		err = m->listener.mapping(m->listener.ctx, pid, r->start, r->end,
+					  r->start - r->vaddr, id);
+	}
+	return err ? err : m->listener.scanned(m->listener.ctx, pid);
 }

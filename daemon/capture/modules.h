@@ -130,6 +130,12 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
  */
 void modules_exec(struct modules *m, pid_t pid);
 /*
+ * Tell the listener pid's mappings again, as modules keeps them, and that the
+ * set is complete: after it forgot the process (an exec, whose old image the
+ * kernel's walker dropped). 0 or the listener's error.
+ */
+int modules_replay(struct modules *m, pid_t pid);
+/*
  * pid is sampled: write the mappings kept for it, and from now on write its
  * new ones as they come. ret_written[source] counts the mmap records written.
  * 0 or -errno; nothing the second time.
