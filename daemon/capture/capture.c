@@ -167,11 +167,19 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	if (!added)
 		modules_renamed(c->modules, pid);
 	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
-		if (execed && c->cfi)
+		if (execed && c->cfi && !c->mmap_events)
 			cfi_capture_forget(c->cfi, pid);
 		if (execed && !c->mmap_events)
 			modules_forget(c->modules, pid);
 		err = scan_maps(c, ts, pid, dir);
+		/*
+		 * With mapping events, some of the new image's came before this read
+		 * and it skipped them: the walker gets the whole set again.
+		 */
+		if (!err && execed && c->cfi && c->mmap_events) {
+			cfi_capture_forget(c->cfi, pid);
+			err = modules_replay(c->modules, pid);
+		}
 	}
 	leave(c);
 	return err;
