@@ -121,25 +121,37 @@ int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited)
 	return 0;
 }
 
-int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret)
+/*
+ * Sum slot 0 of a per-CPU array of nr u64 counters over the CPUs into sum
+ * (zeroed first): 0, or -errno.
+ */
+static int sum_per_cpu(const struct bpf_sampler *b, const struct bpf_map *map, __u64 *sum,
+		       size_t nr)
 {
-	struct fxs_offcpu_counters *all;
 	uint32_t zero = 0;
 	int err = 0;
+	__u64 *all;
 
-	memset(ret, 0, sizeof(*ret));
-	if (!b->skel)
-		return -EBADFD;
-	all = calloc(b->nr_cpus, sizeof(*all));
+	memset(sum, 0, nr * sizeof(*sum));
+	all = calloc((size_t)b->nr_cpus * nr, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.offcpu_counters), &zero, all))
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, all))
 		err = -errno;
 	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
-		for (int k = 0; k < FXS_OC_NR; k++)
-			ret->v[k] += all[cpu].v[k];
+		for (size_t k = 0; k < nr; k++)
+			sum[k] += all[(size_t)cpu * nr + k];
 	free(all);
 	return err;
+}
+
+int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret)
+{
+	if (!b->skel) {
+		memset(ret, 0, sizeof(*ret));
+		return -EBADFD;
+	}
+	return sum_per_cpu(b, b->skel->maps.offcpu_counters, ret->v, FXS_OC_NR);
 }
 
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b)
@@ -166,23 +178,14 @@ bool bpf_sampler_mmap_events(const struct bpf_sampler *b)
 
 int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_counters *ret)
 {
-	struct fxs_mmap_counters *all;
-	uint32_t zero = 0;
-	int err = 0;
+	int err;
 
-	memset(ret, 0, sizeof(*ret));
-	if (!b->skel)
+	if (!b->skel) {
+		memset(ret, 0, sizeof(*ret));
 		return -EBADFD;
-	all = calloc(b->nr_cpus, sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.mmap_counters), &zero, all))
-		err = -errno;
+	}
 	/* the forks are counted in the kernel, the mappings here */
-	for (int cpu = 0; !err && cpu < b->nr_cpus; cpu++)
-		for (int k = 0; k < FXS_MC_NR; k++)
-			ret->v[k] += all[cpu].v[k];
-	free(all);
+	err = sum_per_cpu(b, b->skel->maps.mmap_counters, ret->v, FXS_MC_NR);
 	for (int k = 0; k < FXS_MC_NR; k++)
 		ret->v[k] += b->mc.v[k];
 	/* what the kernel lost it reported, but we never saw: seen counts it too */

@@ -338,13 +338,21 @@ static void log_refusal(struct daemon *d, const struct conn *c, const char *why)
 	*e = (struct refusal_log){.uid = c->uid, .logged_ms = now ? now : 1};
 }
 
+/*
+ * Connections taken in one turn of the loop: the rest wait in the backlog
+ * (the listening socket stays readable) until the turn's hangups are reaped,
+ * so that a client connecting and closing in a loop cannot fill the table
+ * with connections already gone.
+ */
+#define ACCEPT_BATCH 64
+
 void conns_accept(struct daemon *d)
 {
 	const char *limit;
 	struct conn *c;
 	int fd, err;
 
-	for (;;) {
+	for (int taken = 0; taken < ACCEPT_BATCH; taken++) {
 		fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)

@@ -28,6 +28,12 @@
  */
 #define CONT_SYNC_MS 5000
 
+/*
+ * What the first file's finish (its counters, names and tables) is taken to
+ * write before one has been measured.
+ */
+#define CONT_TAIL_GUESS (16 * 1024)
+
 /* --- continuous mode --- */
 
 static int file_sink(void *ctx, const void *data, size_t len)
@@ -430,8 +436,9 @@ void cont_tick(struct daemon *d)
 	if (s->cap)
 		s->tick_bytes = s->file_bytes;
 	if (s->cap && !s->owner && !s->on_demand &&
-	    rotate_due(&pol, s->file_bytes, d->cont_max_turn + d->cont_tail, s->started_s,
-		       mono_s())) {
+	    rotate_due(&pol, s->file_bytes,
+		       d->cont_max_turn + (d->cont_tail ? d->cont_tail : CONT_TAIL_GUESS),
+		       s->started_s, mono_s())) {
 		cont_finish(d);
 		d->cont_retry_at = 0;
 	}

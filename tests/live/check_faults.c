@@ -490,7 +490,7 @@ static long vm_rss_kib(pid_t pid)
 }
 
 /*
- * 1000 short-lived processes and 1000 threads during one capture: every
+ * 2000 short-lived processes and 2000 threads during one capture: every
  * sample's pid and tid has its kernel-object record, the counters add up,
  * and record's memory stays flat once warmed up.
  */
@@ -510,7 +510,7 @@ START_TEST(test_process_storm)
 	 * fully touched (and counted in RSS) by the warm-up point.
 	 */
 	rec = START(fd, "record", "-q", "-F", "4999", "--buffer-size", "65536", "-o",
-		    out_path("storm.fxt"), "--", prog("churn"), "4", "250");
+		    out_path("storm.fxt"), "--", prog("churn"), "8", "250");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		long kib = vm_rss_kib(rec);
