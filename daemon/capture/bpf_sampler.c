@@ -335,17 +335,18 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (err)
 		goto fail;
 	/*
-	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17): on 5.15
-	 * and 5.16, auto is the frame-pointer walker, and cfi cannot be had.
+	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17), whose
+	 * callback the kernel runs only JITed: on 5.15 and 5.16, or with the
+	 * JIT off, auto is the frame-pointer walker (no doomed verification
+	 * first: seconds of it under emulation), and cfi cannot be had.
 	 */
-	if (b->opts.unwind != FXS_UNWIND_FP &&
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0) {
+	if (b->opts.unwind != FXS_UNWIND_FP && bpf_sampler_cfi_cause() != BPF_CFI_REJECTED) {
 		if (b->opts.unwind == FXS_UNWIND_CFI) {
 			err = -EOPNOTSUPP;
 			goto fail;
 		}
+		b->cfi_fallback = bpf_sampler_cfi_cause();
 		b->opts.unwind = FXS_UNWIND_FP;
-		b->cfi_fallback = BPF_CFI_NO_LOOP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
 	if (b->opts.unwind != FXS_UNWIND_FP) {

@@ -143,9 +143,6 @@ else
 	else
 		result fallback FAIL "${r#; }"
 	fi
-	# The CFI walker's checks below: with the JIT on.
-	echo 1 >/proc/sys/net/core/bpf_jit_enable
-	say "bpf_jit_enable was 0: set to 1 for the CFI walker's checks"
 fi
 
 start record
@@ -228,27 +225,6 @@ top_stacks() { awk '{ print $NF, $0 }' "$1" | sort -nr | head -2 | cut -d' ' -f2
 # that long to make, and these checks are of the walker with them in place.
 leafchain_chain="main;chain_a;chain_b;chain_c;leaf_caller"
 
-start leaf
-# --unwind=auto (the default): the caller of a leaf without a frame record
-# comes from the CFI rule at its pc, so the whole chain comes out on every
-# arch (riscv64's GCC 12 puts the program's CFI in .debug_frame only: a pc
-# no .eh_frame FDE covers takes the frame-pointer chain, whose first step
-# takes a GCC leaf's caller from ra). At least 95 % of the samples in
-# spin_leaf on the chain, spin_leaf half the program's samples or more, and
-# never a frame off the chain as its caller.
-want="$leafchain_chain;spin_leaf"
-fxsampler record -q -F $F -o /tmp/leaf.fxt -- $P/leafchain 1.5 spin 1 >/tmp/leaf.err 2>&1
-rc=$?
-if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/leaf.fxt >/tmp/leaf.folded 2>/tmp/leaf.err; then
-	r=$(leaf_verdict /tmp/leaf.folded "$want" spin_leaf 50)
-	case $r in
-	ok*) result leaf PASS "$(echo "$want" | sed 's/;/>/g') samples: ${r#ok }" ;;
-	*) result leaf FAIL "$(echo "$want" | sed 's/;/>/g') samples: ${r#no }; $(unwind_counts /tmp/leaf.fxt); top: $(top_stacks /tmp/leaf.folded)" ;;
-	esac
-else
-	result leaf FAIL "exit $rc: $(head -2 /tmp/leaf.err | tr '\n' ' ')"
-fi
-
 start fpleaf
 # --unwind=fp, the frame-pointer walkers alone: riscv64's leaf frame saves s0
 # but not ra, and the walker takes the caller from ra: the whole chain.
@@ -278,24 +254,34 @@ for walker in fast simple; do
 done
 result fpleaf $leaf_st "$(echo "$want" | sed 's/;/>/g') samples: $leaf_r"
 
-start offleaf
-# The off-CPU walk from the registers saved at kernel entry, by the CFI walker
-# (auto): leafchain's sleep_leaf makes its clock_nanosleep system call
-# itself, and its caller comes from its CFI rule (GCC 12 gives it riscv64's
-# leaf frame, x86-64's GCC a frame, arm64's none). At least 95 % of the time
-# off the CPU in sleep_leaf on the chain, sleep_leaf most of it, never a
-# frame off the chain as its caller.
-want="$leafchain_chain;sleep_leaf"
-fxsampler record -q --off-cpu -o /tmp/offleaf.fxt -- $P/leafchain 1 sleep 0.5 >/tmp/offleaf.err 2>&1
-rc=$?
-if [ $rc = 0 ] && fxsampler report --off-cpu --folded --merge-threads /tmp/offleaf.fxt >/tmp/offleaf.folded 2>/tmp/offleaf.err; then
-	r=$(leaf_verdict /tmp/offleaf.folded "$want" sleep_leaf 50)
+# The CFI walker's checks, with the BPF JIT on (its loop needs it): Debian's
+# riscv64 kernel ships it off, turned on here for them, and back after.
+jit=$(cat /proc/sys/net/core/bpf_jit_enable)
+[ "$jit" = 0 ] && echo 1 >/proc/sys/net/core/bpf_jit_enable && say "bpf_jit_enable 0 -> 1 for the CFI walker's checks"
+
+# One capture for leaf, nofp and nofpdyn, each program its own process: a
+# record's setup is most of a check's time under TCG (riscv64: 25 s JITed).
+fxsampler record -q -F $F -o /tmp/cfi.fxt -- sh -c "$P/leafchain 1.5 spin 1 & $P/nofp 1.5 1 & $P/nofp_dyn 1.5 1 & wait" >/tmp/cfi.err 2>&1
+cfi_rc=$?
+fxsampler report --folded --merge-threads /tmp/cfi.fxt >/tmp/cfi.folded 2>>/tmp/cfi.err || cfi_rc=report
+
+start leaf
+# --unwind=auto (the default): the caller of a leaf without a frame record
+# comes from the CFI rule at its pc, so the whole chain comes out on every
+# arch (riscv64's GCC 12 puts the program's CFI in .debug_frame only: a pc
+# no .eh_frame FDE covers takes the frame-pointer chain, whose first step
+# takes a GCC leaf's caller from ra). At least 95 % of the samples in
+# spin_leaf on the chain, spin_leaf half the program's samples or more, and
+# never a frame off the chain as its caller.
+want="$leafchain_chain;spin_leaf"
+if [ $cfi_rc = 0 ]; then
+	r=$(leaf_verdict /tmp/cfi.folded "$want" spin_leaf 50)
 	case $r in
-	ok*) result offleaf PASS "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#ok }" ;;
-	*) result offleaf FAIL "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#no }; $(unwind_counts /tmp/offleaf.fxt); top: $(top_stacks /tmp/offleaf.folded)" ;;
+	ok*) result leaf PASS "$(echo "$want" | sed 's/;/>/g') samples: ${r#ok }" ;;
+	*) result leaf FAIL "$(echo "$want" | sed 's/;/>/g') samples: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/cfi.folded)" ;;
 	esac
 else
-	result offleaf FAIL "exit $rc: $(head -2 /tmp/offleaf.err | tr '\n' ' ')"
+	result leaf FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
 fi
 
 # progs/nofp (static) and nofp_dyn (linked against the arch's Debian libc,
@@ -325,18 +311,38 @@ for prog in nofp nofp_dyn; do
 		result $check FAIL "no progs/$prog in the initramfs"
 		continue
 	fi
-	fxsampler record -q -F $F -o /tmp/$prog.fxt -- $P/$prog 1.5 1 >/tmp/$prog.err 2>&1
-	rc=$?
-	if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/$prog.fxt >/tmp/$prog.folded 2>/tmp/$prog.err; then
-		r=$(nofp_verdict /tmp/$prog.folded $prog)
+	if [ $cfi_rc = 0 ]; then
+		r=$(nofp_verdict /tmp/cfi.folded $prog)
 		case $r in
 		ok*) result $check PASS "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#ok }" ;;
-		*) result $check FAIL "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#no }; $(unwind_counts /tmp/$prog.fxt); top: $(top_stacks /tmp/$prog.folded)" ;;
+		*) result $check FAIL "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/cfi.folded)" ;;
 		esac
 	else
-		result $check FAIL "exit $rc: $(head -2 /tmp/$prog.err | tr '\n' ' ')"
+		result $check FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
 	fi
 done
+
+start offleaf
+# The off-CPU walk from the registers saved at kernel entry, by the CFI walker
+# (auto): leafchain's sleep_leaf makes its clock_nanosleep system call
+# itself, and its caller comes from its CFI rule (GCC 12 gives it riscv64's
+# leaf frame, x86-64's GCC a frame, arm64's none). At least 95 % of the time
+# off the CPU in sleep_leaf on the chain, sleep_leaf most of it, never a
+# frame off the chain as its caller.
+want="$leafchain_chain;sleep_leaf"
+fxsampler record -q --off-cpu -o /tmp/offleaf.fxt -- $P/leafchain 1 sleep 0.5 >/tmp/offleaf.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler report --off-cpu --folded --merge-threads /tmp/offleaf.fxt >/tmp/offleaf.folded 2>/tmp/offleaf.err; then
+	r=$(leaf_verdict /tmp/offleaf.folded "$want" sleep_leaf 50)
+	case $r in
+	ok*) result offleaf PASS "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#ok }" ;;
+	*) result offleaf FAIL "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#no }; $(unwind_counts /tmp/offleaf.fxt); top: $(top_stacks /tmp/offleaf.folded)" ;;
+	esac
+else
+	result offleaf FAIL "exit $rc: $(head -2 /tmp/offleaf.err | tr '\n' ' ')"
+fi
+
+[ "$jit" = 0 ] && echo 0 >/proc/sys/net/core/bpf_jit_enable
 
 start filter
 # -p: only the given process, not the one spinning beside it.
