@@ -434,7 +434,7 @@ CROSS_ROOT  := $(FXS_CACHE)/trixie-root
 CROSS_DIR   := .output/cross/$(ARCH)
 CROSS_BUILD := $(CROSS_DIR)/build
 CROSS_BINS  := $(CROSS_DIR)/fxsampler $(CROSS_DIR)/fxsamplerd
-CROSS_PROGS := $(patsubst tests/progs/%.c,$(CROSS_DIR)/progs/%,$(PROG_SRCS)) \
+CROSS_PROGS := $(patsubst tests/progs/%.c,$(CROSS_DIR)/progs/%,$(PROG_SRCS)) $(CROSS_DIR)/progs/nofp_dyn \
 	       $(patsubst tests/progs/lib/%.c,$(CROSS_DIR)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 # What `file` calls each arch's machine.
 CROSS_MACHINE := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:x86-64 arm64:aarch64 riscv64:RISC-V)))
@@ -451,7 +451,7 @@ else
 		$(CROSS_ROOT) $(CURDIR) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
 		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc AR=$(TRIPLET)-ar V=$(V)
 endif
-	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %.so,$(CROSS_PROGS)); do \
+	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %/nofp_dyn %.so,$(CROSS_PROGS)); do \
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
 		{ echo "cross: $$f is not a static $(CROSS_MACHINE) executable: $$(file -L $$f)" >&2; \
 		  exit 1; }; done
@@ -520,6 +520,17 @@ $(CROSS_DIR)/progs/leafchain: tests/progs/leafchain.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(if $(filter riscv64,$(ARCH)),$(TRIPLET)-gcc-12,$(CC)) $(LEAF_CFLAGS) -static $< -o $@
+# The CFI walker's known chains in the VM tier: nofp static and without frame
+# pointers; nofp_dyn the same linked against ARCH's Debian libc (sysroot/),
+# whose frames (__libc_start_call_main) are walked by its .eh_frame.
+$(CROSS_DIR)/progs/nofp: tests/progs/nofp.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer -static $< -o $@
+$(CROSS_DIR)/progs/nofp_dyn: tests/progs/nofp.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
 $(CROSS_DIR)/progs/%: tests/progs/%.c

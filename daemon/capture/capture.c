@@ -555,10 +555,16 @@ static int write_config(struct capture *c)
 		c->opts.period_ns ? c->opts.period_ns : 1000000000ULL / c->opts.freq_hz,
 		c->opts.offcpu_min_ns,
 	};
+	unsigned fallback = bpf_sampler_cfi_fallback(c->bpf);
+	int err = 0;
 
-	if (!c->opts.offcpu)
-		return 0;
-	return fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values, 2);
+	if (c->opts.offcpu)
+		err = fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values,
+					 2);
+	/* auto on a kernel that refused the CFI walker: said once, and in the file */
+	if (!err && fallback)
+		err = cfi_capture_write_fallback(c->fxt, fallback, c->opts.warn, c->opts.warn_ctx);
+	return err;
 }
 
 int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
