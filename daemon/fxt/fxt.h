@@ -85,10 +85,16 @@ enum fxt_record_type {
 #define FXT_BT_OFFCPU_STATE_MASK  0x7
 #define FXT_BT_OFFCPU_STATE(flags)                                                                 \
 	(((flags) >> FXT_BT_OFFCPU_STATE_SHIFT) & FXT_BT_OFFCPU_STATE_MASK)
+/*
+ * The CFI walker (record --unwind=auto) lacked this process's tables for some
+ * frame and went on by the frame-pointer chain: in code without frame
+ * pointers, the frames past that point may be wrong.
+ */
+#define FXT_BT_FLAG_FP_FALLBACK 0x40
 /* Every bit above: a backtrace with any other flag is refused (-EINVAL). */
 #define FXT_BT_FLAGS_KNOWN                                                                         \
 	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
-	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT)
+	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT | FXT_BT_FLAG_FP_FALLBACK)
 
 /* Blob records (type 5): the blob types; a payload holds at most 32767 bytes. */
 #define FXT_BLOB_RAW	 1
