@@ -230,10 +230,11 @@ START_TEST(test_fp_fallback)
 	ck_assert_int_eq(rec_backtrace(r, 14 * MS, 100, 101, 0, rec, 3), 0);
 	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
 	ck_assert_ptr_nonnull(strstr(capture_text(&c), "\nWalked by frame pointers before their "
-							 "unwind tables loaded: 1 (10.00%)\n"));
+						       "unwind tables loaded: 1 (10.00%)\n"));
 	free(c.buf);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
-	ck_assert_ptr_nonnull(strstr(capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha 4\n"));
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha 4\n"));
 	free(c.buf);
 	report__free(r);
 }
