@@ -10,6 +10,9 @@
  *    (which runs only once ld.so has mapped libc) has a libc module and mmap
  *    record; the counters add up, mapping events included. `perf record -g`
  *    runs on the same workload as the reference, and both figures are printed.
+ *  - Filtered in the kernel: a session with targets (-p, -- CMD, a user's
+ *    through fxsamplerd) is sent mapping records of its targets only, so a
+ *    busy exec loop beside them adds nothing to the `filtered` count.
  *  - A library mapped, sampled, then deleted and replaced by another file
  *    at its path: its module record keeps the mapped file's build id, and
  *    report symbolizes it through a debug file found by that build id.
@@ -269,6 +272,94 @@ START_TEST(test_deleted_library)
 }
 END_TEST
 
+/* A shell loop of /bin/true that is no target: it maps about 4 files a process. */
+static pid_t start_exec_loop(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", "while :; do /bin/true; done", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * The mmap counter of out: the targets' mappings came from the kernel, and
+ * next to none of the busy non-target's reached the reader (the kernel's own
+ * filter: the targets' events, not every process's).
+ */
+static void check_kernel_filtered(const char *out, const char *who)
+{
+	struct capture_file *f = load(out);
+	const struct counter *m;
+	uint64_t seen, filtered;
+
+	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
+	check_accounting(f);
+	m = counter(f, "mmap");
+	ck_assert_msg(m != NULL, "no mmap counter in %s", out);
+	seen = counter_value(m, "seen");
+	filtered = counter_value(m, "filtered");
+	printf("kernel filter (%s): %llu mapping records read, %llu of other processes, %llu "
+	       "written from events\n",
+	       who, (unsigned long long)seen, (unsigned long long)filtered,
+	       (unsigned long long)counter_value(m, "records_from_events"));
+	fflush(stdout);
+	ck_assert_msg(counter_value(m, "records_from_events") > 100, "%llu records from events",
+		      (unsigned long long)counter_value(m, "records_from_events"));
+	ck_assert_msg(filtered * 100 <= seen,
+		      "%llu of %llu mapping records were of other processes",
+		      (unsigned long long)filtered, (unsigned long long)seen);
+	unload(f);
+}
+
+/* record -p of an exec loop, another exec loop beside it. */
+START_TEST(test_kernel_filter_pid)
+{
+	char out[PATH_MAX], pid_text[32];
+	pid_t other = start_exec_loop(), target = start_exec_loop(), rec;
+	int st = 0;
+
+	snprintf(out, sizeof(out), "%s/filter-p.fxt", tmpdir);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-d", "2s", "-p", pid_text, "-o", out,
+		      (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	stop(target);
+	stop(other);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	check_kernel_filtered(out, "record -p");
+}
+END_TEST
+
+/* A user's session through fxsamplerd (a -- CMD target), root's exec loop beside it. */
+START_TEST(test_kernel_filter_user)
+{
+	char out[PATH_MAX];
+	pid_t other = start_exec_loop();
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/filter-user.fxt", tmpdir);
+	rc = record(true, out, workloads[1]);
+	stop(other);
+	ck_assert_int_eq(rc, 0);
+	check_kernel_filtered(out, "a user through fxsamplerd");
+}
+END_TEST
+
 static void die(const char *what)
 {
 	fprintf(stderr, "check_mmap: %s\n", what);
@@ -351,6 +442,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_workload_root, 0, 3);
 	tcase_add_loop_test(tc, test_workload_user, 0, 3);
 	tcase_add_test(tc, test_deleted_library);
+	tcase_add_test(tc, test_kernel_filter_pid);
+	tcase_add_test(tc, test_kernel_filter_user);
 	suite_add_tcase(s, tc);
 	status = check_run(s);
 	suite_teardown();
