@@ -920,7 +920,7 @@ def m_wait_ready(d, p):
     return False
 
 
-def m_build_once(kind, r):
+def m_build_once(kind):
     """One from-scratch make -j2 of MINIBUILD under kind: a dict of figures, or None."""
     d = tempfile.mkdtemp(dir=TMP)
     src = os.path.join(d, "src")
@@ -991,7 +991,7 @@ def section_m():
         order = M_KINDS[:]
         random.shuffle(order)
         for k in order:
-            runs[k].append(m_build_once(k, r))
+            runs[k].append(m_build_once(k))
         log("   round %d/%d done" % (r + 1, rounds))
     sec = {"rounds": rounds, "kinds": {}, "ratios": {}}
     fields = ["wall_s", "record_cpu_s", "samples", "unknown_pct", "sideband_read",
@@ -1018,8 +1018,9 @@ def section_m():
 
 def table_m(s):
     m = s["m_mmap_events"]
-    print("\nm. mapping events against /proc reads: make -j2 of bench/progs/minibuild from "
-          "scratch (default 999 Hz; -p: the build's shell and children; -a: the whole host)")
+    print("\nm. mapping events against /proc reads (record --no-mmap-events): make -j2 of "
+          "bench/progs/minibuild from scratch, %d rounds (default 999 Hz; -p: the build's shell "
+          "and what it runs; -a: the whole host)" % m["rounds"])
     print("   %-11s%-22s%-22s%-16s%-22s%-20s%s" % ("", "build wall s", "record CPU s",
                                                   "[unknown] %", "side-band read",
                                                   "filtered", "mmap written ev/proc"))
