@@ -18,16 +18,16 @@
 static double seconds = 1;
 static const char *go_path;
 
-static void *run(void *arg)
+/* libspin.so's lib_outer, once opened; NULL on an error (said). */
+static void (*open_library(void))(double)
 {
 	char path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 16);
 	void (*outer)(double);
 	void *lib;
 
-	(void)arg;
 	if (n <= 0)
-		return "readlink";
+		return NULL;
 	path[n] = '\0';
 	strcpy(strrchr(path, '/') + 1, "libspin.so");
 	/* Be seen before the library exists in this process. */
@@ -38,26 +38,42 @@ static void *run(void *arg)
 	lib = dlopen(path, RTLD_NOW);
 	if (!lib) {
 		fprintf(stderr, "dlopen: %s\n", dlerror());
-		return "dlopen";
+		return NULL;
 	}
 	outer = (void (*)(double))dlsym(lib, "lib_outer");
 	if (!outer)
-		return "dlsym";
+		fprintf(stderr, "dlsym: %s\n", dlerror());
+	return outer;
+}
+
+static void *spinner(void *arg)
+{
+	void (*outer)(double) = open_library();
+
+	if (!outer)
+		return arg;
 	outer(seconds);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
+	void (*outer)(double);
 	pthread_t t;
 	void *err;
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
-	if (argc < 3 || strcmp(argv[2], "thread"))
-		return run(NULL) ? 1 : 0;
-	go_path = argc > 3 ? argv[3] : NULL;
-	if (pthread_create(&t, NULL, run, NULL) || pthread_join(t, &err))
+	if (argc > 2 && !strcmp(argv[2], "thread")) {
+		go_path = argc > 3 ? argv[3] : NULL;
+		if (pthread_create(&t, NULL, spinner, argv) || pthread_join(t, &err))
+			return 1;
+		return err ? 1 : 0;
+	}
+	/* main;lib_outer;lib_spin, as check_live wants the stack */
+	outer = open_library();
+	if (!outer)
 		return 1;
-	return err ? 1 : 0;
+	outer(seconds);
+	return 0;
 }
