@@ -14,7 +14,10 @@
  *    through fxsamplerd) is sent mapping records of its targets only, so a
  *    busy exec loop beside them adds nothing to the `filtered` count. A
  *    thread that existed before `record -p` began maps a library: it is
- *    followed too, and the library's samples resolve.
+ *    followed too, and the library's samples resolve. The kernel ends a
+ *    task's events at an exec that changes its credentials: a root session's
+ *    target that runs a set-user-ID program has its mappings read from /proc
+ *    then, and its samples resolve.
  *  - A library mapped, sampled, then deleted and replaced by another file
  *    at its path: its module record keeps the mapped file's build id, and
  *    report symbolizes it through a debug file found by that build id.
@@ -432,6 +435,64 @@ START_TEST(test_kernel_filter_thread)
 }
 END_TEST
 
+/*
+ * Root's record -p of a user's shell, which forks a child that execs a
+ * set-user-ID root copy of suidspin once the session runs: the kernel ends
+ * the child's events at that exec (its image's mappings never come), so they
+ * are read from /proc, and its samples resolve.
+ */
+START_TEST(test_secure_exec_root_session)
+{
+	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16], pid_text[32];
+	char cmd[4 * PATH_MAX], buf[8192], script[3 * PATH_MAX];
+	unsigned unknown, samples;
+	pid_t target, rec;
+	int st = 0;
+
+	snprintf(dir, sizeof(dir), "%s/secure", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(out, sizeof(out), "%s/secure.fxt", dir);
+	snprintf(go, sizeof(go), "%s/secure-go", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/suidspin-root", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp %s/suidspin %s && chown root:root %s && chmod 4755 %s",
+		 progs, prog, prog, prog);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	snprintf(script, sizeof(script),
+		 "while [ ! -e %s ]; do sleep 0.05; done; sh -c 'exec %s 1'; exit 0", go, prog);
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (!target) {
+		become_user();
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
+	live_msleep(300);
+	snprintf(cmd, sizeof(cmd), "touch %s", go);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	ck_assert_int_eq(waitpid(target, &st, 0), target);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's shell: status %d", st);
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s 2>&1", fxs_bin, out);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "secret_root_work [suidspin-root]"),
+		      "the set-user-ID program's samples did not resolve:\n%s", buf);
+	unknown_leaves(out, &unknown, &samples);
+	printf("secure exec in a root session: %u of %u samples [unknown]\n", unknown, samples);
+	fflush(stdout);
+	ck_assert_msg(samples > 100, "%u samples", samples);
+	ck_assert_msg(unknown * 20 <= samples, "%u of %u samples [unknown]", unknown, samples);
+}
+END_TEST
+
 static void die(const char *what)
 {
 	fprintf(stderr, "check_mmap: %s\n", what);
@@ -517,6 +578,7 @@ int main(void)
 	tcase_add_test(tc, test_kernel_filter_pid);
 	tcase_add_test(tc, test_kernel_filter_user);
 	tcase_add_test(tc, test_kernel_filter_thread);
+	tcase_add_test(tc, test_secure_exec_root_session);
 	suite_add_tcase(s, tc);
 	status = check_run(s);
 	suite_teardown();
