@@ -51,6 +51,12 @@ int sideband_open_cpu(struct sideband *sb, int cpu);
  * pid is gone, -E2BIG past SIDEBAND_TASK_EVENTS_MAX events in all (a fd
  * each), other -errno (-EACCES without ptrace rights on pid). On an error
  * some events may be open: free sb and start again.
+ *
+ * The kernel ends a task's events at an exec that leaves it not dumpable
+ * (set-user-ID, set-group-ID, file capabilities; unless fs.suid_dumpable is
+ * 1), after committing the credentials and before mapping the image, on
+ * every kernel (begin_new_exec(), install_exec_creds() before 5.8): no
+ * mapping of a privileged image, nor of what it forks, reaches this ring.
  */
 #define SIDEBAND_TASK_EVENTS_MAX 1024
 int sideband_open_process(struct sideband *sb, pid_t pid, const bool *cpus);
