@@ -969,7 +969,11 @@ def m_build_once(kind):
                     "sideband_read": mc.get("seen", 0), "sideband_filtered": mc.get("filtered", 0),
                     "sideband_kept": mc.get("written", 0),
                     "records_from_events": mc.get("records_from_events", 0),
-                    "records_from_proc": mc.get("records_from_proc", 0)})
+                    "records_from_proc": mc.get("records_from_proc", 0),
+                    # what could leave samples [unknown] besides late mappings
+                    "samples_ring_full": fxs_summary(err).get("ring_full"),
+                    "mmap_ring_full": mc.get("dropped_ring_full", 0),
+                    "forks_ring_full": mc.get("forks_dropped_ring_full", 0)})
         return out
     finally:
         if build.poll() is None:
@@ -995,7 +999,8 @@ def section_m():
         log("   round %d/%d done" % (r + 1, rounds))
     sec = {"rounds": rounds, "kinds": {}, "ratios": {}}
     fields = ["wall_s", "record_cpu_s", "samples", "unknown_pct", "sideband_read",
-              "sideband_filtered", "sideband_kept", "records_from_events", "records_from_proc"]
+              "sideband_filtered", "sideband_kept", "records_from_events", "records_from_proc",
+              "samples_ring_full", "mmap_ring_full", "forks_ring_full"]
     for k in M_KINDS:
         sec["kinds"][k] = {f: stats([x.get(f) if x else None for x in runs[k]]) for f in fields}
     base = runs["unprofiled"]
