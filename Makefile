@@ -314,6 +314,12 @@ TMPFILESDIR ?= /usr/lib/tmpfiles.d
 # missing with one line saying which and why.
 BENCH_PEERS := perf:linux-perf bpftrace:bpftrace offcputime:libbpf-tools
 MANDIR      ?= $(PREFIX)/share/man
+# every page of docs/man, by section (fxsampler.1 and a page per command or
+# topic as perf has them: fxsampler-record.1, fxsampler-format.5, ...)
+MAN_PAGES1  := $(wildcard docs/man/*.1)
+MAN_PAGES5  := $(wildcard docs/man/*.5)
+MAN_PAGES7  := $(wildcard docs/man/*.7)
+MAN_PAGES8  := $(wildcard docs/man/*.8)
 # bash-completion loads completions/NAME when NAME is first completed
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 bench: all
@@ -340,11 +346,12 @@ install: all
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
-	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(BASHCOMPDIR)
-	install -m 0644 docs/man/fxsampler.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 docs/man/fxsamplerd.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 docs/man/fxsamplerd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 $(MAN_PAGES1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN_PAGES5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(MAN_PAGES7) $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(MAN_PAGES8) $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 docs/completion/fxsampler.bash $(DESTDIR)$(BASHCOMPDIR)/fxsampler
 	ln -sf fxsampler $(DESTDIR)$(BASHCOMPDIR)/fxsamplerd
 

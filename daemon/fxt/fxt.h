@@ -77,8 +77,8 @@ enum fxt_record_type {
 /*
  * An off-CPU interval's stack, not a sample: the user stack the thread left
  * the CPU in, stamped with the time it left. Its length is the interval of
- * the context-switch records beside it (see report and README); bits 3..5
- * hold the thread's state then (FXT_OFFCPU_*, enum fxs_offcpu_state).
+ * the context-switch records beside it (see report and fxsampler-format(5));
+ * bits 3..5 hold the thread's state then (FXT_OFFCPU_*, enum fxs_offcpu_state).
  */
 #define FXT_BT_FLAG_OFFCPU	  0x4
 #define FXT_BT_OFFCPU_STATE_SHIFT 3
