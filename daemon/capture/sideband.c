@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,14 +182,31 @@ int sideband_open_cpu(struct sideband *sb, int cpu)
 	return err;
 }
 
+/*
+ * How many per-task events a session may hold: a fd each, so at most a
+ * quarter of the soft fd limit (the daemon's clients need fds too), and
+ * never more than SIDEBAND_TASK_EVENTS_MAX.
+ */
+static unsigned task_events_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 4 >= SIDEBAND_TASK_EVENTS_MAX)
+		return SIDEBAND_TASK_EVENTS_MAX;
+	return (unsigned)(rl.rlim_cur / 4);
+}
+
 static int open_task(struct sideband *sb, pid_t tid, const bool *cpus)
 {
+	unsigned max = task_events_max();
+
 	for (int cpu = 0; cpu < sb->nr_cpus; cpu++) {
 		int fd, err;
 
 		if (!cpus[cpu])
 			continue;
-		if (sb->nr_task_fds + (unsigned)sb->nr_cpus >= SIDEBAND_TASK_EVENTS_MAX)
+		if (sb->nr_task_fds + (unsigned)sb->nr_cpus >= max)
 			return -E2BIG;
 		fd = open_event(tid, cpu);
 		if (fd < 0)

@@ -48,9 +48,10 @@ int sideband_open_cpu(struct sideband *sb, int cpu);
  * pid's threads and, inherited, every thread and child they make from now on
  * (as perf record -p does), one per thread on each CPU in cpus, all writing
  * into that CPU's ring. No other process's mappings are copied. -ESRCH when
- * pid is gone, -E2BIG past SIDEBAND_TASK_EVENTS_MAX events in all (a fd
- * each), other -errno (-EACCES without ptrace rights on pid). On an error
- * some events may be open: free sb and start again.
+ * pid is gone, -E2BIG past SIDEBAND_TASK_EVENTS_MAX events in all or a
+ * quarter of the soft RLIMIT_NOFILE (a fd each), other -errno (-EACCES
+ * without ptrace rights on pid). On an error some events may be open: free
+ * sb and start again.
  *
  * The kernel ends a task's events at an exec that leaves it not dumpable
  * (set-user-ID, set-group-ID, file capabilities; unless fs.suid_dumpable is
