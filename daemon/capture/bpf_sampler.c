@@ -221,16 +221,35 @@ static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
 	return ordered_add(&b->held, rec, size);
 }
 
-/* The side-band events of every online CPU; the others are opened when they come. */
+/*
+ * The side-band events: with target pids, the targets' own (the kernel then
+ * copies no other process's mappings); for the whole host, or where those
+ * cannot be had (too many threads, no ptrace rights), every process's on each
+ * online CPU. A CPU that comes online later gets the whole-host kind
+ * (bpf_sampler_follow_cpus()): no task's event follows it there.
+ */
 static int open_sideband(struct bpf_sampler *b, size_t ring_bytes)
 {
-	int err;
+	bool online[FXS_MAX_CPUS] = {false};
+	int err = 0;
 
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++)
+		online[cpu] = cpu_is_online(cpu);
 	b->sb = sideband__new(b->nr_cpus, ring_bytes);
 	if (!b->sb)
 		return -errno;
+	for (unsigned i = 0; !err && i < b->opts.nr_pids; i++)
+		err = sideband_open_process(b->sb, (pid_t)b->opts.pids[i], online);
+	if (b->opts.nr_pids && !err)
+		return 0;
+	if (b->opts.nr_pids) {
+		sideband__free(b->sb);
+		b->sb = sideband__new(b->nr_cpus, ring_bytes);
+		if (!b->sb)
+			return -errno;
+	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
-		if (!cpu_is_online(cpu))
+		if (!online[cpu])
 			continue;
 		err = sideband_open_cpu(b->sb, cpu);
 		if (err && err != -ENODEV)

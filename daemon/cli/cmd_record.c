@@ -618,6 +618,11 @@ int cmd_record(int argc, char **argv)
 		cli_say("--preempt is root's: only root may end another user's session");
 		return EXIT_USAGE;
 	}
+	if (a.capture.proc_maps_only && (a.use_daemon || !can_load_bpf())) {
+		/* the daemon's sessions always take mappings from the kernel */
+		cli_say("--no-mmap-events is for a capture of its own, as root without --daemon");
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
 		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
 		int kind = tgid < 0 ? tgid : procinfo_kind(tgid);
