@@ -76,8 +76,8 @@ static __always_inline long mm_output(void *rec, __u64 size)
 	return err;
 }
 
-/* cpid was forked by ppid: user space gives it the parent's mappings. */
-static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
+/* cpid was forked by ppid: user space gives it the parent's mappings. Whether it was told. */
+static __always_inline bool mm_fork(__u32 ppid, __u32 cpid)
 {
 	struct {
 		struct fxs_sample hdr;
@@ -94,6 +94,7 @@ static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
 	err = mm_output(&r, sizeof(r));
 	if (err != FXS_MM_NOT_RUNNING)
 		mm_count(err ? FXS_MC_FORK_RING_FULL : FXS_MC_FORK_WRITTEN);
+	return err == 0;
 }
 
 /*

@@ -34,11 +34,16 @@ struct extent {
 	uint32_t start, len;
 };
 
-/* Stretches freed while a walk may still read them, reused two works later. */
+/*
+ * Stretches freed while a walk may still read them, reused two works later;
+ * a slice of ranges also only once every record before its free was read:
+ * a child forked before it may walk by it until its fork record is read.
+ */
 struct held {
 	struct extent e;
 	uint64_t gen;
-	bool rows; /* of the rows array, else of the ranges array */
+	uint64_t at; /* ops.now() when freed (ranges only) */
+	bool rows;   /* of the rows array, else of the ranges array */
 };
 
 struct free_list {
@@ -53,7 +58,8 @@ struct cproc {
 	size_t n, cap;
 	uint32_t first, nr; /* the published slice (nr 0: none) */
 	bool published;
-	bool dropped; /* the kernel dropped the published slice: publish no more */
+	bool dropped;	/* the kernel dropped the published slice: publish no more */
+	bool inherited; /* the kernel made its entry at the fork: replace it only */
 };
 
 struct cfi_tables {
@@ -67,6 +73,7 @@ struct cfi_tables {
 	struct held *held;
 	size_t nr_held, cap_held;
 	uint64_t gen, tick;
+	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
 	struct cfi_tables_stats stats;
 };
 
@@ -145,7 +152,8 @@ static int hold(struct cfi_tables *t, uint32_t start, uint32_t len, bool rows)
 		return 0;
 	if (array_reserve((void **)&t->held, &t->cap_held, t->nr_held, sizeof(*t->held)))
 		return -ENOMEM;
-	t->held[t->nr_held++] = (struct held){{start, len}, t->gen, rows};
+	t->held[t->nr_held++] = (struct held){
+		{start, len}, t->gen, !rows && t->ops.now ? t->ops.now(t->ops.ctx) : 0, rows};
 	return 0;
 }
 
@@ -156,7 +164,7 @@ static void release_held(struct cfi_tables *t)
 	for (size_t i = 0; i < t->nr_held; i++) {
 		struct held *h = &t->held[i];
 
-		if (h->gen + 2 <= t->gen &&
+		if (h->gen + 2 <= t->gen && (h->rows || !t->ops.now || h->at < t->handed) &&
 		    !fl_free(h->rows ? &t->free_rows : &t->free_ranges, h->e))
 			continue;
 		t->held[kept++] = *h;
@@ -279,9 +287,14 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	int64_t first;
 	int err;
 
+	bool replace;
+
 	if (!p || !p->n || p->dropped)
 		return 0;
-	if (p->published && t->ops.has_proc && !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
+	/* An entry the kernel has (or had): an exec drops it, and it stays dropped. */
+	replace = p->published || p->inherited;
+	if (replace && !t->ops.replace_proc && t->ops.has_proc &&
+	    !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
 		p->dropped = true;
 		return 0;
 	}
@@ -296,9 +309,17 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	}
 	memcpy(&t->ops.ranges[first], p->r, p->n * sizeof(*p->r));
 	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)p->n};
-	err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
+	if (replace && t->ops.replace_proc)
+		err = t->ops.replace_proc(t->ops.ctx, (uint32_t)pid, &out);
+	else
+		err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
 	if (err) {
+		/* never visible to a walk: free at once */
 		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
+		if (replace && err == -ENOENT) {
+			p->dropped = true;
+			return 0;
+		}
 		t->stats.proc_dropped++;
 		return err == -E2BIG || err == -ENOSPC ? 0 : err;
 	}
@@ -307,6 +328,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	p->first = (uint32_t)first;
 	p->nr = (uint32_t)p->n;
 	p->published = true;
+	p->inherited = false;
 	return 0;
 }
 
@@ -317,14 +339,52 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 
 	if (!p)
 		return;
-	if (p->published) {
+	if (p->published || p->inherited)
 		t->ops.set_proc(t->ops.ctx, (uint32_t)pid, NULL);
+	if (p->published)
 		hold(t, p->first, p->nr, false);
-	}
 	free(p->r);
 	i = p - t->procs;
 	memmove(p, p + 1, (t->nr_procs - i - 1) * sizeof(*p));
 	t->nr_procs--;
+}
+
+int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
+{
+	struct cproc *c = get_proc(t, cpid, true), *p;
+	struct fxs_cfi_range *r;
+
+	if (!c)
+		return -ENOMEM;
+	/* a dead process's: the kernel replaced its entry at the fork */
+	if (c->published)
+		hold(t, c->first, c->nr, false);
+	c->n = 0;
+	c->nr = 0;
+	c->published = false;
+	c->dropped = false;
+	c->inherited = true;
+	if (!inherit)
+		return t->ops.set_proc(t->ops.ctx, (uint32_t)cpid, NULL);
+	p = ppid != cpid ? get_proc(t, ppid, false) : NULL;
+	if (!p || !p->n)
+		return 0;
+	if (c->cap < p->n) {
+		r = realloc(c->r, p->n * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		c->r = r;
+		c->cap = p->n;
+	}
+	memcpy(c->r, p->r, p->n * sizeof(*c->r));
+	c->n = p->n;
+	return cfi_tables_publish(t, cpid);
+}
+
+void cfi_tables_handed(struct cfi_tables *t, uint64_t ns)
+{
+	if (ns > t->handed)
+		t->handed = ns;
 }
 
 static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_t n)
