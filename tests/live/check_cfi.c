@@ -142,7 +142,7 @@ struct children {
 
 static void count_children(const struct capture_file *f, uint32_t parent, struct children *c)
 {
-	static const char *const chain[] = {"nf_leaf",	"nf_inner", "nf_middle",
+	static const char *const chain[] = {"nf_leaf",	"nf_inner",   "nf_middle",
 					    "nf_outer", "fork_child", "main"};
 	uint32_t seen[256];
 	size_t nr_seen = 0, k;
@@ -212,7 +212,7 @@ START_TEST(test_reused_pids_whole)
 {
 	const char *path = out_path("reuse.fxt");
 	char *rec_argv[] = {(char *)bin, (char *)"record", (char *)"-q", (char *)"-a", (char *)"-d",
-			    (char *)"5", (char *)"-o", (char *)path, NULL};
+			    (char *)"5", (char *)"-o",	   (char *)path, NULL};
 	char *prog_argv[] = {prog("nofp"), (char *)"1", (char *)"12", (char *)"reuse", NULL};
 	int err_fd = temp_fd(), out_fd = temp_fd(), status, reused = 0;
 	char out[256] = "";
