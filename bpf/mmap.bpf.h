@@ -133,15 +133,22 @@ int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 	return 0;
 }
 
-/* A target's last thread exits: its pid moves from the targets map to gone. */
+/*
+ * A process's last thread exits: a target's pid moves from the targets map to
+ * gone; under --unwind=auto|cfi (host-wide too) its CFI ranges go.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(fxs_exit, struct task_struct *task)
 {
 	__u32 pid, tid;
 	__u8 *target, v;
 
-	if (!cfg_filter_pids || BPF_CORE_READ(task, signal, live.counter) != 0 ||
-	    !current_ids(&pid, &tid))
+	if (BPF_CORE_READ(task, signal, live.counter) != 0 || !current_ids(&pid, &tid))
+		return 0;
+	/* Its CFI ranges are no one's now (user space frees the slice: cfi_tables' sweep). */
+	cfi_forget_pid(pid);
+	/* loaded for that alone (no --no-inherit targets): no target moves */
+	if (!cfg_filter_pids || !cfg_inherit)
 		return 0;
 	target = bpf_map_lookup_elem(&targets, &pid);
 	if (!target)

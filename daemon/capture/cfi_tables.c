@@ -60,6 +60,7 @@ struct cproc {
 	bool published;
 	bool dropped;	/* the kernel dropped the published slice: publish no more */
 	bool inherited; /* the kernel made its entry at the fork: replace it only */
+	uint64_t dropped_at; /* ops.now() when found dropped */
 };
 
 struct cfi_tables {
@@ -69,6 +70,7 @@ struct cfi_tables {
 	size_t next_queued;  /* mods before it are not MOD_QUEUED */
 	struct cproc *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
+	size_t sweep_at; /* where the next sweep() looks */
 	struct free_list free_rows, free_ranges;
 	struct held *held;
 	size_t nr_held, cap_held;
@@ -280,6 +282,27 @@ int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t
 	return 0;
 }
 
+/*
+ * The kernel dropped p's entry (an exec or an exit): its slice goes once no
+ * walk reads it, and its mappings are published no more. The struct stays
+ * (dropped) until every record before now was read: a late record of the
+ * pid must not publish a dead image's mappings over a new process's entry.
+ */
+static void drop(struct cfi_tables *t, struct cproc *p)
+{
+	if (p->published)
+		hold(t, p->first, p->nr, false);
+	p->published = false;
+	p->inherited = false;
+	p->dropped = true;
+	p->dropped_at = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
+	p->n = 0;
+	p->nr = 0;
+	free(p->r);
+	p->r = NULL;
+	p->cap = 0;
+}
+
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 {
 	struct cproc *p = get_proc(t, pid, false);
@@ -295,7 +318,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	replace = p->published || p->inherited;
 	if (replace && !t->ops.replace_proc && t->ops.has_proc &&
 	    !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
-		p->dropped = true;
+		drop(t, p);
 		return 0;
 	}
 	t->tick++;
@@ -317,7 +340,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 		/* never visible to a walk: free at once */
 		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
 		if (replace && err == -ENOENT) {
-			p->dropped = true;
+			drop(t, p);
 			return 0;
 		}
 		t->stats.proc_dropped++;
@@ -482,12 +505,44 @@ static int make_one(struct cfi_tables *t, size_t id)
 	return 1;
 }
 
+/*
+ * Processes whose entry the kernel dropped (at their exit, or an exec whose
+ * record comes later) give their slices back: at most SWEEP_PER_WORK looked
+ * at a work. A host-wide capture sees every process of the host come and go.
+ */
+#define SWEEP_PER_WORK 256
+static void sweep(struct cfi_tables *t)
+{
+	size_t looked = 0;
+
+	if (!t->ops.has_proc)
+		return;
+	while (looked++ < SWEEP_PER_WORK && looked <= t->nr_procs) {
+		struct cproc *p;
+
+		if (t->sweep_at >= t->nr_procs)
+			t->sweep_at = 0;
+		p = &t->procs[t->sweep_at];
+		if (p->dropped && t->ops.now && p->dropped_at < t->handed) {
+			/* no record from before the drop is left: forget it */
+			free(p->r);
+			memmove(p, p + 1, (t->nr_procs - t->sweep_at - 1) * sizeof(*p));
+			t->nr_procs--;
+			continue;
+		}
+		t->sweep_at++;
+		if ((p->published || p->inherited) && !t->ops.has_proc(t->ops.ctx, (uint32_t)p->pid))
+			drop(t, p);
+	}
+}
+
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 {
 	uint64_t until = mono_ns() + budget_ns;
 	int made = 0, r;
 
 	t->gen++;
+	sweep(t);
 	release_held(t);
 	while (t->next_queued < t->nr_mods) {
 		if (t->mods[t->next_queued].state != MOD_QUEUED) {

@@ -123,7 +123,10 @@ int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit);
 void cfi_tables_handed(struct cfi_tables *t, uint64_t ns);
 /*
  * Make queued tables for about budget_ns (at least one), and reuse what was
- * freed before the last call. Returns how many tables were made, or -errno.
+ * freed before the last call. Also sweeps some processes: one whose entry
+ * the kernel dropped (it exited, or execed) gives its slice back, and is
+ * forgotten once every record from before is read. Returns how many tables
+ * were made, or -errno.
  */
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns);
 /* Whether tables are queued. */

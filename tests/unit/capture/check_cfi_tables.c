@@ -410,6 +410,48 @@ START_TEST(test_freed_ranges_wait_for_records)
 }
 END_TEST
 
+/*
+ * A process exits (the kernel drops its entry): a work's sweep gives its
+ * slice back, publishes nothing more for the pid until every record from
+ * before is read, then forgets it.
+ */
+START_TEST(test_sweep_exited)
+{
+	struct cfi_tables *t = make();
+	struct cfi_tables_stats st;
+
+	fk.now = 10;
+	give_ranges(t, 4, 8, 0x1000);
+	give_ranges(t, 5, 8, 0x1000);
+	fk.has_proc[4] = false;
+	cfi_tables_handed(t, 9);
+	cfi_tables_work(t, 0);
+	cfi_tables_work(t, 0);
+	/* a late record of the dead process (before its exit): not published */
+	fk.now = 20;
+	ck_assert_int_eq(cfi_tables_mapping(t, 4, 0x9000, 0xa000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 4), 0);
+	ck_assert(!fk.has_proc[4]);
+	/* its 8 ranges came back (16 in all, 8 of pid 5) */
+	cfi_tables_handed(t, 21);
+	cfi_tables_work(t, 0);
+	give_ranges(t, 6, 8, 0x1000);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.proc_dropped, 0);
+	ck_assert(fk.has_proc[6]);
+	/* every record from before read: the pid is forgotten, a new process on it published */
+	fk.has_proc[6] = false;
+	cfi_tables_work(t, 0);
+	cfi_tables_handed(t, 31);
+	cfi_tables_work(t, 0);
+	cfi_tables_work(t, 0);
+	give_ranges(t, 4, 2, 0x1000);
+	ck_assert(fk.has_proc[4]);
+	ck_assert_uint_eq(fk.procs[4].nr_ranges, 2);
+	cfi_tables__free(t);
+}
+END_TEST
+
 static Suite *cfi_tables_suite(void)
 {
 	Suite *s = suite_create("cfi_tables");
@@ -425,6 +467,7 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_fork_then_exec);
 	tcase_add_test(tc, test_fork_without_inherit);
 	tcase_add_test(tc, test_freed_ranges_wait_for_records);
+	tcase_add_test(tc, test_sweep_exited);
 	suite_add_tcase(s, tc);
 	return s;
 }
