@@ -312,9 +312,8 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	 * Children that are never sampled leave the targets map at their exit;
 	 * with CFI, every process's ranges go at its exit.
 	 */
-	bpf_program__set_autoload(b->skel->progs.fxs_exit,
-				  (b->opts.nr_pids && b->opts.inherit) ||
-					  b->opts.unwind != FXS_UNWIND_FP);
+	bpf_program__set_autoload(b->skel->progs.fxs_exit, (b->opts.nr_pids && b->opts.inherit) ||
+								   b->opts.unwind != FXS_UNWIND_FP);
 	if (b->opts.unwind != FXS_UNWIND_FP) {
 		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
 
