@@ -58,8 +58,8 @@ struct cproc {
 	size_t n, cap;
 	uint32_t first, nr; /* the published slice (nr 0: none) */
 	bool published;
-	bool dropped;	/* the kernel dropped the published slice: publish no more */
-	bool inherited; /* the kernel made its entry at the fork: replace it only */
+	bool dropped;	     /* the kernel dropped the published slice: publish no more */
+	bool inherited;	     /* the kernel made its entry at the fork: replace it only */
 	uint64_t dropped_at; /* ops.now() when found dropped */
 };
 
@@ -531,7 +531,8 @@ static void sweep(struct cfi_tables *t)
 			continue;
 		}
 		t->sweep_at++;
-		if ((p->published || p->inherited) && !t->ops.has_proc(t->ops.ctx, (uint32_t)p->pid))
+		if ((p->published || p->inherited) &&
+		    !t->ops.has_proc(t->ops.ctx, (uint32_t)p->pid))
 			drop(t, p);
 	}
 }
