@@ -421,8 +421,13 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	/* without mapping events (the kernel refused them) /proc is read as before */
 	if (size < sizeof(*s) + sizeof(*f) || !c->mmap_events)
 		return 0;
-	if (c->targets && targets_denied(c->targets, f->ppid))
-		return 0;
+	if (c->targets && targets_denied(c->targets, f->ppid)) {
+		/* the kernel may have given the child the parent's ranges: they go */
+		err = c->cfi ? cfi_capture_fork(c->cfi, f->ppid, s->pid, false) : 0;
+		if (err && !c->err)
+			c->err = err;
+		return err;
+	}
 	if (!modules_known(c->modules, f->ppid)) {
 		err = enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
 		if (!err && needs_proc_maps(c, f->ppid, dir, true, false))
@@ -433,6 +438,12 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	}
 	n = err ? err : modules_fork(c->modules, f->ppid, s->pid);
 	err = n < 0 ? n : 0;
+	/*
+	 * The kernel gave the child the parent's ranges at the fork (it walks by
+	 * them from its first sample): now its own copy, as the parent's were then.
+	 */
+	if (!err && c->cfi)
+		err = cfi_capture_fork(c->cfi, f->ppid, s->pid, true);
 	if (err && !c->err)
 		c->err = err;
 	return err;
@@ -725,7 +736,7 @@ int capture_poll(struct capture *c, int timeout_ms)
 	err = sampler_read(&c->sampler);
 	/* Between drains: the tables of the modules the drain found. */
 	if (c->cfi && !c->err && err >= 0)
-		err = cfi_capture_work(c->cfi);
+		err = cfi_capture_work(c->cfi, c->last_ts);
 	if (c->targets) {
 		pid_t gone[64];
 		size_t n;
