@@ -49,7 +49,7 @@ static void check_nofp(const char *name, const char *mode)
 {
 	const char *path = out_path("nofp.fxt");
 	struct capture_file *f;
-	size_t target = 0, whole = 0, entry = 0;
+	size_t target = 0, whole = 0, entry = 0, marked = 0;
 	struct run r;
 
 	RUN(&r, "record", "-q", "--unwind", mode, "-o", path, "--", prog(name), "2");
@@ -59,6 +59,7 @@ static void check_nofp(const char *name, const char *mode)
 	for (size_t i = 0; i < f->nr_samples; i++) {
 		const struct sample *s = &f->samples[i];
 
+		marked += !!(s->flags & FXT_BT_FLAG_FP_FALLBACK);
 		if (!leaf_is(f, s, "nf_leaf"))
 			continue;
 		target++;
@@ -76,6 +77,10 @@ static void check_nofp(const char *name, const char *mode)
 	ck_assert_uint_ge(counter_value(counter(f, "unwind"), "end") * 100,
 			  total(f, "written") * 95);
 	ck_assert_uint_ge(counter_value(counter(f, "cfi_tables"), "loaded"), 2);
+	/* Each stack walked on by frame pointers is marked in the file, and counted. */
+	ck_assert_uint_eq(marked, counter_value(counter(f, "unwind"), "fp_fallback"));
+	if (!strcmp(mode, "cfi"))
+		ck_assert_uint_eq(marked, 0);
 	check_accounting(f);
 	unload(f);
 }
