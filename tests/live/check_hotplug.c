@@ -162,9 +162,12 @@ static void read_result(const pid_t *pids, unsigned nr_pids, struct result *res)
 			for (unsigned i = 0; i < nr_pids; i++)
 				res->samples_of[i] += rec.pid == (uint64_t)pids[i];
 		}
-		/* the mapping events' counter has its own sums (live.c) */
+		/*
+		 * The samples' counters: the total and each CPU's (the mapping
+		 * events', the walker's and the tables' have sums of their own).
+		 */
 		if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_COUNTER ||
-		    !strcmp(rec.name, "mmap"))
+		    (strcmp(rec.name, "samples") && strncmp(rec.name, "cpu", 3)))
 			continue;
 		if (arg(&rec, "fired") !=
 		    arg(&rec, "written") + arg(&rec, "filtered") +
