@@ -384,16 +384,43 @@ static bool wait_output(const char *dir, pid_t rec)
 }
 
 /*
+ * record -p target into out (its stderr under dir) until target exits:
+ * once record samples, the file go is made, which target waits for.
+ */
+static void record_pid_then_go(pid_t target, const char *what, const char *dir, const char *out,
+			       const char *go)
+{
+	char pid_text[32], cmd[PATH_MAX + 16];
+	int st = 0;
+	pid_t rec;
+
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
+	live_msleep(300);
+	snprintf(cmd, sizeof(cmd), "touch %s", go);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	ck_assert_int_eq(waitpid(target, &st, 0), target);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d", what, st);
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+}
+
+/*
  * dlopener's second thread, made before record -p began, maps libspin.so
  * once the session runs and spins in it: the events follow each thread of a
  * target, not only the one its pid names.
  */
 START_TEST(test_kernel_filter_thread)
 {
-	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16], pid_text[32];
+	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16];
 	char cmd[4 * PATH_MAX], buf[4096];
-	pid_t target, rec;
-	int st = 0;
+	pid_t target;
 
 	snprintf(dir, sizeof(dir), "%s/thread", tmpdir);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -407,21 +434,7 @@ START_TEST(test_kernel_filter_thread)
 		_exit(127);
 	}
 	live_msleep(100);
-	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
-	rec = fork();
-	ck_assert_int_ge(rec, 0);
-	if (!rec) {
-		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
-	live_msleep(300);
-	snprintf(cmd, sizeof(cmd), "touch %s", go);
-	ck_assert_int_eq(live_run_cmd(cmd), 0);
-	ck_assert_int_eq(waitpid(target, &st, 0), target);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dlopener: status %d", st);
-	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	record_pid_then_go(target, "dlopener", dir, out, go);
 	/* the library's mapping came from an event: the process was read from /proc before */
 	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' module .*libspin\\.so'", fxs_bin, out);
 	run_out(cmd, buf, sizeof(buf));
@@ -443,11 +456,10 @@ END_TEST
  */
 START_TEST(test_secure_exec_root_session)
 {
-	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16], pid_text[32];
+	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16];
 	char cmd[4 * PATH_MAX], buf[8192], script[3 * PATH_MAX];
 	unsigned unknown, samples;
-	pid_t target, rec;
-	int st = 0;
+	pid_t target;
 
 	snprintf(dir, sizeof(dir), "%s/secure", tmpdir);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
@@ -466,21 +478,7 @@ START_TEST(test_secure_exec_root_session)
 		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 		_exit(127);
 	}
-	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
-	rec = fork();
-	ck_assert_int_ge(rec, 0);
-	if (!rec) {
-		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
-	live_msleep(300);
-	snprintf(cmd, sizeof(cmd), "touch %s", go);
-	ck_assert_int_eq(live_run_cmd(cmd), 0);
-	ck_assert_int_eq(waitpid(target, &st, 0), target);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's shell: status %d", st);
-	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	record_pid_then_go(target, "the user's shell", dir, out, go);
 	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s 2>&1", fxs_bin, out);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "secret_root_work [suidspin-root]"),
