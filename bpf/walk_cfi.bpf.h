@@ -99,7 +99,7 @@ struct fxs_cfi_walk {
 	__u32 last_rule_ok;
 	__u64 frames[FXS_MAX_FRAMES + 1];
 	/* cfi_read()'s copy of the stack: [win_base, win_base + win_len) */
-	__u64 win_base, win_len, win_cap;
+	__u64 win_base, win_len;
 	__u64 win[FXS_WALK_WIN / 8 + 1]; /* + 1: an 8-byte read at the end reads a word more */
 	struct fxs_cfi_hint hints[FXS_CFI_HINTS];
 };
@@ -214,17 +214,15 @@ static __always_inline int cfi_read(struct fxs_cfi_walk *w, __u64 addr, __u32 ne
 		room = FXS_WALK_PAGE - (addr & (FXS_WALK_PAGE - 1));
 		if (room < need)
 			room += FXS_WALK_PAGE;
-		if (room > w->win_cap)
-			room = w->win_cap;
-		if (room > FXS_WALK_WIN)
-			room = FXS_WALK_WIN;
-		if (room < 16)
-			room = 16;
+		/* The walk's first copy is short, as walk_fast's (no window yet: win_len 0). */
+		if (room > (w->win_len ? FXS_WALK_WIN : FXS_WALK_FIRST))
+			room = w->win_len ? FXS_WALK_WIN : FXS_WALK_FIRST;
+		/* No change (8 <= room <= FXS_WALK_WIN): bounds it for 6.1's verifier. */
+		room &= 2 * FXS_WALK_WIN - 1;
 		if (bpf_probe_read_user(w->win, room, (void *)addr))
 			return -1;
 		w->win_base = addr;
 		w->win_len = room;
-		w->win_cap = FXS_WALK_WIN;
 		off = 0;
 	}
 	/* Never taken (off + need <= win_len <= FXS_WALK_WIN); bounds it for the verifier. */
@@ -560,7 +558,6 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->last_range = 0;
 	w->last_rule_ok = 0;
 	w->win_len = 0;
-	w->win_cap = FXS_WALK_FIRST;
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	w->have_proc = proc != NULL;
 	w->first_range = proc ? proc->first_range : 0;
