@@ -314,6 +314,12 @@ TMPFILESDIR ?= /usr/lib/tmpfiles.d
 # missing with one line saying which and why.
 BENCH_PEERS := perf:linux-perf bpftrace:bpftrace offcputime:libbpf-tools
 MANDIR      ?= $(PREFIX)/share/man
+# every page of docs/man, by section (fxsampler.1 and a page per command or
+# topic as perf has them: fxsampler-record.1, fxsampler-format.5, ...)
+MAN_PAGES1  := $(wildcard docs/man/*.1)
+MAN_PAGES5  := $(wildcard docs/man/*.5)
+MAN_PAGES7  := $(wildcard docs/man/*.7)
+MAN_PAGES8  := $(wildcard docs/man/*.8)
 # bash-completion loads completions/NAME when NAME is first completed
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 bench: all
@@ -340,11 +346,12 @@ install: all
 	install -m 0644 systemd/fxsampler.sysusers $(DESTDIR)$(SYSUSERSDIR)/fxsampler.conf
 	install -m 0644 systemd/fxsampler.tmpfiles $(DESTDIR)$(TMPFILESDIR)/fxsampler.conf
 	install -m 0644 tests/data/config/fxsamplerd.conf $(DESTDIR)/etc/fxsampler/fxsamplerd.conf
-	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(BASHCOMPDIR)
-	install -m 0644 docs/man/fxsampler.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 docs/man/fxsamplerd.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 docs/man/fxsamplerd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 $(MAN_PAGES1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN_PAGES5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(MAN_PAGES7) $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 $(MAN_PAGES8) $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 docs/completion/fxsampler.bash $(DESTDIR)$(BASHCOMPDIR)/fxsampler
 	ln -sf fxsampler $(DESTDIR)$(BASHCOMPDIR)/fxsamplerd
 
@@ -427,7 +434,7 @@ CROSS_ROOT  := $(FXS_CACHE)/trixie-root
 CROSS_DIR   := .output/cross/$(ARCH)
 CROSS_BUILD := $(CROSS_DIR)/build
 CROSS_BINS  := $(CROSS_DIR)/fxsampler $(CROSS_DIR)/fxsamplerd
-CROSS_PROGS := $(patsubst tests/progs/%.c,$(CROSS_DIR)/progs/%,$(PROG_SRCS)) \
+CROSS_PROGS := $(patsubst tests/progs/%.c,$(CROSS_DIR)/progs/%,$(PROG_SRCS)) $(CROSS_DIR)/progs/nofp_dyn \
 	       $(patsubst tests/progs/lib/%.c,$(CROSS_DIR)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
 # What `file` calls each arch's machine.
 CROSS_MACHINE := $(word 2,$(subst :, ,$(filter $(ARCH):%,x86:x86-64 arm64:aarch64 riscv64:RISC-V)))
@@ -444,7 +451,7 @@ else
 		$(CROSS_ROOT) $(CURDIR) make -C /src --no-print-directory cross-static ARCH=$(ARCH) \
 		FXS_STATIC=1 OUTPUT=$(CROSS_BUILD) CC=$(TRIPLET)-gcc AR=$(TRIPLET)-ar V=$(V)
 endif
-	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %.so,$(CROSS_PROGS)); do \
+	$(Q)for f in $(CROSS_BINS) $(filter-out %/dlopener %/nofp_dyn %.so,$(CROSS_PROGS)); do \
 		file -L $$f | grep -q 'statically linked' && file -L $$f | grep -q '$(CROSS_MACHINE)' || \
 		{ echo "cross: $$f is not a static $(CROSS_MACHINE) executable: $$(file -L $$f)" >&2; \
 		  exit 1; }; done
@@ -513,6 +520,17 @@ $(CROSS_DIR)/progs/leafchain: tests/progs/leafchain.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(if $(filter riscv64,$(ARCH)),$(TRIPLET)-gcc-12,$(CC)) $(LEAF_CFLAGS) -static $< -o $@
+# The CFI walker's known chains in the VM tier: nofp static and without frame
+# pointers; nofp_dyn the same linked against ARCH's Debian libc (sysroot/),
+# whose frames (__libc_start_call_main) are walked by its .eh_frame.
+$(CROSS_DIR)/progs/nofp: tests/progs/nofp.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer -static $< -o $@
+$(CROSS_DIR)/progs/nofp_dyn: tests/progs/nofp.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
 # dlopener stays dynamic, with its libspin.so: a static glibc program cannot
 # dlopen reliably. In a VM it needs the target's ld.so and libc.so.6.
 $(CROSS_DIR)/progs/%: tests/progs/%.c

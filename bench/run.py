@@ -11,10 +11,12 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,o,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,s,t,u,v)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
   FXS_BENCH_HTTP_SECONDS  length of each continuous capture of section s (default 60)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
+  (m: mapping events against /proc reads, record --no-mmap-events, on make -j2
+  of bench/progs/minibuild, with -p and -a; at most 4 rounds, about 2 minutes)
   FXS_BENCH_OUT           results file (default bench/results.json)
 """
 import json
@@ -1176,6 +1178,179 @@ def table_v(v):
                                                 fmt(m["exec_to_first_sample_ms"], digits=1)))
 
 
+# --- m. mapping events: their cost on an exec-heavy build, against /proc reads ------
+
+MINIBUILD = os.path.join(HERE, "progs", "minibuild")
+M_KINDS = ["unprofiled", "events -p", "/proc -p", "events -a", "/proc -a"]
+# The build's own processes: the [unknown] share is theirs (-a samples the host too).
+M_BUILD_COMMS = {"sh", "make", "cc", "gcc", "cc1", "as", "collect2", "ld", "ld.bfd"}
+
+
+def m_unknown_share(fxt):
+    """Leaf frames in no mapping over the build's samples (report --perf-script)."""
+    ps = fxt + ".ps"
+    rc, _, _, _, _ = run([FXS, "report", "--perf-script", ps, fxt])
+    if rc != 0:
+        return None
+    n = u = 0
+    leaf = False
+    for line in open(ps, errors="replace"):
+        if line.startswith("\t"):
+            if leaf and line.rstrip().endswith("([unknown])"):
+                u += 1
+            leaf = False
+        elif line.strip():
+            leaf = line.split()[0] in M_BUILD_COMMS
+            n += leaf
+    os.unlink(ps)
+    return 100.0 * u / n if n else None
+
+
+def m_mmap_counter(fxt):
+    """The file's "mmap" counter: side-band records read (seen), kept, filtered."""
+    rc, o, e, _, _ = run([FXS, "dump", fxt])
+    for line in o.splitlines():
+        if " counter " in line and 'name="mmap"' in line:
+            return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line.split("name=")[1])}
+    return {}
+
+
+def m_wait_ready(d, p):
+    """record's output exists (its prologue is written once the sampler is set up)."""
+    for _ in range(200):
+        if p.poll() is not None:
+            return False
+        if any(os.path.getsize(os.path.join(d, f)) > 0 for f in os.listdir(d)):
+            time.sleep(0.2)
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def m_build_once(kind):
+    """One from-scratch make -j2 of MINIBUILD under kind: a dict of figures, or None."""
+    d = tempfile.mkdtemp(dir=TMP)
+    src = os.path.join(d, "src")
+    shutil.copytree(MINIBUILD, src)
+    rec_dir = os.path.join(d, "rec")
+    os.mkdir(rec_dir)
+    fxt = os.path.join(rec_dir, "m.fxt")
+    args = ["--no-mmap-events"] if kind.startswith("/proc") else []
+    # the build waits on its stdin until record is sampling (-p: the shell is the target)
+    build = subprocess.Popen(["sh", "-c", "read go && exec make -s -j2"], cwd=src,
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    rec = None
+    try:
+        if kind != "unprofiled":
+            target_args = ["-a"] if kind.endswith("-a") else ["-p", str(build.pid)]
+            rec = subprocess.Popen([FXS, "record", "-q", *args, *target_args, "-o", fxt],
+                                   stderr=subprocess.PIPE)
+            if not m_wait_ready(rec_dir, rec):
+                log("   %s: record did not start: %s" % (kind, rec.stderr.read().decode(
+                    errors="replace").strip()[-300:]))
+                return None
+        t0 = time.monotonic()
+        build.stdin.write(b"go\n")
+        build.stdin.close()
+        _, status, _ = os.wait4(build.pid, 0)
+        wall = time.monotonic() - t0
+        build.returncode = os.waitstatus_to_exitcode(status)
+        if build.returncode != 0 or not os.path.exists(os.path.join(src, "minibuild")):
+            log("   %s: the build failed (%d)" % (kind, build.returncode))
+            return None
+        out = {"wall_s": wall}
+        if rec is None:
+            return out
+        if kind.endswith("-a"):
+            rec.send_signal(signal.SIGINT)
+        err = rec.stderr.read().decode(errors="replace")
+        _, status, ru = os.wait4(rec.pid, 0)
+        rec.returncode = os.waitstatus_to_exitcode(status)
+        if rec.returncode != 0:
+            log("   %s: record failed: %s" % (kind, err.strip()[-300:]))
+            return None
+        mc = m_mmap_counter(fxt)
+        out.update({"record_cpu_s": ru.ru_utime + ru.ru_stime,
+                    "samples": fxs_summary(err).get("samples"),
+                    "unknown_pct": m_unknown_share(fxt),
+                    "sideband_read": mc.get("seen", 0), "sideband_filtered": mc.get("filtered", 0),
+                    "sideband_kept": mc.get("written", 0),
+                    "records_from_events": mc.get("records_from_events", 0),
+                    "records_from_proc": mc.get("records_from_proc", 0),
+                    # what could leave samples [unknown] besides late mappings
+                    "samples_ring_full": fxs_summary(err).get("ring_full"),
+                    "mmap_ring_full": mc.get("dropped_ring_full", 0),
+                    "forks_ring_full": mc.get("forks_dropped_ring_full", 0)})
+        return out
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
+        if rec is not None and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def section_m():
+    rounds = min(ROUNDS, 4)
+    log("== m. mapping events vs /proc reads: make -j2 of a %d-file C project (bench/progs/"
+        "minibuild), %d rounds" % (len([f for f in os.listdir(MINIBUILD) if f.endswith(".c")]),
+                                   rounds))
+    runs = {k: [] for k in M_KINDS}
+    for r in range(rounds):
+        order = M_KINDS[:]
+        random.shuffle(order)
+        for k in order:
+            runs[k].append(m_build_once(k))
+        log("   round %d/%d done" % (r + 1, rounds))
+    sec = {"rounds": rounds, "kinds": {}, "ratios": {}}
+    fields = ["wall_s", "record_cpu_s", "samples", "unknown_pct", "sideband_read",
+              "sideband_filtered", "sideband_kept", "records_from_events", "records_from_proc",
+              "samples_ring_full", "mmap_ring_full", "forks_ring_full"]
+    for k in M_KINDS:
+        sec["kinds"][k] = {f: stats([x.get(f) if x else None for x in runs[k]]) for f in fields}
+    base = runs["unprofiled"]
+    for k in M_KINDS[1:]:
+        sec["ratios"]["wall " + k] = stats([x["wall_s"] / b["wall_s"] for x, b in
+                                            zip(runs[k], base) if x and b])
+    for mode in ("-p", "-a"):
+        ev, pr = runs["events " + mode], runs["/proc " + mode]
+        sec["ratios"]["record cpu events/proc " + mode] = stats(
+            [e["record_cpu_s"] / p["record_cpu_s"] for e, p in zip(ev, pr)
+             if e and p and p["record_cpu_s"]])
+        sec["ratios"]["wall events/proc " + mode] = stats(
+            [e["wall_s"] / p["wall_s"] for e, p in zip(ev, pr) if e and p])
+    results["sections"]["m_mmap_events"] = sec
+    for mode in ("-p", "-a"):
+        u = sec["kinds"]["events " + mode]["unknown_pct"]
+        target("m: [unknown] <= 1 %% of the build's samples, events %s" % mode,
+               "%.2f %%" % u["median"] if u else "n/a", "<= 1 %", u["median"] <= 1 if u else None)
+
+
+def table_m(s):
+    m = s["m_mmap_events"]
+    print("\nm. mapping events against /proc reads (record --no-mmap-events): make -j2 of "
+          "bench/progs/minibuild from scratch, %d rounds (default 999 Hz; -p: the build's shell "
+          "and what it runs; -a: the whole host)" % m["rounds"])
+    print("   %-11s%-22s%-22s%-16s%-22s%-20s%s" % ("", "build wall s", "record CPU s",
+                                                  "[unknown] %", "side-band read",
+                                                  "filtered", "mmap written ev/proc"))
+    for k in M_KINDS:
+        row = m["kinds"][k]
+        ev, pr = row["records_from_events"], row["records_from_proc"]
+        print("   %-11s%-22s%-22s%-16s%-22s%-20s%s" % (
+            k, fmt(row["wall_s"], digits=2), fmt(row["record_cpu_s"], digits=3),
+            fmt(row["unknown_pct"], digits=1).split(" ")[0], fmt(row["sideband_read"]),
+            fmt(row["sideband_filtered"]).split(" ")[0],
+            "%s/%s" % (fmt(ev).split(" ")[0], fmt(pr).split(" ")[0])))
+    print("   ratios (per round, median [min..max]):")
+    for name, v in m["ratios"].items():
+        print("     %-32s %s" % (name, fmt(v, digits=3)))
+    print("   [unknown] %: leaf frames in no mapping over samples of the build's processes "
+          "(sh, make, gcc, cc1, as, collect2, ld)")
+
+
 def table():
     s = results["sections"]
     print()
@@ -1312,6 +1487,8 @@ def table():
               "%.1f %% in one module" % (h["modules"], h["errors"], h["bytes"] / 2**20,
                                          h["gen_ns"] / 1e6, 100.0 * h["fdes_fp"] / max(1, h["fdes"]),
                                          h["fdes"], 100.0 * h["max_fp_share"]))
+    if "m_mmap_events" in s:
+        table_m(s)
     print("\nTargets (issue 5):")
     for t in results["targets"]:
         print("   %-8s %-58s %s (goal %s)%s" % (t["status"], t["target"], t["figure"], t["goal"],
@@ -1367,6 +1544,8 @@ def main():
             section_t()
         if want("s"):
             section_s()
+        if want("m"):
+            section_m()
     finally:
         sysctl("kernel.perf_event_max_sample_rate", old_rate)
         results["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]

@@ -263,7 +263,7 @@ static __always_inline bool cfi_push(struct fxs_cfi_walk *w, __u64 ra)
  */
 static __always_inline long cfi_fp_frame(struct fxs_cfi_walk *w)
 {
-	__u64 fp = w->fp, pair[2], sp;
+	__u64 fp = w->fp, pair[2], sp, ret, next;
 
 	if (fp == 0)
 		return cfi_end(w, FXS_UE_END);
@@ -276,13 +276,15 @@ static __always_inline long cfi_fp_frame(struct fxs_cfi_walk *w)
 		w->flags |= FXS_SF_STOP_FAULT;
 		return cfi_end(w, FXS_UE_FAULT);
 	}
-	if (pair[1] == 0)
+	/* riscv64's first frame may be a GCC leaf's (s0 saved, ra not): as the fp walkers do */
+	fxs_frame_step(w->n, fp, w->sp, w->lr, pair[0], pair[1], &ret, &next);
+	if (ret == 0)
 		return cfi_end(w, FXS_UE_END);
-	if (!cfi_push(w, pair[1]))
+	if (!cfi_push(w, ret))
 		return 1;
-	w->pc = fxs_ret_addr(pair[1]);
+	w->pc = fxs_ret_addr(ret);
 	w->sp = sp;
-	w->fp = pair[0];
+	w->fp = next;
 	return 0;
 }
 
@@ -327,7 +329,11 @@ static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
 	case FXS_CFI_END:
 		return cfi_end(w, FXS_UE_END);
 	case FXS_CFI_NONE:
-		return cfi_end(w, FXS_UE_NO_ROW);
+		/*
+		 * No FDE covers the pc (riscv64 GCC 12 puts C code's CFI in
+		 * .debug_frame only): auto takes the frame-pointer chain, marked.
+		 */
+		return cfi_lost(w, FXS_UE_NO_ROW);
 	case FXS_CFI_SIGNAL:
 		return cfi_end(w, FXS_UE_SIGNAL);
 	default:

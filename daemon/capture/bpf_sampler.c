@@ -221,16 +221,35 @@ static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
 	return ordered_add(&b->held, rec, size);
 }
 
-/* The side-band events of every online CPU; the others are opened when they come. */
+/*
+ * The side-band events: with target pids, the targets' own (the kernel then
+ * copies no other process's mappings); for the whole host, or where those
+ * cannot be had (too many threads, no ptrace rights), every process's on each
+ * online CPU. A CPU that comes online later gets the whole-host kind
+ * (bpf_sampler_follow_cpus()): no task's event follows it there.
+ */
 static int open_sideband(struct bpf_sampler *b, size_t ring_bytes)
 {
-	int err;
+	bool online[FXS_MAX_CPUS] = {false};
+	int err = 0;
 
+	for (int cpu = 0; cpu < b->nr_cpus; cpu++)
+		online[cpu] = cpu_is_online(cpu);
 	b->sb = sideband__new(b->nr_cpus, ring_bytes);
 	if (!b->sb)
 		return -errno;
+	for (unsigned i = 0; !err && i < b->opts.nr_pids; i++)
+		err = sideband_open_process(b->sb, (pid_t)b->opts.pids[i], online);
+	if (b->opts.nr_pids && !err)
+		return 0;
+	if (b->opts.nr_pids) {
+		sideband__free(b->sb);
+		b->sb = sideband__new(b->nr_cpus, ring_bytes);
+		if (!b->sb)
+			return -errno;
+	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
-		if (!cpu_is_online(cpu))
+		if (!online[cpu])
 			continue;
 		err = sideband_open_cpu(b->sb, cpu);
 		if (err && err != -ENODEV)
@@ -239,9 +258,46 @@ static int open_sideband(struct bpf_sampler *b, size_t ring_bytes)
 	return 0;
 }
 
-static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
+/* The print function libbpf had before a CFI load attempt. */
+static libbpf_print_fn_t cfi_load_print;
+
+/*
+ * libbpf's warnings as its debug output while the CFI walker loads: a kernel
+ * that refuses it gets a fallback (auto) or one line (cfi), not the
+ * verifier's log; -v still shows that log.
+ */
+static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	struct bpf_sampler *b = ctx;
+	(void)level;
+	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
+}
+
+unsigned bpf_sampler_cfi_cause(void)
+{
+	char on = 0;
+	int fd;
+
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0)
+		return BPF_CFI_NO_LOOP;
+	/* bpf_loop()'s callback runs only in JITed code (Debian's riscv64 kernel: JIT off) */
+	fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &on, 1) != 1)
+			on = 0;
+		close(fd);
+		if (on == '0')
+			return BPF_CFI_NO_JIT;
+	}
+	return BPF_CFI_REJECTED;
+}
+
+unsigned bpf_sampler_cfi_fallback(const struct bpf_sampler *b)
+{
+	return b->cfi_fallback;
+}
+
+static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, uint64_t **ret_state)
+{
 	uint8_t one = FXS_TARGET_YES;
 	int err;
 
@@ -298,15 +354,17 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	if (err)
 		goto fail;
 	/*
-	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17): on 5.15
-	 * and 5.16, auto is the frame-pointer walker, and cfi cannot be had.
+	 * The CFI walker's frame loop is a bpf_loop() (Linux 5.17), whose
+	 * callback the kernel runs only JITed: on 5.15 and 5.16, or with the
+	 * JIT off, auto is the frame-pointer walker (no doomed verification
+	 * first: seconds of it under emulation), and cfi cannot be had.
 	 */
-	if (b->opts.unwind != FXS_UNWIND_FP &&
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0) {
+	if (b->opts.unwind != FXS_UNWIND_FP && bpf_sampler_cfi_cause() != BPF_CFI_REJECTED) {
 		if (b->opts.unwind == FXS_UNWIND_CFI) {
 			err = -EOPNOTSUPP;
 			goto fail;
 		}
+		b->cfi_fallback = bpf_sampler_cfi_cause();
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
@@ -323,7 +381,13 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	/* Half full: wake the reader early rather than lose samples. */
 	b->skel->rodata->cfg_wake_bytes = cfg->buffer_size / 2;
 	bpf_map__set_max_entries(b->skel->maps.rings, b->nr_cpus);
+	if (b->opts.unwind != FXS_UNWIND_FP)
+		cfi_load_print = libbpf_set_print(print_as_debug);
 	err = sampler_bpf__load(b->skel);
+	if (b->opts.unwind != FXS_UNWIND_FP) {
+		libbpf_set_print(cfi_load_print);
+		b->cfi_refused = err != 0;
+	}
 	if (err)
 		goto fail;
 	for (unsigned i = 0; i < b->opts.nr_pids; i++) {
@@ -385,6 +449,25 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 fail:
 	bpf_release(b);
 	return err;
+}
+
+static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret_state)
+{
+	struct bpf_sampler *b = ctx;
+	int err;
+
+	b->cfi_refused = false;
+	err = alloc_once(b, cfg, ret_state);
+	if (!err || !b->cfi_refused)
+		return err;
+	/* The kernel refused the CFI walker: cfi fails, auto is the frame-pointer walker. */
+	if (b->opts.unwind == FXS_UNWIND_CFI)
+		return -EOPNOTSUPP;
+	b->cfi_fallback = bpf_sampler_cfi_cause();
+	b->opts.unwind = FXS_UNWIND_FP;
+	free(b->armed_ns); /* made anew, not kept across attempts */
+	b->armed_ns = NULL;
+	return alloc_once(b, cfg, ret_state);
 }
 
 static int open_cpu_clock(int cpu, uint64_t period_ns)

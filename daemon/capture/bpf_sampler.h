@@ -48,7 +48,24 @@ struct bpf_sampler_opts {
 
 struct bpf_sampler;
 
+/* Why the CFI walker is not used where it was asked for (0: it is, or was not asked). */
+enum bpf_cfi_cause {
+	BPF_CFI_LOADED,
+	BPF_CFI_NO_LOOP,  /* no bpf_loop() before Linux 5.17 */
+	BPF_CFI_NO_JIT,	  /* the BPF JIT is off: bpf_loop()'s callbacks need it */
+	BPF_CFI_REJECTED, /* the kernel's verifier refused it (-v shows its log) */
+};
+
 extern const struct sampler_ops bpf_sampler_ops;
+
+/*
+ * After setup: why --unwind=auto walks by frame pointers (enum
+ * bpf_cfi_cause), 0 when the CFI walker runs or was not asked for. With
+ * --unwind=cfi such a kernel fails the setup with -EOPNOTSUPP instead.
+ */
+unsigned bpf_sampler_cfi_fallback(const struct bpf_sampler *b);
+/* Probed: why this kernel would refuse the CFI walker (BPF_CFI_REJECTED if no known cause). */
+unsigned bpf_sampler_cfi_cause(void);
 
 /* NULL with errno set. Nothing is loaded until sampler_setup() runs alloc. */
 struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts);

@@ -49,6 +49,8 @@ struct bpf_sampler {
 	struct ordered held;
 	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len;
+	bool cfi_refused;      /* the load with the CFI walker failed */
+	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
 };
 
 /* Map the CFI walker's rows and ranges arrays, which user space writes in place. */

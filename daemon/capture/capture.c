@@ -106,7 +106,8 @@ static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
  * running before the capture started: the kernel reports every mapping
  * made since, and a child gets its parent's at the fork.
  */
-static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir)
+static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir, bool added,
+			    bool execed)
 {
 	char path[64];
 	uint64_t start_ns;
@@ -117,7 +118,10 @@ static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir)
 		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
 		dir = path;
 	}
-	return !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
+	/* a root session's target: the kernel ends its events at a secure exec (sideband.h) */
+	if (execed && c->opts.nr_pids && !c->opts.check_creds && procinfo_not_dumpable(dir) > 0)
+		return true;
+	return added && !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
 }
 
 static int scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir)
@@ -166,7 +170,7 @@ static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char
 	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
 	if (!added)
 		modules_renamed(c->modules, pid);
-	if (!err && scan && (c->mmap_events ? added && needs_proc_maps(c, pid, dir) : true)) {
+	if (!err && scan && needs_proc_maps(c, pid, dir, added, execed)) {
 		if (execed && c->cfi && !c->mmap_events)
 			cfi_capture_forget(c->cfi, pid);
 		if (execed && !c->mmap_events)
@@ -421,7 +425,7 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 		return 0;
 	if (!modules_known(c->modules, f->ppid)) {
 		err = enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
-		if (!err && needs_proc_maps(c, f->ppid, dir))
+		if (!err && needs_proc_maps(c, f->ppid, dir, true, false))
 			err = scan_maps(c, s->time_ns, f->ppid, dir);
 		else if (err == -EACCES || err == -ESRCH)
 			err = 0;
@@ -555,10 +559,16 @@ static int write_config(struct capture *c)
 		c->opts.period_ns ? c->opts.period_ns : 1000000000ULL / c->opts.freq_hz,
 		c->opts.offcpu_min_ns,
 	};
+	unsigned fallback = bpf_sampler_cfi_fallback(c->bpf);
+	int err = 0;
 
-	if (!c->opts.offcpu)
-		return 0;
-	return fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values, 2);
+	if (c->opts.offcpu)
+		err = fxt_stream_counter(c->fxt, 0, 0, 0, "fxsampler", "config", 0, names, values,
+					 2);
+	/* auto on a kernel that refused the CFI walker: said once, and in the file */
+	if (!err && fallback)
+		err = cfi_capture_write_fallback(c->fxt, fallback, c->opts.warn, c->opts.warn_ctx);
+	return err;
 }
 
 int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,

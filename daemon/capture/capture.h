@@ -83,6 +83,7 @@ struct capture_stats {
 	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
 	struct cfi_tables_stats cfi;
+	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walked by frame pointers */
 };
 
 struct capture;
@@ -93,8 +94,9 @@ struct capture;
  * -EBUSY when another process holds the sampler (*ret_holder is its pid),
  * -EINVAL for bad options, -EPERM without CAP_BPF/CAP_PERFMON, -ESRCH when a
  * target pid does not exist, -EACCES when a target is not the client's
- * (check_creds), other -errno. Each target pid is held by a pidfd from here on. Logs nothing but
- * debug output.
+ * (check_creds), -EOPNOTSUPP when --unwind=cfi is asked of a kernel that
+ * refuses the CFI walker (bpf_sampler_cfi_cause()), other -errno. Each target pid is held by a
+ * pidfd from here on. Logs nothing but debug output.
  */
 int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_ctx,
 		 struct capture **ret, pid_t *ret_holder);

@@ -203,6 +203,7 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	ret->threads = c->tids.len;
 	ret->bytes = c->fxt ? fxt_stream_bytes(c->fxt) : 0;
 	ret->kernel_unresolved = c->kernel_unresolved;
+	ret->cfi_fallback = bpf_sampler_cfi_fallback(c->bpf);
 	if (c->cfi) {
 		cfi_capture_counts(c->cfi, &ret->unwind);
 		cfi_capture_table_stats(c->cfi, &ret->cfi);

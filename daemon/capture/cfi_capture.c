@@ -29,6 +29,47 @@ const char *cfi_count_name(unsigned slot)
 	return slot < CFI_COUNT_NR ? count_names[slot] : "?";
 }
 
+static const char *const fallback_names[] = {"no_bpf_loop", "jit_off", "rejected"};
+
+const char *cfi_fallback_text(unsigned cause)
+{
+	switch (cause) {
+	case BPF_CFI_NO_LOOP:
+		return "the kernel lacks bpf_loop (Linux 5.17)";
+	case BPF_CFI_NO_JIT:
+		return "the BPF JIT is off (sysctl net.core.bpf_jit_enable=0), and its loop "
+		       "needs the JIT";
+	case BPF_CFI_REJECTED:
+		return "the kernel's verifier rejected it (-v shows its log)";
+	}
+	return "no known cause";
+}
+
+int cfi_capture_write_fallback(struct fxt_stream *s, unsigned cause,
+			       void (*warn)(void *ctx, const char *text), void *warn_ctx)
+{
+	uint64_t v[3] = {0};
+	char text[200];
+
+	snprintf(text, sizeof(text),
+		 "the CFI walker did not load: %s; --unwind=auto walks frame pointers",
+		 cfi_fallback_text(cause));
+	if (warn)
+		warn(warn_ctx, text);
+
+	if (cause >= BPF_CFI_NO_LOOP && cause <= BPF_CFI_REJECTED)
+		v[cause - BPF_CFI_NO_LOOP] = 1;
+	return fxt_stream_counter(s, 0, 0, 0, "fxsampler", "cfi_fallback", 0, fallback_names, v, 3);
+}
+
+unsigned cfi_fallback_cause(const char *arg_name)
+{
+	for (unsigned i = 0; arg_name && i < 3; i++)
+		if (!strcmp(arg_name, fallback_names[i]))
+			return BPF_CFI_NO_LOOP + i;
+	return 0;
+}
+
 /* A table from the file behind fd (opened where the process's maps are read). */
 static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {

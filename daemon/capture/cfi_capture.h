@@ -42,6 +42,17 @@ void cfi_capture_forget(struct cfi_capture *cc, pid_t pid);
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts);
 void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret);
 void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_stats *ret);
+/* Why --unwind=auto walks by frame pointers (enum bpf_cfi_cause), in words. */
+const char *cfi_fallback_text(unsigned cause);
+/*
+ * Say once (through warn, may be NULL) that --unwind=auto walks by frame
+ * pointers, and why; and write the counter event "cfi_fallback"
+ * (no_bpf_loop, jit_off, rejected: 1 on the cause) so the file says it too.
+ */
+int cfi_capture_write_fallback(struct fxt_stream *s, unsigned cause,
+			       void (*warn)(void *ctx, const char *text), void *warn_ctx);
+/* The cause the counter event "cfi_fallback"'s argument name stands for, or 0. */
+unsigned cfi_fallback_cause(const char *arg_name);
 /* The name of a counter slot ("end", "no_table", ..., "fp_fallback"). */
 const char *cfi_count_name(unsigned slot);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture/procinfo.h"
@@ -92,6 +93,29 @@ int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns)
 		return -EINVAL;
 	*ret_ns = ticks * (1000000000ULL / (uint64_t)hz);
 	return 0;
+}
+
+int procinfo_not_dumpable(const char *pid_dir)
+{
+	char path[128], line[256];
+	unsigned long ruid;
+	struct stat st;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", pid_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Uid: %lu", &ruid) == 1;
+	fclose(f);
+	if (!found)
+		return -EBADMSG;
+	/* the directory after the status: a process dumpable again in between reads as before */
+	if (stat(pid_dir, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
+	return st.st_uid != (uid_t)ruid;
 }
 
 int procinfo_cmdline_at(const char *pid_dir, char *buf, size_t size)

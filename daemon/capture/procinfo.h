@@ -24,6 +24,14 @@ int procinfo_start_ns(const char *pid_dir, uint64_t *ret_ns);
  * "" for a kernel thread. Returns its length, or -errno.
  */
 int procinfo_cmdline_at(const char *pid_dir, char *buf, size_t size);
+/*
+ * Whether the process under pid_dir is not dumpable: its /proc directory is
+ * then owned by root, not by its real uid. So is a process after an exec
+ * that changed its credentials (set-user-ID, set-group-ID, file
+ * capabilities), unless fs.suid_dumpable is 1. 1 or 0, or -errno (-ESRCH
+ * when it is gone).
+ */
+int procinfo_not_dumpable(const char *pid_dir);
 /* The thread group of a pid or tid: >0, or -errno (-ESRCH when there is none). */
 pid_t procinfo_tgid(pid_t pid);
 

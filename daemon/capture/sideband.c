@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +25,12 @@ struct sideband {
 	int nr_cpus;
 	size_t ring_bytes, page;
 	struct sb_ring *rings;
+	/*
+	 * Per-task events (sideband_open_process()): each writes into its
+	 * CPU's ring, whose own fd is the ring's; these are the others.
+	 */
+	int *task_fds;
+	unsigned nr_task_fds;
 	uint64_t lost;
 	/* a record that wraps around the ring's end is copied here */
 	uint8_t tmp[65536];
@@ -82,6 +91,9 @@ void sideband__free(struct sideband *sb)
 {
 	if (!sb)
 		return;
+	for (unsigned i = 0; i < sb->nr_task_fds; i++)
+		close(sb->task_fds[i]);
+	free(sb->task_fds);
 	for (int i = 0; i < sb->nr_cpus; i++) {
 		if (sb->rings[i].meta)
 			munmap(sb->rings[i].meta, sb->page + sb->rings[i].size);
@@ -92,7 +104,13 @@ void sideband__free(struct sideband *sb)
 	free(sb);
 }
 
-int sideband_open_cpu(struct sideband *sb, int cpu)
+/*
+ * A dummy event for the mapping records of tid on cpu (tid -1: of every
+ * process there). A task's is inherited: the threads and children it makes
+ * from now on get their own, whose records the kernel writes into this one's
+ * ring.
+ */
+static int open_event(pid_t tid, int cpu)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -103,40 +121,153 @@ int sideband_open_cpu(struct sideband *sb, int cpu)
 		.mmap = 1,
 		.mmap2 = 1,
 		.build_id = 1,
+		.inherit = tid >= 0,
 		.use_clockid = 1,
 		.clockid = CLOCK_BOOTTIME,
 		/* never woken: the reader drains on its timer */
 		.watermark = 1,
 		.wakeup_watermark = UINT32_MAX,
 	};
-	struct sb_ring *r;
-	void *map;
-	int fd, err;
+	int fd = (int)syscall(__NR_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
-	if (cpu < 0 || cpu >= sb->nr_cpus)
-		return -EINVAL;
-	r = &sb->rings[cpu];
-	if (r->fd >= 0)
-		return 0;
-	fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && (errno == EINVAL || errno == E2BIG)) {
 		/* before 5.12: no build ids; they come from the files then */
 		attr.build_id = 0;
-		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = (int)syscall(__NR_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	}
-	if (fd < 0)
-		return -errno;
+	return fd < 0 ? -errno : fd;
+}
+
+/* fd's records into cpu's ring: the ring is made for the first, the others write into it. */
+static int attach_ring(struct sideband *sb, int cpu, int fd)
+{
+	struct sb_ring *r = &sb->rings[cpu];
+	void *map;
+
+	if (r->fd >= 0) {
+		int *fds = realloc(sb->task_fds, (sb->nr_task_fds + 1) * sizeof(*fds));
+
+		if (!fds)
+			return -ENOMEM;
+		sb->task_fds = fds;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd))
+			return -errno;
+		fds[sb->nr_task_fds++] = fd;
+		return 0;
+	}
 	map = mmap(NULL, sb->page + sb->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
+	if (map == MAP_FAILED)
+		return -errno;
 	r->fd = fd;
 	r->meta = map;
 	r->data = (char *)map + sb->page;
 	r->size = sb->ring_bytes;
 	return 0;
+}
+
+int sideband_open_cpu(struct sideband *sb, int cpu)
+{
+	int fd, err;
+
+	if (cpu < 0 || cpu >= sb->nr_cpus)
+		return -EINVAL;
+	if (sb->rings[cpu].fd >= 0)
+		return 0;
+	fd = open_event(-1, cpu);
+	if (fd < 0)
+		return fd;
+	err = attach_ring(sb, cpu, fd);
+	if (err)
+		close(fd);
+	return err;
+}
+
+/*
+ * How many per-task events a session may hold: a fd each, so at most a
+ * quarter of the soft fd limit (the daemon's clients need fds too), and
+ * never more than SIDEBAND_TASK_EVENTS_MAX.
+ */
+static unsigned task_events_max(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 4 >= SIDEBAND_TASK_EVENTS_MAX)
+		return SIDEBAND_TASK_EVENTS_MAX;
+	return (unsigned)(rl.rlim_cur / 4);
+}
+
+static int open_task(struct sideband *sb, pid_t tid, const bool *cpus)
+{
+	unsigned max = task_events_max();
+
+	for (int cpu = 0; cpu < sb->nr_cpus; cpu++) {
+		int fd, err;
+
+		if (!cpus[cpu])
+			continue;
+		if (sb->nr_task_fds + (unsigned)sb->nr_cpus >= max)
+			return -E2BIG;
+		fd = open_event(tid, cpu);
+		if (fd < 0)
+			return fd;
+		err = attach_ring(sb, cpu, fd);
+		if (err) {
+			close(fd);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static bool have_tid(const pid_t *tids, unsigned n, pid_t tid)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+int sideband_open_process(struct sideband *sb, pid_t pid, const bool *cpus)
+{
+	pid_t tids[SIDEBAND_TASK_EVENTS_MAX];
+	unsigned nr = 0;
+	char dir[64];
+	bool more = true;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	/*
+	 * Each thread's own event (an event follows one thread): the threads
+	 * made after it inherit theirs, but one made by a thread not yet
+	 * opened would not, so the list is read again until it has no new one.
+	 */
+	while (!err && more) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		if (!d)
+			return errno == ENOENT ? -ESRCH : -errno;
+		more = false;
+		while (!err && (de = readdir(d))) {
+			pid_t tid = (pid_t)strtol(de->d_name, NULL, 10);
+
+			if (tid <= 0 || have_tid(tids, nr, tid))
+				continue;
+			if (nr == SIDEBAND_TASK_EVENTS_MAX) {
+				err = -E2BIG;
+				break;
+			}
+			tids[nr++] = tid;
+			more = true;
+			err = open_task(sb, tid, cpus);
+			/* a thread that exited since the list was read */
+			if (err == -ESRCH)
+				err = 0;
+		}
+		closedir(d);
+	}
+	return err;
 }
 
 /* One MMAP2 record (whole, in rec) as an FXS_KIND_MMAP record to fn. */

@@ -54,6 +54,10 @@ const char args_record_usage[] =
 	"                         least recently used are evicted\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
+	"      --no-mmap-events   read mappings from /proc/PID/maps after each process's\n"
+	"                         first sample, as before the kernel's mapping events\n"
+	"                         (short-lived processes go [unknown]); as root, for\n"
+	"                         comparing the two\n"
 	"      --allow-unsafe-kernel  load BPF on a kernel in the perf-interrupt lockup\n"
 	"                         range (5.19 to 6.3.9) that has the fix backported\n"
 	"  -h, --help             this text\n"
@@ -83,6 +87,7 @@ enum {
 	OPT_PREEMPT,
 	OPT_UNWIND,
 	OPT_CFI_MEMORY,
+	OPT_NO_MMAP_EVENTS,
 };
 
 static const struct option record_options[] = {
@@ -101,6 +106,7 @@ static const struct option record_options[] = {
 	{"daemon", no_argument, NULL, OPT_DAEMON},
 	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"walker", required_argument, NULL, OPT_WALKER},
+	{"no-mmap-events", no_argument, NULL, OPT_NO_MMAP_EVENTS},
 	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"unwind", required_argument, NULL, OPT_UNWIND},
@@ -307,6 +313,9 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				return fail(err, err_size, "invalid --walker '%s': fast or simple",
 					    optarg);
 			a.capture.simple_walk = !strcmp(optarg, "simple");
+			break;
+		case OPT_NO_MMAP_EVENTS:
+			a.capture.proc_maps_only = true;
 			break;
 		case 'h':
 			return ARGS_HELP;

@@ -129,6 +129,9 @@ static void print_unwind_summary(const struct capture_stats *st)
 	size_t len = 0;
 	uint64_t all = 0;
 
+	if (st->cfi_fallback)
+		cli_say("unwind: by frame pointers: the CFI walker did not load (%s)",
+			cfi_fallback_text(st->cfi_fallback));
 	for (unsigned k = FXS_UE_END; k < CFI_COUNT_NR; k++)
 		all += u[k] + o[k];
 	if (!all)
@@ -357,6 +360,9 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 						ret->maps[k] = rec.args[i].u;
 			continue;
 		}
+		for (unsigned i = 0; !strcmp(rec.name, "cfi_fallback") && i < rec.nr_args; i++)
+			if (rec.args[i].u)
+				ret->cfi_fallback = cfi_fallback_cause(rec.args[i].name);
 		if (!strcmp(rec.name, "unwind") || !strcmp(rec.name, "unwind_offcpu") ||
 		    !strcmp(rec.name, "cfi_tables")) {
 			unwind_stats(&rec, ret);
@@ -612,6 +618,11 @@ int cmd_record(int argc, char **argv)
 		cli_say("--preempt is root's: only root may end another user's session");
 		return EXIT_USAGE;
 	}
+	if (a.capture.proc_maps_only && (a.use_daemon || !can_load_bpf())) {
+		/* the daemon's sessions always take mappings from the kernel */
+		cli_say("--no-mmap-events is for a capture of its own, as root without --daemon");
+		return EXIT_USAGE;
+	}
 	for (unsigned i = 0; i < a.capture.nr_pids; i++) {
 		pid_t tgid = procinfo_tgid(a.capture.pids[i]);
 		int kind = tgid < 0 ? tgid : procinfo_kind(tgid);
@@ -690,7 +701,9 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 	if (err == -EOPNOTSUPP && a.capture.unwind == FXS_UNWIND_CFI) {
-		cli_say("--unwind=cfi needs Linux 5.17 or later (bpf_loop); auto or fp work here");
+		cli_say("--unwind=cfi: the CFI walker does not load on this kernel: %s; auto or fp "
+			"work here",
+			cfi_fallback_text(bpf_sampler_cfi_cause()));
 		goto fail;
 	}
 	if (err && out.err) {

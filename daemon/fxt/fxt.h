@@ -77,18 +77,24 @@ enum fxt_record_type {
 /*
  * An off-CPU interval's stack, not a sample: the user stack the thread left
  * the CPU in, stamped with the time it left. Its length is the interval of
- * the context-switch records beside it (see report and README); bits 3..5
- * hold the thread's state then (FXT_OFFCPU_*, enum fxs_offcpu_state).
+ * the context-switch records beside it (see report and fxsampler-format(5));
+ * bits 3..5 hold the thread's state then (FXT_OFFCPU_*, enum fxs_offcpu_state).
  */
 #define FXT_BT_FLAG_OFFCPU	  0x4
 #define FXT_BT_OFFCPU_STATE_SHIFT 3
 #define FXT_BT_OFFCPU_STATE_MASK  0x7
 #define FXT_BT_OFFCPU_STATE(flags)                                                                 \
 	(((flags) >> FXT_BT_OFFCPU_STATE_SHIFT) & FXT_BT_OFFCPU_STATE_MASK)
+/*
+ * The CFI walker (record --unwind=auto) lacked this process's tables for some
+ * frame and went on by the frame-pointer chain: in code without frame
+ * pointers, the frames past that point may be wrong.
+ */
+#define FXT_BT_FLAG_FP_FALLBACK 0x40
 /* Every bit above: a backtrace with any other flag is refused (-EINVAL). */
 #define FXT_BT_FLAGS_KNOWN                                                                         \
 	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
-	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT)
+	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT | FXT_BT_FLAG_FP_FALLBACK)
 
 /* Blob records (type 5): the blob types; a payload holds at most 32767 bytes. */
 #define FXT_BLOB_RAW	 1

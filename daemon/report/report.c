@@ -327,6 +327,8 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	r->samples += weight;
 	if (k.flags & FXT_BT_FLAG_TRUNCATED)
 		r->truncated += weight;
+	if (rec->bt_flags & FXT_BT_FLAG_FP_FALLBACK)
+		r->fp_fallback += weight;
 	r->prepared = false;
 	return 0;
 }

@@ -157,6 +157,7 @@ struct report {
 	struct table stacks;  /* struct stack, by content */
 	uint64_t samples;
 	uint64_t truncated;
+	uint64_t fp_fallback; /* weight walked by frame pointers before its tables loaded */
 	uint64_t first_ts, last_ts;
 	bool have_ts;
 	uint64_t ticks_per_second;

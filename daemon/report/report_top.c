@@ -70,6 +70,11 @@ static void write_header(struct report *r, FILE *out)
 	if (r->truncated)
 		fprintf(out, "Truncated stacks: %" PRIu64 " (%.2f%%)\n", r->truncated,
 			report_pct(r->truncated, r->samples));
+	if (r->fp_fallback)
+		fprintf(out,
+			"Walked by frame pointers before their unwind tables loaded: %" PRIu64
+			" (%.2f%%)\n",
+			r->fp_fallback, report_pct(r->fp_fallback, r->samples));
 	for (i = 0; i < r->nr_counters; i++)
 		if (!strncmp(r->counters[i].name, "dropped_", 8))
 			dropped += r->counters[i].value;

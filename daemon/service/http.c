@@ -448,7 +448,7 @@ int http_open(struct daemon *d)
 		log_err("http: cannot listen on %s: %s%s", d->cfg.http_listen, strerror(-err),
 			err == -EAFNOSUPPORT
 				? " (under the hardened systemd unit, a TCP address needs the "
-				  "drop-in fxsamplerd-http.conf: see README)"
+				  "drop-in fxsamplerd-http.conf: see fxsamplerd(8))"
 				: "");
 		return err;
 	}

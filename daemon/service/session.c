@@ -213,6 +213,14 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 			reply_error(c, FXS_MSG_SETUP, FXS_ERR_NOT_FOUND, err, 0, 0,
 				    "a target process exited");
 			break;
+		case -EOPNOTSUPP:
+			/* --unwind=cfi of a kernel that refuses the CFI walker */
+			reply_error(
+				c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, err, 0, 0,
+				"--unwind=cfi: the CFI walker does not load on this kernel: %s; "
+				"auto or fp work here",
+				cfi_fallback_text(bpf_sampler_cfi_cause()));
+			break;
 		case -EACCES:
 			/* it changed between the check above and its pidfd */
 			reply_error(c, FXS_MSG_SETUP, FXS_ERR_ACCESS_DENIED, err, 0, 0,

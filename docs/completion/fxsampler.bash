@@ -66,7 +66,7 @@ _fxsampler()
 		COMPREPLY=($(compgen -W '--pid --all --freq --period --duration --output
 			--buffer-size --max-frames --compress --no-inherit --quiet --verbose
 			--daemon --socket --exit-status --off-cpu --kernel --preempt --unwind --cfi-memory --walker
-			--allow-unsafe-kernel --help --version --' -- "$cur"))
+			--no-mmap-events --allow-unsafe-kernel --help --version --' -- "$cur"))
 		;;
 	report)
 		case $prev in

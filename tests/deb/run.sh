@@ -8,7 +8,7 @@
 # runtime dependencies) boots under systemd-nspawn with no network, and in it:
 # `apt install ./fxsampler_N_amd64.deb` alone; the socket is active; a user
 # records tests/progs/demo through the socket and report shows its chain;
-# man -w finds the three pages; bash completion of `fxsampler rec` gives
+# man -w finds every page; bash completion of `fxsampler rec` gives
 # record; N+1 over N keeps a changed config and runs the new daemon;
 # apt remove stops the units and keeps the config; apt purge leaves no file,
 # no group, no unit (a list of files from before the install against one from
@@ -116,7 +116,8 @@ if [ -n "$chain" ]; then ok "report shows the chain: $chain"
 else bad "report has no main;outer;middle;inner: $(head -5 <<<"$folded")"; fi
 
 step "man pages and completion"
-if w=$(in_ct man -w fxsampler fxsamplerd fxsamplerd.conf 2>&1); then
+if w=$(in_ct man -w fxsampler fxsampler-record fxsampler-report fxsampler-format \
+	fxsampler-unwind fxsamplerd fxsamplerd.conf 2>&1); then
 	ok "man -w: $(tr '\n' ' ' <<<"$w")"
 else
 	bad "man -w: $w"

@@ -10,6 +10,14 @@
  *    (which runs only once ld.so has mapped libc) has a libc module and mmap
  *    record; the counters add up, mapping events included. `perf record -g`
  *    runs on the same workload as the reference, and both figures are printed.
+ *  - Filtered in the kernel: a session with targets (-p, -- CMD, a user's
+ *    through fxsamplerd) is sent mapping records of its targets only, so a
+ *    busy exec loop beside them adds nothing to the `filtered` count. A
+ *    thread that existed before `record -p` began maps a library: it is
+ *    followed too, and the library's samples resolve. The kernel ends a
+ *    task's events at an exec that changes its credentials: a root session's
+ *    target that runs a set-user-ID program has its mappings read from /proc
+ *    then, and its samples resolve.
  *  - A library mapped, sampled, then deleted and replaced by another file
  *    at its path: its module record keeps the mapped file's build id, and
  *    report symbolizes it through a debug file found by that build id.
@@ -269,6 +277,222 @@ START_TEST(test_deleted_library)
 }
 END_TEST
 
+/* A shell loop of /bin/true that is no target: it maps about 4 files a process. */
+static pid_t start_exec_loop(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", "while :; do /bin/true; done", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * The mmap counter of out: the targets' mappings came from the kernel, and
+ * next to none of the busy non-target's reached the reader (the kernel's own
+ * filter: the targets' events, not every process's).
+ */
+static void check_kernel_filtered(const char *out, const char *who, uint64_t min_events)
+{
+	struct capture_file *f = load(out);
+	const struct counter *m;
+	uint64_t seen, filtered;
+
+	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
+	check_accounting(f);
+	m = counter(f, "mmap");
+	ck_assert_msg(m != NULL, "no mmap counter in %s", out);
+	seen = counter_value(m, "seen");
+	filtered = counter_value(m, "filtered");
+	printf("kernel filter (%s): %llu mapping records read, %llu of other processes, %llu "
+	       "written from events\n",
+	       who, (unsigned long long)seen, (unsigned long long)filtered,
+	       (unsigned long long)counter_value(m, "records_from_events"));
+	fflush(stdout);
+	ck_assert_msg(counter_value(m, "records_from_events") >= min_events,
+		      "%llu records from events",
+		      (unsigned long long)counter_value(m, "records_from_events"));
+	ck_assert_msg(filtered * 100 <= seen,
+		      "%llu of %llu mapping records were of other processes",
+		      (unsigned long long)filtered, (unsigned long long)seen);
+	unload(f);
+}
+
+/* record -p of an exec loop, another exec loop beside it. */
+START_TEST(test_kernel_filter_pid)
+{
+	char out[PATH_MAX], pid_text[32];
+	pid_t other = start_exec_loop(), target = start_exec_loop(), rec;
+	int st = 0;
+
+	snprintf(out, sizeof(out), "%s/filter-p.fxt", tmpdir);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-d", "2s", "-p", pid_text, "-o", out,
+		      (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	stop(target);
+	stop(other);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	check_kernel_filtered(out, "record -p", 100);
+}
+END_TEST
+
+/* A user's session through fxsamplerd (a -- CMD target), root's exec loop beside it. */
+START_TEST(test_kernel_filter_user)
+{
+	char out[PATH_MAX];
+	pid_t other = start_exec_loop();
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/filter-user.fxt", tmpdir);
+	rc = record(true, out, workloads[1]);
+	stop(other);
+	ck_assert_int_eq(rc, 0);
+	check_kernel_filtered(out, "a user through fxsamplerd", 100);
+}
+END_TEST
+
+/* The first non-empty file in dir (record's output under its temporary name): it is set up. */
+static bool wait_output(const char *dir, pid_t rec)
+{
+	char cmd[PATH_MAX + 64], out[64];
+
+	snprintf(cmd, sizeof(cmd), "find %s -type f -size +0 | head -1", dir);
+	for (int i = 0; i < 600; i++) {
+		if (waitpid(rec, NULL, WNOHANG) == rec)
+			return false;
+		run_out(cmd, out, sizeof(out));
+		if (out[0])
+			return true;
+		live_msleep(50);
+	}
+	return false;
+}
+
+/*
+ * dlopener's second thread, made before record -p began, maps libspin.so
+ * once the session runs and spins in it: the events follow each thread of a
+ * target, not only the one its pid names.
+ */
+START_TEST(test_kernel_filter_thread)
+{
+	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16], pid_text[32];
+	char cmd[4 * PATH_MAX], buf[4096];
+	pid_t target, rec;
+	int st = 0;
+
+	snprintf(dir, sizeof(dir), "%s/thread", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(out, sizeof(out), "%s/thread.fxt", dir);
+	snprintf(go, sizeof(go), "%s/go", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/dlopener", progs);
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (!target) {
+		execl(prog, prog, "1", "thread", go, (char *)NULL);
+		_exit(127);
+	}
+	live_msleep(100);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
+	live_msleep(300);
+	snprintf(cmd, sizeof(cmd), "touch %s", go);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	ck_assert_int_eq(waitpid(target, &st, 0), target);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dlopener: status %d", st);
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	/* the library's mapping came from an event: the process was read from /proc before */
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' module .*libspin\\.so'", fxs_bin, out);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strtoul(buf, NULL, 10) > 0, "no module record of libspin.so");
+	snprintf(cmd, sizeof(cmd), "%s report --top 20 %s 2>&1", fxs_bin, out);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "lib_spin "), "report did not resolve the thread's library:\n%s",
+		      buf);
+	/* libspin.so's mappings, which only the thread's event saw */
+	check_kernel_filtered(out, "record -p, a thread's dlopen", 1);
+}
+END_TEST
+
+/*
+ * Root's record -p of a user's shell, which forks a child that execs a
+ * set-user-ID root copy of suidspin once the session runs: the kernel ends
+ * the child's events at that exec (its image's mappings never come), so they
+ * are read from /proc, and its samples resolve.
+ */
+START_TEST(test_secure_exec_root_session)
+{
+	char dir[PATH_MAX], out[PATH_MAX + 16], go[PATH_MAX], prog[PATH_MAX + 16], pid_text[32];
+	char cmd[4 * PATH_MAX], buf[8192], script[3 * PATH_MAX];
+	unsigned unknown, samples;
+	pid_t target, rec;
+	int st = 0;
+
+	snprintf(dir, sizeof(dir), "%s/secure", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(out, sizeof(out), "%s/secure.fxt", dir);
+	snprintf(go, sizeof(go), "%s/secure-go", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/suidspin-root", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cp %s/suidspin %s && chown root:root %s && chmod 4755 %s",
+		 progs, prog, prog, prog);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	snprintf(script, sizeof(script),
+		 "while [ ! -e %s ]; do sleep 0.05; done; sh -c 'exec %s 1'; exit 0", go, prog);
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (!target) {
+		become_user();
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
+	rec = fork();
+	ck_assert_int_ge(rec, 0);
+	if (!rec) {
+		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
+	live_msleep(300);
+	snprintf(cmd, sizeof(cmd), "touch %s", go);
+	ck_assert_int_eq(live_run_cmd(cmd), 0);
+	ck_assert_int_eq(waitpid(target, &st, 0), target);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's shell: status %d", st);
+	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record -p: status %d", st);
+	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s 2>&1", fxs_bin, out);
+	run_out(cmd, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "secret_root_work [suidspin-root]"),
+		      "the set-user-ID program's samples did not resolve:\n%s", buf);
+	unknown_leaves(out, &unknown, &samples);
+	printf("secure exec in a root session: %u of %u samples [unknown]\n", unknown, samples);
+	fflush(stdout);
+	ck_assert_msg(samples > 100, "%u samples", samples);
+	ck_assert_msg(unknown * 20 <= samples, "%u of %u samples [unknown]", unknown, samples);
+}
+END_TEST
+
 static void die(const char *what)
 {
 	fprintf(stderr, "check_mmap: %s\n", what);
@@ -351,6 +575,10 @@ int main(void)
 	tcase_add_loop_test(tc, test_workload_root, 0, 3);
 	tcase_add_loop_test(tc, test_workload_user, 0, 3);
 	tcase_add_test(tc, test_deleted_library);
+	tcase_add_test(tc, test_kernel_filter_pid);
+	tcase_add_test(tc, test_kernel_filter_user);
+	tcase_add_test(tc, test_kernel_filter_thread);
+	tcase_add_test(tc, test_secure_exec_root_session);
 	suite_add_tcase(s, tc);
 	status = check_run(s);
 	suite_teardown();

@@ -4,9 +4,13 @@
 # Part of `make check`: the man pages cannot drift from the code.
 #   - every option `fxsampler --help`, `fxsampler CMD --help` and
 #     `fxsamplerd --help` print has a .TP entry in its page's section
-#     (fxsampler.1: OPTIONS, and `.SS CMD` under COMMANDS; fxsamplerd.8: OPTIONS),
-#     and every option a .TP entry names is one the binary prints;
-#   - every command `fxsampler --help` lists has its `.SS` section;
+#     (fxsampler.1: OPTIONS; a command's own page fxsampler-CMD.1, as perf
+#     has perf-record.1: OPTIONS, else fxsampler.1's `.SS CMD` under
+#     COMMANDS; fxsamplerd.8: OPTIONS), and every option a .TP entry names
+#     is one the binary prints;
+#   - every command `fxsampler --help` lists has its `.SS` section in
+#     fxsampler.1;
+#   - every page's .TH names the version the binaries print;
 #   - every key daemon/service/daemon_config.c accepts (its strcmp(key, "...")
 #     chain is the key table) has a .TP entry in fxsamplerd.conf.5's KEYS, and
 #     every entry there is such a key.
@@ -73,7 +77,11 @@ for c in $cmds; do
 	h=$("$BINDIR/fxsampler" "$c" --help)
 	# a command whose usage takes no option has no .TP entries to compare
 	if [ -n "$(help_options <<<"$h")" ]; then
-		compare "fxsampler $c" "$MAN_DIR/fxsampler.1" ".SS $c" "$h"
+		if [ -f "$MAN_DIR/fxsampler-$c.1" ]; then
+			compare "fxsampler $c" "$MAN_DIR/fxsampler-$c.1" OPTIONS "$h"
+		else
+			compare "fxsampler $c" "$MAN_DIR/fxsampler.1" ".SS $c" "$h"
+		fi
 	fi
 done
 compare "fxsamplerd" "$MAN_DIR/fxsamplerd.8" OPTIONS "$("$BINDIR/fxsamplerd" --help |
@@ -81,10 +89,13 @@ compare "fxsamplerd" "$MAN_DIR/fxsamplerd.8" OPTIONS "$("$BINDIR/fxsamplerd" --h
 
 # Each page's .TH names the version the binaries print.
 version=$("$BINDIR/fxsampler" --version | awk '{ print $2 }')
-for page in fxsampler.1 fxsamplerd.8 fxsamplerd.conf.5; do
-	grep -q "^\.TH .*\"fxsampler $version\"" "$MAN_DIR/$page" ||
-		bad "$page: its .TH does not say \"fxsampler $version\" (fxsampler --version)"
+pages=0
+for page in "$MAN_DIR"/*.[1-8]; do
+	pages=$((pages + 1))
+	grep -q "^\.TH .*\"fxsampler $version\"" "$page" ||
+		bad "${page##*/}: its .TH does not say \"fxsampler $version\" (fxsampler --version)"
 done
+[ "$pages" -ge 3 ] || bad "$MAN_DIR: only $pages pages"
 
 keys=$(grep -oE 'strcmp\(key, "[a-z_]+"\)' daemon/service/daemon_config.c |
 	sed -E 's/.*"(.*)".*/\1/' | sort -u)
@@ -99,7 +110,8 @@ for k in $page_keys; do
 done
 
 # The test must fail on a page that lost an entry: a copy of the pages
-# without record's --no-inherit, and without the key idle_timeout.
+# without record's --no-inherit (fxsampler-record.1), and without the key
+# idle_timeout.
 if [ -z "${DRIFT_INNER:-}" ] && [ "$FAIL" = 0 ]; then
 	t=$(mktemp -d)
 	cp "$MAN_DIR"/* "$t"/
@@ -107,7 +119,7 @@ if [ -z "${DRIFT_INNER:-}" ] && [ "$FAIL" = 0 ]; then
 		tp != "" { if ($0 ~ /no\\-inherit$/ || $0 ~ /^\.BI idle_timeout /) { skip = 1; tp = ""; next }
 			print tp; tp = ""; skip = 0 }
 		skip && !/^\./ { next }
-		{ skip = 0; print }' "$MAN_DIR/fxsampler.1" >"$t/fxsampler.1"
+		{ skip = 0; print }' "$MAN_DIR/fxsampler-record.1" >"$t/fxsampler-record.1"
 	awk '/^\.TP$/ { tp = $0; next }
 		tp != "" { if ($0 ~ /^\.BI idle_timeout /) { skip = 1; tp = ""; next }
 			print tp; tp = ""; skip = 0 }

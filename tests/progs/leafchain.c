@@ -6,16 +6,18 @@
  * The leaf calls nothing, so GCC gives it the frame of a leaf (riscv64 by
  * GCC 12: s0 saved, ra not; arm64: no frame record at all).
  *
- *   leafchain [SECONDS [sleep]]
+ *   leafchain [SECONDS [sleep|spin [WARMUP]]]
  *
  * Runs for SECONDS (default 2): of CPU time, nearly all of it in spin_leaf;
  * or, with "sleep", of wall time, nearly all of it asleep in sleep_leaf,
  * which enters the kernel itself (a raw clock_nanosleep system call, no libc
- * call), so that the off-CPU walk starts from the leaf's registers.
+ * call), so that the off-CPU walk starts from the leaf's registers. WARMUP:
+ * seconds asleep in main first (default 0).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* No inlining, cloning or other interprocedural change: the names stay. */
 #if defined(__clang__)
@@ -111,6 +113,9 @@ KEEP unsigned long chain_a(double seconds, int sleep)
 
 int main(int argc, char **argv)
 {
+	/* WARMUP: asleep first, while the VM tier's slow emulation makes the tables */
+	if (argc > 3)
+		usleep((useconds_t)(atof(argv[3]) * 1e6));
 	sink = chain_a(argc > 1 ? atof(argv[1]) : 2, argc > 2 && !strcmp(argv[2], "sleep"));
 	return 0;
 }

@@ -6,9 +6,13 @@
  * frame pointer), nofp_leaf with -O2 -momit-leaf-frame-pointer (only the leaf
  * lacks one). Each function keeps a frame of its own (an array the next one
  * reads), so that the CFA moves with each. argv[1]: seconds of CPU (default 2).
+ * argv[2]: seconds to sleep first (default 0): under qemu TCG a module's
+ * table takes a second or more to make, and the VM tier checks the walker
+ * with its tables in place (the first samples' fallback is counted apart).
  */
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 static double seconds;
@@ -65,6 +69,8 @@ __attribute__((noinline)) unsigned long nf_outer(int k)
 int main(int argc, char **argv)
 {
 	seconds = argc > 1 ? atof(argv[1]) : 2;
+	if (argc > 2)
+		usleep((useconds_t)(atof(argv[2]) * 1e6));
 	sink = nf_outer(argc);
 	return 0;
 }

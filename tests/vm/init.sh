@@ -109,6 +109,42 @@ chain_check() {
 	fi
 }
 
+start fallback
+# A kernel that refuses the CFI walker, for real: Debian's riscv64 kernel
+# ships with the BPF JIT off (no CONFIG_BPF_JIT_DEFAULT_ON), and the kernel
+# refuses bpf_loop()'s callbacks in programs it does not JIT. auto says so
+# once on stderr and in the summary, the file says it (counter
+# cfi_fallback), and it walks frame pointers (demo's chain whole);
+# --unwind=cfi fails with one line naming the JIT, exit 1, no file. Kernels
+# that ship the JIT on are not made to run the interpreter: Debian 13's
+# arm64 kernel panics in it (a helper call to a bad address) with this program.
+if [ "$(cat /proc/sys/net/core/bpf_jit_enable)" != 0 ]; then
+	result fallback SKIP "the BPF JIT is on as this kernel ships (riscv64's has it off: checked there)"
+else
+	fxsampler record -F $F -o /tmp/fb.fxt -- $P/demo 1 >/tmp/fb.err 2>&1
+	rc=$?
+	fxsampler record -q -F $F --unwind=cfi -o /tmp/fbc.fxt -- $P/demo 0.3 >/tmp/fbc.err 2>&1
+	rcc=$?
+	why="the BPF JIT is off (sysctl net.core.bpf_jit_enable=0)"
+	r=
+	[ $rc = 0 ] && [ "$(grep -c 'CFI walker' /tmp/fb.err)" = 2 ] &&
+		grep -q "^fxsampler: warning: the CFI walker did not load: $why.*--unwind=auto walks frame pointers" /tmp/fb.err &&
+		grep -q "^fxsampler: unwind: by frame pointers: the CFI walker did not load ($why" /tmp/fb.err ||
+		r="$r; auto: exit $rc: $(grep -v '^fxsampler: \(sampled\|wrote\|dropped\|mappings\|stacks\)' /tmp/fb.err | head -4 | tr '\n' ' ')"
+	fxsampler dump /tmp/fb.fxt 2>/dev/null | grep -q 'name="cfi_fallback" .*jit_off=1' || r="$r; no cfi_fallback counter"
+	[ $rcc = 1 ] && one_line /tmp/fbc.err && grep -q "unwind=cfi: the CFI walker does not load on this kernel: $why" /tmp/fbc.err &&
+		[ ! -e /tmp/fbc.fxt ] || r="$r; cfi: exit $rcc: $(head -3 /tmp/fbc.err | tr '\n' ' ')"
+	c=no
+	fxsampler report --folded --merge-threads /tmp/fb.fxt >/tmp/fb.folded 2>/dev/null &&
+		c=$(chain_check /tmp/fb.folded "demo" ";main;outer;middle;inner")
+	case $c in ok*) ;; *) r="$r; chain: $c" ;; esac
+	if [ -z "$r" ]; then
+		result fallback PASS "JIT off: auto by frame pointers (main>outer>middle>inner: ${c#ok }), said once and in the summary; cfi: exit 1, $(cat /tmp/fbc.err)"
+	else
+		result fallback FAIL "${r#; }"
+	fi
+fi
+
 start record
 # record without --allow-unsafe-kernel: the guard lets a fixed kernel through.
 # 2 s of CPU time per thread: under TCG on a loaded host the static binary's
@@ -161,9 +197,9 @@ fi
 # ok: the leaf $4 % or more of the thread's weight, 95 % of the leaf's on
 # the chain, none off it.
 leaf_verdict() {
-	awk -v want="$2" -v leafname="$3" -v share="$4" '
+	awk -v want="$2" -v leafname="$3" -v share="$4" -v p="${5:-leafchain}" '
 	{ n = split($0, f, ";"); c = $NF; sub(/ [0-9]+$/, "", f[n]) }
-	f[2] != "leafchain" { next }
+	f[2] != p { next }
 	{ all += c }
 	f[n] != leafname { next }
 	{ leaf += c; s = ""; for (i = 3; i <= n; i++) s = s ";" f[i] }
@@ -176,26 +212,33 @@ leaf_verdict() {
 		if (bad) printf ", %.0f with %s as its caller", bad, badname
 	}' "$1"
 }
+# How a capture's CFI walks ended, from its "unwind" counter: for a failure's detail.
+unwind_counts() {
+	fxsampler dump "$1" 2>/dev/null | sed -n 's/.* name="unwind" id=[0-9]* //p' | head -1
+}
 top_stacks() { awk '{ print $NF, $0 }' "$1" | sort -nr | head -2 | cut -d' ' -f2- | tr '\n' ' '; }
 
-start leaf
 # A true leaf built as users build (progs/leafchain, -O2 -g
 # -fno-omit-frame-pointer: Debian's GCC 12 on riscv64, the arch's default GCC
-# elsewhere). riscv64's leaf frame saves s0 but not ra: the walker takes the
-# caller from ra, and the whole chain comes out. x86-64's and arm64's GCC give
-# this leaf no frame record at all: its caller is lost there, as before
-# (README: Cross builds). At least 95 % of the samples in spin_leaf on the
-# arch's chain, spin_leaf half the program's samples or more, and never a
-# frame off the chain as its caller. Both walkers (walk_fast, the default,
-# and walk_simple) must give it.
+# elsewhere), whose chain is main>chain_a>chain_b>chain_c>leaf_caller>LEAF.
+# Asleep for a warm-up second first (WARMUP): under TCG the tables can take
+# that long to make, and these checks are of the walker with them in place.
+leafchain_chain="main;chain_a;chain_b;chain_c;leaf_caller"
+
+start fpleaf
+# --unwind=fp, the frame-pointer walkers alone: riscv64's leaf frame saves s0
+# but not ra, and the walker takes the caller from ra: the whole chain.
+# x86-64's and arm64's GCC give this leaf no frame record at all: its caller
+# is lost there (README: Cross builds). Both walkers (walk_fast, the
+# default, and walk_simple) must give it.
 case $(uname -m) in
-riscv64) want="main;chain_a;chain_b;chain_c;leaf_caller;spin_leaf" ;;
+riscv64) want="$leafchain_chain;spin_leaf" ;;
 *) want="main;chain_a;chain_b;chain_c;spin_leaf" ;;
 esac
 leaf_r=
 leaf_st=PASS
 for walker in fast simple; do
-	fxsampler record -q -F $F --walker $walker -o /tmp/leaf.fxt -- $P/leafchain 2 >/tmp/leaf.err 2>&1
+	fxsampler record -q -F $F --unwind=fp --walker $walker -o /tmp/leaf.fxt -- $P/leafchain 1 >/tmp/leaf.err 2>&1
 	rc=$?
 	if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/leaf.fxt >/tmp/leaf.folded 2>/tmp/leaf.err; then
 		r=$(leaf_verdict /tmp/leaf.folded "$want" spin_leaf 50)
@@ -209,29 +252,99 @@ for walker in fast simple; do
 	fi
 	leaf_r="$leaf_r${leaf_r:+; }$walker: $r"
 done
-result leaf $leaf_st "$(echo "$want" | sed 's/;/>/g') samples: $leaf_r"
+result fpleaf $leaf_st "$(echo "$want" | sed 's/;/>/g') samples: $leaf_r"
 
-start offleaf
-# The off-CPU walk from the registers saved at kernel entry: leafchain's
-# sleep_leaf makes its clock_nanosleep system call itself. GCC 12 gives it
-# riscv64's leaf frame, x86-64's GCC a frame (it uses the stack), arm64's
-# none. At least 95 % of the time off the CPU in sleep_leaf on the arch's
-# chain, sleep_leaf most of it, never a frame off the chain as its caller.
-case $(uname -m) in
-aarch64) want="main;chain_a;chain_b;chain_c;sleep_leaf" ;;
-*) want="main;chain_a;chain_b;chain_c;leaf_caller;sleep_leaf" ;;
-esac
-fxsampler record -q --off-cpu -o /tmp/offleaf.fxt -- $P/leafchain 1 sleep >/tmp/offleaf.err 2>&1
-rc=$?
-if [ $rc = 0 ] && fxsampler report --off-cpu --folded --merge-threads /tmp/offleaf.fxt >/tmp/offleaf.folded 2>/tmp/offleaf.err; then
-	r=$(leaf_verdict /tmp/offleaf.folded "$want" sleep_leaf 50)
+# The CFI walker's checks, with the BPF JIT on (its loop needs it): Debian's
+# riscv64 kernel ships it off, turned on here for them, and back after.
+jit=$(cat /proc/sys/net/core/bpf_jit_enable)
+[ "$jit" = 0 ] && echo 1 >/proc/sys/net/core/bpf_jit_enable && say "bpf_jit_enable 0 -> 1 for the CFI walker's checks"
+
+# One capture (with --off-cpu) for leaf, nofp, nofpdyn and offleaf, each
+# program its own process: a record's setup is most of a check's time under
+# TCG (riscv64: 25 s JITed). offleaf's leafchain runs as "offchain" (a copy:
+# its own name, the same build id). Each sleeps 2 s first (WARMUP): on a
+# loaded host, TCG took over 1 s to make the six modules' tables.
+cp $P/leafchain /tmp/offchain
+fxsampler record -q -F $F --off-cpu -o /tmp/cfi.fxt -- sh -c "$P/leafchain 1.5 spin 2 & $P/nofp 1.5 2 & $P/nofp_dyn 1.5 2 & /tmp/offchain 1 sleep 2 & wait" >/tmp/cfi.err 2>&1
+cfi_rc=$?
+fxsampler report --folded --merge-threads /tmp/cfi.fxt >/tmp/cfi.folded 2>>/tmp/cfi.err || cfi_rc=report
+fxsampler report --off-cpu --folded --merge-threads /tmp/cfi.fxt >/tmp/offleaf.folded 2>>/tmp/cfi.err || cfi_rc=report
+
+start leaf
+# --unwind=auto (the default): the caller of a leaf without a frame record
+# comes from the CFI rule at its pc, so the whole chain comes out on every
+# arch (riscv64's GCC 12 puts the program's CFI in .debug_frame only: a pc
+# no .eh_frame FDE covers takes the frame-pointer chain, whose first step
+# takes a GCC leaf's caller from ra). At least 95 % of the samples in
+# spin_leaf on the chain, spin_leaf half the program's samples or more, and
+# never a frame off the chain as its caller.
+want="$leafchain_chain;spin_leaf"
+if [ $cfi_rc = 0 ]; then
+	r=$(leaf_verdict /tmp/cfi.folded "$want" spin_leaf 50)
 	case $r in
-	ok*) result offleaf PASS "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#ok }" ;;
-	*) result offleaf FAIL "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#no }; top: $(top_stacks /tmp/offleaf.folded)" ;;
+	ok*) result leaf PASS "$(echo "$want" | sed 's/;/>/g') samples: ${r#ok }" ;;
+	*) result leaf FAIL "$(echo "$want" | sed 's/;/>/g') samples: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/cfi.folded)" ;;
 	esac
 else
-	result offleaf FAIL "exit $rc: $(head -2 /tmp/offleaf.err | tr '\n' ' ')"
+	result leaf FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
 fi
+
+# progs/nofp (static) and nofp_dyn (linked against the arch's Debian libc,
+# copied into the initramfs): -O2 -fomit-frame-pointer, no frame pointer
+# anywhere, so only the CFI walker gives the chain. Under --unwind=auto, at
+# least 95 % of the samples in nf_leaf carry main>nf_outer>nf_middle>
+# nf_inner>nf_leaf and reach _start (through the libc's
+# __libc_start_call_main by its .eh_frame), nf_leaf half the samples or
+# more. A warm-up second asleep first (see leafchain's above).
+nofp_verdict() {
+	awk -v p="$2" -v want=";main;nf_outer;nf_middle;nf_inner;nf_leaf" '
+	{ n = split($0, f, ";"); c = $NF; sub(/ [0-9]+$/, "", f[n]) }
+	f[2] != p { next }
+	{ all += c }
+	f[n] != "nf_leaf" { next }
+	{ leaf += c; s = ""; for (i = 3; i <= n; i++) s = s ";" f[i] }
+	f[3] == "_start" && substr(s, length(s) - length(want) + 1) == want { on += c }
+	END {
+		ok = leaf > 20 && leaf * 2 >= all && on * 100 >= leaf * 95
+		printf "%s %.0f of %.0f samples in nf_leaf (%.0f in all)", ok ? "ok" : "no", on, leaf, all
+	}' "$1"
+}
+for prog in nofp nofp_dyn; do
+	check=$(echo $prog | tr -d _)
+	start $check
+	if [ ! -x $P/$prog ]; then
+		result $check FAIL "no progs/$prog in the initramfs"
+		continue
+	fi
+	if [ $cfi_rc = 0 ]; then
+		r=$(nofp_verdict /tmp/cfi.folded $prog)
+		case $r in
+		ok*) result $check PASS "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#ok }" ;;
+		*) result $check FAIL "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/cfi.folded)" ;;
+		esac
+	else
+		result $check FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
+	fi
+done
+
+start offleaf
+# The off-CPU walk from the registers saved at kernel entry, by the CFI walker
+# (auto): leafchain's sleep_leaf makes its clock_nanosleep system call
+# itself, and its caller comes from its CFI rule (GCC 12 gives it riscv64's
+# leaf frame, x86-64's GCC a frame, arm64's none). At least 95 % of the time
+# off the CPU in sleep_leaf on the chain, sleep_leaf a fifth of it or more
+# (the warm-up sleep is the rest), never a frame off the chain as its caller.
+want="$leafchain_chain;sleep_leaf"
+if [ $cfi_rc = 0 ]; then
+	r=$(leaf_verdict /tmp/offleaf.folded "$want" sleep_leaf 20 offchain)
+	case $r in
+	ok*) result offleaf PASS "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#ok }" ;;
+	*) result offleaf FAIL "$(echo "$want" | sed 's/;/>/g') ns off the CPU: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/offleaf.folded)" ;;
+	esac
+else
+	result offleaf FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
+fi
+[ "$jit" = 0 ] && echo 0 >/proc/sys/net/core/bpf_jit_enable
 
 start filter
 # -p: only the given process, not the one spinning beside it.

@@ -36,9 +36,12 @@ make_initrd() {
 	chmod 0755 "$root/init" "$root/bin/busybox"
 	cp .output/cross/$arch/fxsampler .output/cross/$arch/fxsamplerd "$root/fxs/"
 	for p in .output/cross/$arch/progs/*; do
-		# Only static programs: the initramfs has no libc to load.
+		# Static programs, and nofp_dyn with the loader and libc it was
+		# linked with (Debian's, for the arch: make cross's sysroot/).
 		file -L "$p" | grep -q 'statically linked' && cp "$p" "$root/fxs/progs/"
 	done
+	cp .output/cross/$arch/progs/nofp_dyn "$root/fxs/progs/"
+	cp -a .output/cross/$arch/sysroot/. "$root/"
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/$arch/initrd.gz"
 }
 
@@ -101,7 +104,7 @@ wait
 # One table per kernel, and the summary for the README.
 fail=0
 summary=$out/summary.md
-checks="norun nobtf record chain threads leaf offleaf filter fork counters maxframes badfp kstack oldkernel olddaemon"
+checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes badfp kstack oldkernel olddaemon"
 {
 	printf '| arch | kernel | boot |'
 	for c in $checks; do printf ' %s |' "$c"; done

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -176,6 +177,46 @@ START_TEST(test_procinfo_start)
 }
 END_TEST
 
+/* A directory of ours with a status file naming ruid, as /proc/PID has them. */
+static int fake_not_dumpable(const char *dir, unsigned long ruid, const char *extra)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Name:\tx\n%sUid:\t%lu\t0\t0\t0\nGid:\t0\t0\t0\t0\n", extra, ruid);
+	fclose(f);
+	return procinfo_not_dumpable(dir);
+}
+
+/* A process whose /proc directory is not its real uid's is not dumpable (a secure exec). */
+START_TEST(test_procinfo_not_dumpable)
+{
+	char dir[] = "/tmp/fxs-procinfo.XXXXXX", path[256];
+	unsigned long me = (unsigned long)getuid();
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(fake_not_dumpable(dir, me, ""), 0);
+	ck_assert_int_eq(fake_not_dumpable(dir, me + 1, "State:\tR\n"), 1);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("Name:\tx\n", f);
+		fclose(f);
+	}
+	ck_assert_int_eq(procinfo_not_dumpable(dir), -EBADMSG);
+	unlink(path);
+	rmdir(dir);
+	/* this test is dumpable; a pid that is gone has no answer */
+	ck_assert_int_eq(procinfo_not_dumpable("/proc/self"), 0);
+	ck_assert_int_eq(procinfo_not_dumpable("/proc/0x3ffffff0"), -ESRCH);
+}
+END_TEST
+
 static Suite *procinfo_suite(void)
 {
 	Suite *s = suite_create("procinfo");
@@ -186,6 +227,7 @@ static Suite *procinfo_suite(void)
 	tcase_add_test(tc, test_procinfo_tgid_missing);
 	tcase_add_test(tc, test_procinfo_comm);
 	tcase_add_test(tc, test_procinfo_start);
+	tcase_add_test(tc, test_procinfo_not_dumpable);
 	suite_add_tcase(s, tc);
 	return s;
 }

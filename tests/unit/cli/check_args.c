@@ -103,6 +103,8 @@ START_TEST(test_defaults)
 	ck_assert(!ra.use_daemon);
 	ck_assert_ptr_null(ra.socket);
 	ck_assert(!ra.capture.preempt);
+	/* mappings come from the kernel's events unless --no-mmap-events */
+	ck_assert(!ra.capture.proc_maps_only);
 
 	/* The defaults make a valid sampler config. */
 	{
@@ -152,6 +154,12 @@ START_TEST(test_flags)
 	ACCEPT("--preempt", "-d", "1s");
 	ck_assert(ra.capture.preempt);
 	ck_assert(ra.use_daemon);
+
+	/* --no-mmap-events: the /proc reads of before, for the bench's baseline */
+	ACCEPT("--no-mmap-events", "-a");
+	ck_assert(ra.capture.proc_maps_only);
+	ck_assert(!ra.use_daemon);
+	REJECT("no-mmap-events", "--no-mmap-events=yes");
 
 	REJECT("output", "-o", "");
 }

@@ -215,6 +215,31 @@ START_TEST(test_top_not_symbolized)
 }
 END_TEST
 
+/*
+ * A stack the CFI walker went on by frame pointers is counted in the top
+ * view's header, and groups with the same frames walked by tables (the
+ * fixture has 2 of them).
+ */
+START_TEST(test_fp_fallback)
+{
+	struct report *r = new_report(NULL);
+	const uint64_t rec[] = {BASE + a_alpha + 1, BASE + a_beta + 4, BASE + a_main + 4};
+	struct capture c;
+
+	ck_assert_int_eq(rec_backtrace(r, 13 * MS, 100, 101, FXT_BT_FLAG_FP_FALLBACK, rec, 3), 0);
+	ck_assert_int_eq(rec_backtrace(r, 14 * MS, 100, 101, 0, rec, 3), 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_ptr_nonnull(strstr(capture_text(&c), "\nWalked by frame pointers before their "
+						       "unwind tables loaded: 1 (10.00%)\n"));
+	free(c.buf);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c), "\nprog;worker;main;fxs_beta;fxs_alpha 4\n"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
 /* A function twice in one stack counts once in its total. */
 START_TEST(test_recursion)
 {
@@ -279,6 +304,7 @@ static Suite *report_suite(void)
 	tcase_add_test(text, test_folded_threads);
 	tcase_add_test(text, test_filters);
 	tcase_add_test(text, test_recursion);
+	tcase_add_test(text, test_fp_fallback);
 	tcase_add_test(text, test_top_not_symbolized);
 	tcase_add_test(text, test_empty_and_late_records);
 	suite_add_tcase(s, text);

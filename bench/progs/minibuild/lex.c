@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* lex: arithmetic enough to give the compiler some work; the result is checked by main. */
+#include "minibuild.h"
+
+struct lex_state {
+	uint64_t acc[8];
+	uint32_t round;
+};
+
+static uint64_t lex_step0(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 0) & 7] ^ ((uint64_t)b << 1);
+	switch (b % 5) {
+	case 0: x = x * 5ULL + 0; break;
+	case 1: x = x * 7ULL + 31; break;
+	case 2: x = x * 9ULL + 62; break;
+	case 3: x = x * 11ULL + 93; break;
+	case 4: x = x * 13ULL + 124; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 3; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 0) & 7] = x;
+	s->round++;
+	return x;
+}
+
+static uint64_t lex_step1(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 1) & 7] ^ ((uint64_t)b << 8);
+	switch (b % 6) {
+	case 0: x = x * 7ULL + 1; break;
+	case 1: x = x * 9ULL + 32; break;
+	case 2: x = x * 11ULL + 63; break;
+	case 3: x = x * 13ULL + 94; break;
+	case 4: x = x * 15ULL + 125; break;
+	case 5: x = x * 17ULL + 156; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 4; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 1) & 7] = x;
+	s->round++;
+	return x;
+}
+
+static uint64_t lex_step2(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 2) & 7] ^ ((uint64_t)b << 15);
+	switch (b % 7) {
+	case 0: x = x * 9ULL + 2; break;
+	case 1: x = x * 11ULL + 33; break;
+	case 2: x = x * 13ULL + 64; break;
+	case 3: x = x * 15ULL + 95; break;
+	case 4: x = x * 17ULL + 126; break;
+	case 5: x = x * 19ULL + 157; break;
+	case 6: x = x * 21ULL + 188; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 5; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 2) & 7] = x;
+	s->round++;
+	return x;
+}
+
+static uint64_t lex_step3(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 3) & 7] ^ ((uint64_t)b << 22);
+	switch (b % 8) {
+	case 0: x = x * 11ULL + 3; break;
+	case 1: x = x * 13ULL + 34; break;
+	case 2: x = x * 15ULL + 65; break;
+	case 3: x = x * 17ULL + 96; break;
+	case 4: x = x * 19ULL + 127; break;
+	case 5: x = x * 21ULL + 158; break;
+	case 6: x = x * 23ULL + 189; break;
+	case 7: x = x * 25ULL + 220; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 6; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 3) & 7] = x;
+	s->round++;
+	return x;
+}
+
+static uint64_t lex_step4(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 4) & 7] ^ ((uint64_t)b << 29);
+	switch (b % 9) {
+	case 0: x = x * 13ULL + 4; break;
+	case 1: x = x * 15ULL + 35; break;
+	case 2: x = x * 17ULL + 66; break;
+	case 3: x = x * 19ULL + 97; break;
+	case 4: x = x * 21ULL + 128; break;
+	case 5: x = x * 23ULL + 159; break;
+	case 6: x = x * 25ULL + 190; break;
+	case 7: x = x * 27ULL + 221; break;
+	case 8: x = x * 29ULL + 252; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 7; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 4) & 7] = x;
+	s->round++;
+	return x;
+}
+
+static uint64_t lex_step5(struct lex_state *s, uint8_t b)
+{
+	uint64_t x = s->acc[(b + 5) & 7] ^ ((uint64_t)b << 36);
+	switch (b % 10) {
+	case 0: x = x * 15ULL + 5; break;
+	case 1: x = x * 17ULL + 36; break;
+	case 2: x = x * 19ULL + 67; break;
+	case 3: x = x * 21ULL + 98; break;
+	case 4: x = x * 23ULL + 129; break;
+	case 5: x = x * 25ULL + 160; break;
+	case 6: x = x * 27ULL + 191; break;
+	case 7: x = x * 29ULL + 222; break;
+	case 8: x = x * 31ULL + 253; break;
+	case 9: x = x * 33ULL + 284; break;
+	default: x ^= x >> 13; break;
+	}
+	for (unsigned j = 0; j < 8; j++)
+		x = (x << 5 | x >> 59) + j * 2ULL;
+	s->acc[(b + 5) & 7] = x;
+	s->round++;
+	return x;
+}
+
+uint64_t lex_run(const uint8_t *data, size_t len, uint64_t seed)
+{
+	struct lex_state s = {{seed}, 0};
+	uint64_t r = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		switch (i % 6) {
+		case 0: r += lex_step0(&s, data[i]); break;
+		case 1: r += lex_step1(&s, data[i]); break;
+		case 2: r += lex_step2(&s, data[i]); break;
+		case 3: r += lex_step3(&s, data[i]); break;
+		case 4: r += lex_step4(&s, data[i]); break;
+		case 5: r += lex_step5(&s, data[i]); break;
+		}
+	}
+	return r ^ s.round;
+}
