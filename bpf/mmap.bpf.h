@@ -76,8 +76,8 @@ static __always_inline long mm_output(void *rec, __u64 size)
 	return err;
 }
 
-/* cpid was forked by ppid: user space gives it the parent's mappings. */
-static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
+/* cpid was forked by ppid: user space gives it the parent's mappings. Whether it was told. */
+static __always_inline bool mm_fork(__u32 ppid, __u32 cpid)
 {
 	struct {
 		struct fxs_sample hdr;
@@ -94,6 +94,7 @@ static __always_inline void mm_fork(__u32 ppid, __u32 cpid)
 	err = mm_output(&r, sizeof(r));
 	if (err != FXS_MM_NOT_RUNNING)
 		mm_count(err ? FXS_MC_FORK_RING_FULL : FXS_MC_FORK_WRITTEN);
+	return err == 0;
 }
 
 /*
@@ -132,15 +133,22 @@ int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 	return 0;
 }
 
-/* A target's last thread exits: its pid moves from the targets map to gone. */
+/*
+ * A process's last thread exits: a target's pid moves from the targets map to
+ * gone; under --unwind=auto|cfi (host-wide too) its CFI ranges go.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(fxs_exit, struct task_struct *task)
 {
 	__u32 pid, tid;
 	__u8 *target, v;
 
-	if (!cfg_filter_pids || BPF_CORE_READ(task, signal, live.counter) != 0 ||
-	    !current_ids(&pid, &tid))
+	if (BPF_CORE_READ(task, signal, live.counter) != 0 || !current_ids(&pid, &tid))
+		return 0;
+	/* Its CFI ranges are no one's now (user space frees the slice: cfi_tables' sweep). */
+	cfi_forget_pid(pid);
+	/* loaded for that alone (no --no-inherit targets): no target moves */
+	if (!cfg_filter_pids || !cfg_inherit)
 		return 0;
 	target = bpf_map_lookup_elem(&targets, &pid);
 	if (!target)

@@ -634,8 +634,7 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 		cpid = BPF_CORE_READ(p, numbers[level & 31].nr);
 	}
 	/* A new process never walks by the CFI ranges of a dead one that had its pid. */
-	if (cfg_unwind != FXS_UNWIND_FP)
-		cfi_forget_pid(cpid);
+	cfi_forget_pid(cpid);
 	if ((cfg_filter_pids && !cfg_inherit) || (!cfg_filter_pids && !cfg_mmap_events))
 		return 0;
 	if (cfg_filter_pids) {
@@ -646,8 +645,9 @@ int BPF_PROG(fxs_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		bpf_map_update_elem(&targets, &cpid, &one, BPF_NOEXIST);
 	}
-	if (cfg_mmap_events)
-		mm_fork(ppid, cpid);
+	/* Told of the fork, user space gives the child the parent's ranges: it has them now. */
+	if (cfg_mmap_events && mm_fork(ppid, cpid))
+		cfi_fork(ppid, cpid);
 	return 0;
 }
 

@@ -536,6 +536,35 @@ static __always_inline void cfi_forget_pid(__u32 pid)
 }
 
 /*
+ * cpid was forked by ppid, and user space was told (the fork record is in
+ * the ring): the child's address space is a copy of the parent's, and so
+ * are its ranges. It walks by the parent's slice from its first sample,
+ * until user space, reading the fork record, publishes a slice of its own
+ * (it holds a freed slice until every record before the free is read, so
+ * that the parent's stays as it was while the child may use it). Also a new
+ * process on the pid of a dead one gets the parent's ranges, not the dead
+ * one's. Without a fork record user space would never know the child uses
+ * the slice: then the child has none (cfi_forget_pid()).
+ */
+static __always_inline void cfi_fork(__u32 ppid, __u32 cpid)
+{
+	struct fxs_cfi_proc *parent, copy = {0};
+
+	if (cfg_unwind == FXS_UNWIND_FP)
+		return;
+	/*
+	 * A parent without ranges yet gives an empty entry (walked as none):
+	 * user space fills it when it has the parent's, unless an exec of the
+	 * child has dropped it since.
+	 */
+	parent = bpf_map_lookup_elem(&cfi_procs, &ppid);
+	if (parent)
+		copy = *parent;
+	if (bpf_map_update_elem(&cfi_procs, &cpid, &copy, BPF_ANY))
+		bpf_map_delete_elem(&cfi_procs, &cpid);
+}
+
+/*
  * The user stack from regs into frames[1..] (frames[0] already holds the pc)
  * for process pid, at most max frames: the frame count; stop flags into *flags, the end reason
  * into *end.
@@ -565,7 +594,8 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->last_rule_ok = 0;
 	w->win_len = 0;
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
-	w->have_proc = proc != NULL;
+	/* an empty entry: a child forked before its parent's ranges were published */
+	w->have_proc = proc && proc->nr_ranges;
 	w->first_range = proc ? proc->first_range : 0;
 	w->nr_ranges = proc ? proc->nr_ranges : 0;
 	/* One more turn than frames: the last one finds the cap and says so. */

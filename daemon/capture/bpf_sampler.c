@@ -343,8 +343,6 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
-	/* children that are never sampled leave the targets map at their exit */
-	bpf_program__set_autoload(b->skel->progs.fxs_exit, b->opts.nr_pids && b->opts.inherit);
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
 	bpf_program__set_autoload(
 		b->skel->progs.fxs_prep_exec,
@@ -368,6 +366,12 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	/*
+	 * Children that are never sampled leave the targets map at their exit;
+	 * with CFI, every process's ranges go at its exit.
+	 */
+	bpf_program__set_autoload(b->skel->progs.fxs_exit, (b->opts.nr_pids && b->opts.inherit) ||
+								   b->opts.unwind != FXS_UNWIND_FP);
 	if (b->opts.unwind != FXS_UNWIND_FP) {
 		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
 
@@ -416,7 +420,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 			b->mmap_on = false;
 		}
 	}
-	if (b->opts.nr_pids && b->opts.inherit) {
+	if (bpf_program__autoload(b->skel->progs.fxs_exit)) {
 		b->skel->links.fxs_exit = bpf_program__attach(b->skel->progs.fxs_exit);
 		if (!b->skel->links.fxs_exit) {
 			err = -errno;

@@ -57,6 +57,21 @@ static int cfi_set_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
 	return 0;
 }
 
+static int cfi_replace_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
+{
+	struct bpf_sampler *b = ctx;
+
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.cfi_procs), &pid, p, BPF_EXIST))
+		return -errno;
+	return 0;
+}
+
+static uint64_t cfi_now(void *ctx)
+{
+	(void)ctx;
+	return clock_ns(CLOCK_BOOTTIME);
+}
+
 static bool cfi_has_proc(void *ctx, uint32_t pid)
 {
 	struct bpf_sampler *b = ctx;
@@ -76,6 +91,8 @@ int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
 	ops->set_table = cfi_set_table;
 	ops->set_proc = cfi_set_proc;
 	ops->has_proc = cfi_has_proc;
+	ops->replace_proc = cfi_replace_proc;
+	ops->now = cfi_now;
 	ops->ctx = b;
 	return 0;
 }

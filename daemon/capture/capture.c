@@ -34,252 +34,12 @@ static unsigned fxt_thread_state(unsigned state)
 	}
 }
 
-/*
- * Reading a process's mappings failed only if something is wrong with us: a
- * process gone before we looked (or one we may not read) is still named, and
- * its frames stay unresolved.
- */
-static int scan_result(int err)
+/* The backtrace record's flags for how s's stack was walked. */
+static unsigned sample_bt_flags(const struct fxs_sample *s)
 {
-	return err == -ESRCH || err == -EACCES || err >= 0 ? 0 : err;
-}
-
-/* pid is no longer the client's: out of the kernel's targets, its data forgotten, told once. */
-static void target_left(struct capture *c, uint32_t pid, int why)
-{
-	char text[160];
-
-	bpf_sampler_untarget(c->bpf, pid, false);
-	modules_forget(c->modules, pid);
-	if (c->cfi)
-		cfi_capture_forget(c->cfi, pid);
-	snprintf(text, sizeof(text), "pid %u changed credentials (%s): no longer sampled",
-		 (unsigned)pid, authz_left_text(why));
-	if (c->opts.notice)
-		c->opts.notice(c->opts.notice_ctx, pid, text);
-}
-
-/*
- * Before reading pid's /proc files. 0: read them under *ret_dir, which is
- * NULL for "/proc/PID" (a host-wide session, or no pidfd could be had in a
- * root session); -ESRCH: it is gone, read nothing; -EACCES: it is no longer
- * the client's (said here the first time): read nothing, drop its sample.
- * leave() after the reads.
- */
-static int enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_t len,
-		 const char **ret_dir)
-{
-	int why = 0, err;
-
-	*ret_dir = NULL;
-	if (!c->targets)
-		return 0;
-	err = targets_enter(c->targets, (pid_t)pid, ts, dir, len, &why);
-	if (err == -EACCES && why)
-		target_left(c, pid, why);
-	if (!err)
-		*ret_dir = dir;
-	else if (!c->opts.check_creds && err != -ESRCH)
-		err = 0;
-	return err == -EACCES || err == -ESRCH || !err ? err : -ESRCH;
-}
-
-static void leave(struct capture *c)
-{
-	if (c->targets)
-		targets_leave(c->targets);
-}
-
-/* A sample the kernel wrote and we do not: it counts as filtered for its credentials. */
-static void drop_for_creds(struct capture *c, const struct fxs_sample *s)
-{
-	if (s->cpu < FXS_MAX_CPUS)
-		c->creds_dropped[s->cpu]++;
-}
-
-/*
- * A process is written at first sight with its mappings, before it can exit
- * (its first sample wakes us). After an exec, its name and mappings anew.
- */
-/*
- * With mapping events, /proc/PID/maps is read only for a process that was
- * running before the capture started: the kernel reports every mapping
- * made since, and a child gets its parent's at the fork.
- */
-static bool needs_proc_maps(struct capture *c, uint32_t pid, const char *dir, bool added,
-			    bool execed)
-{
-	char path[64];
-	uint64_t start_ns;
-
-	if (!c->mmap_events)
-		return true;
-	if (!dir) {
-		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
-		dir = path;
-	}
-	/* a root session's target: the kernel ends its events at a secure exec (sideband.h) */
-	if (execed && c->opts.nr_pids && !c->opts.check_creds && procinfo_not_dumpable(dir) > 0)
-		return true;
-	return added && !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
-}
-
-static int scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir)
-{
-	int n = modules_scan_dir(c->modules, c->fxt, ts, pid, dir);
-
-	/* with events they are kept, and counted when written (emit_maps) */
-	if (n > 0 && !c->mmap_events)
-		c->maps_scanned += n;
-	return scan_result(n);
-}
-
-/*
- * A process is written at first sight with its mappings, before it can exit
- * (its first sample wakes us). After an exec, its name, and its mappings anew
- * where they do not come from the kernel.
- */
-static int note_process(struct capture *c, uint64_t ts, uint32_t pid, const char *name,
-			bool renamed, bool execed)
-{
-	int added = idset_add(&c->pids, pid), err = 0;
-	char cmdline[FXT_CMDLINE_MAX + 1] = "";
-	const char *dir = NULL;
-	char buf[64], path[64];
-	bool scan;
-
-	if (added < 0)
-		return added;
-	if (!added && !renamed && !execed)
-		return 0;
-	scan = added || execed;
-	if (scan) {
-		err = enter(c, pid, ts, buf, sizeof(buf), &dir);
-		if (err == -EACCES)
-			return err;
-		scan = !err;
-	}
-	/*
-	 * What the reader shows on the process frame, read only when its /proc
-	 * may be read (a rename keeps the command line); a process gone has none.
-	 */
-	if (scan) {
-		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
-		procinfo_cmdline_at(dir ? dir : path, cmdline, sizeof(cmdline));
-	}
-	err = fxt_stream_process_cmdline(c->fxt, pid, name, cmdline);
-	if (!added)
-		modules_renamed(c->modules, pid);
-	if (!err && scan && needs_proc_maps(c, pid, dir, added, execed)) {
-		if (execed && c->cfi && !c->mmap_events)
-			cfi_capture_forget(c->cfi, pid);
-		if (execed && !c->mmap_events)
-			modules_forget(c->modules, pid);
-		err = scan_maps(c, ts, pid, dir);
-		/*
-		 * With mapping events, some of the new image's came before this read
-		 * and it skipped them: the walker gets the whole set again.
-		 */
-		if (!err && execed && c->cfi && c->mmap_events) {
-			cfi_capture_forget(c->cfi, pid);
-			err = modules_replay(c->modules, pid);
-		}
-	}
-	leave(c);
-	return err;
-}
-
-/* pid is sampled: the mappings kept for it go out, and its next ones as they come. */
-static int emit_maps(struct capture *c, uint32_t pid, uint64_t ts)
-{
-	unsigned n[MODULES_NR_SOURCES] = {0};
-	int err;
-
-	if (!c->mmap_events)
-		return 0;
-	err = modules_emit(c->modules, c->fxt, ts, pid, n);
-	c->maps_from_events += n[MODULES_FROM_EVENT];
-	c->maps_scanned += n[MODULES_FROM_PROC];
-	c->maps_inherited += n[MODULES_FROM_FORK];
-	return err;
-}
-
-/*
- * Name s's thread when it is new, or when comm (its names at name_ns) renames
- * it: not when comm is what was written last, or older than that.
- */
-static int note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm,
-		       uint64_t name_ns)
-{
-	char thread[FXS_COMM_LEN + 1], process[FXS_COMM_LEN + 1], buf[64];
-	struct fxs_comm names;
-	const char *dir;
-	int added, err;
-
-	added = idset_add(&c->tids, s->tid);
-	if (added < 0)
-		return added;
-	if (!added && (!comm || !thread_names_news(&c->names, s->tid, comm, name_ns)))
-		return 0;
-	/*
-	 * A name is about to be written: a new name is what an exec gives
-	 * away, so the process must still be the client's (the records of
-	 * several CPUs' rings do not come in the order they were made).
-	 */
-	err = enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
-	if (err == -EACCES)
-		return err;
-	if (comm) {
-		/* The kernel's comm may fill all 16 bytes without a NUL. */
-		memcpy(thread, comm->thread, FXS_COMM_LEN);
-		thread[FXS_COMM_LEN] = '\0';
-		memcpy(process, comm->process, FXS_COMM_LEN);
-		process[FXS_COMM_LEN] = '\0';
-	} else {
-		/* Its named sample was not ours to see: ask /proc while it lives. */
-		thread[0] = process[0] = '\0';
-		if (!err && dir) {
-			procinfo_comm_at(dir, s->tid, thread, sizeof(thread));
-			procinfo_comm_at(dir, s->pid, process, sizeof(process));
-		} else if (!err) {
-			procinfo_comm(s->pid, s->tid, thread, sizeof(thread));
-			procinfo_comm(s->pid, s->pid, process, sizeof(process));
-		}
-	}
-	leave(c);
-	memcpy(names.thread, thread, FXS_COMM_LEN);
-	memcpy(names.process, process, FXS_COMM_LEN);
-	err = thread_names_set(&c->names, s->tid, &names, name_ns);
-	if (!err)
-		err = note_process(c, s->time_ns, s->pid, process, comm && s->tid == s->pid,
-				   s->flags & FXS_SF_EXEC);
-	if (err)
-		return err;
-	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
-}
-
-/*
- * An off-CPU interval: the thread leaves its CPU to idle at the start and
- * comes back from idle at the end (the two context switches Perfetto turns
- * into thread states), then the stack it blocked in, stamped with the start.
- */
-/* pid's mappings anew (rate-limited), read only while it is still the client's. */
-static int refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
-{
-	const char *dir;
-	char buf[64];
-	int err = enter(c, pid, ts, buf, sizeof(buf), &dir);
-
-	if (!err) {
-		int n = modules_refresh_dir(c->modules, c->fxt, ts, pid, dir);
-
-		if (n > 0)
-			c->maps_scanned += n;
-		err = scan_result(n);
-	} else if (err == -ESRCH)
-		err = 0;
-	leave(c);
-	return err;
+	return (s->flags & FXS_SF_TRUNCATED ? FXT_BT_FLAG_TRUNCATED : 0) |
+	       (s->flags & FXS_SF_PC_IS_RETURN ? FXT_BT_FLAG_PC_IS_RETURN : 0) |
+	       (s->unwind_end & FXS_UE_FP_FALLBACK ? FXT_BT_FLAG_FP_FALLBACK : 0);
 }
 
 /* The kernel frames of a backtrace, written right before it (fxt/fxt_kstack.h). */
@@ -292,6 +52,11 @@ static int write_kstack(struct capture *c, const struct fxs_sample *s, const uin
 				   first_exact);
 }
 
+/*
+ * An off-CPU interval: the thread leaves its CPU to idle at the start and
+ * comes back from idle at the end (the two context switches Perfetto turns
+ * into thread states), then the stack it blocked in, stamped with the start.
+ */
 static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 {
 	const struct fxs_offcpu *iv = (const void *)(s + 1);
@@ -310,12 +75,12 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	/* Every interval carries the names as they were at its end: a rename while it waited. */
-	err = note_thread(c, s, comm, iv->end_ns);
+	err = capture_note_thread(c, s, comm, iv->end_ns);
 	if (!err)
-		err = emit_maps(c, s->pid, s->time_ns);
+		err = capture_emit_maps(c, s->pid, s->time_ns);
 	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
 		if (!modules_covers(c->modules, s->pid, frames[i])) {
-			err = refresh_modules(c, s->pid, s->time_ns);
+			err = capture_refresh_modules(c, s->pid, s->time_ns);
 			break;
 		}
 	}
@@ -330,11 +95,7 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		err = fxt_stream_context_switch(c->fxt, iv->end_ns, iv->end_cpu, FXT_THREAD_RUNNING,
 						0, s->tid, 1);
 	if (!err && s->nr_frames) {
-		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT;
-		if (s->flags & FXS_SF_TRUNCATED)
-			bt_flags |= FXT_BT_FLAG_TRUNCATED;
-		if (s->flags & FXS_SF_PC_IS_RETURN)
-			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT | sample_bt_flags(s);
 		err = write_kstack(c, s, frames + s->nr_frames, false);
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
@@ -421,18 +182,29 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	/* without mapping events (the kernel refused them) /proc is read as before */
 	if (size < sizeof(*s) + sizeof(*f) || !c->mmap_events)
 		return 0;
-	if (c->targets && targets_denied(c->targets, f->ppid))
-		return 0;
+	if (c->targets && targets_denied(c->targets, f->ppid)) {
+		/* the kernel may have given the child the parent's ranges: they go */
+		err = c->cfi ? cfi_capture_fork(c->cfi, f->ppid, s->pid, false) : 0;
+		if (err && !c->err)
+			c->err = err;
+		return err;
+	}
 	if (!modules_known(c->modules, f->ppid)) {
-		err = enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
-		if (!err && needs_proc_maps(c, f->ppid, dir, true, false))
-			err = scan_maps(c, s->time_ns, f->ppid, dir);
+		err = capture_enter(c, f->ppid, s->time_ns, buf, sizeof(buf), &dir);
+		if (!err && capture_needs_proc_maps(c, f->ppid, dir, true, false))
+			err = capture_scan_maps(c, s->time_ns, f->ppid, dir);
 		else if (err == -EACCES || err == -ESRCH)
 			err = 0;
-		leave(c);
+		capture_leave(c);
 	}
 	n = err ? err : modules_fork(c->modules, f->ppid, s->pid);
 	err = n < 0 ? n : 0;
+	/*
+	 * The kernel gave the child the parent's ranges at the fork (it walks by
+	 * them from its first sample): now its own copy, as the parent's were then.
+	 */
+	if (!err && c->cfi)
+		err = cfi_capture_fork(c->cfi, f->ppid, s->pid, true);
 	if (err && !c->err)
 		c->err = err;
 	return err;
@@ -464,12 +236,12 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (s->flags & FXS_SF_LEFT) {
 		/* the kernel took it out at an exec that changed its credentials */
 		if (c->targets && targets_deny(c->targets, s->pid))
-			target_left(c, s->pid, (int)s->left_reason);
+			capture_target_left(c, s->pid, (int)s->left_reason);
 		return 0;
 	}
 	if (c->targets && targets_denied(c->targets, s->pid)) {
 		if (!(s->flags & FXS_SF_EXEC) && s->nr_frames)
-			drop_for_creds(c, s);
+			capture_drop_for_creds(c, s);
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
@@ -487,14 +259,14 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 					return err;
 			}
 		}
-		err = comm ? note_thread(c, s, comm, s->time_ns) : 0;
+		err = comm ? capture_note_thread(c, s, comm, s->time_ns) : 0;
 		return err == -EACCES ? 0 : err;
 	}
 	if (s->nr_frames == 0)
 		return 0;
-	err = note_thread(c, s, comm, s->time_ns);
+	err = capture_note_thread(c, s, comm, s->time_ns);
 	if (!err)
-		err = emit_maps(c, s->pid, s->time_ns);
+		err = capture_emit_maps(c, s->pid, s->time_ns);
 	/*
 	 * Without mapping events, a pc outside every known mapping (a dlopen,
 	 * ld.so's libraries after an exec) has the maps read again. With them
@@ -506,18 +278,15 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		if (modules_covers(c->modules, s->pid, pc))
 			continue;
 		if (modules_refresh_due(c->modules, s->pid))
-			err = refresh_modules(c, s->pid, s->time_ns);
+			err = capture_refresh_modules(c, s->pid, s->time_ns);
 		break;
 	}
 	if (err == -EACCES) {
-		drop_for_creds(c, s);
+		capture_drop_for_creds(c, s);
 		return 0;
 	}
 	if (!err) {
-		if (s->flags & FXS_SF_TRUNCATED)
-			bt_flags |= FXT_BT_FLAG_TRUNCATED;
-		if (s->flags & FXS_SF_PC_IS_RETURN)
-			bt_flags |= FXT_BT_FLAG_PC_IS_RETURN;
+		bt_flags |= sample_bt_flags(s);
 		/* The sample's kernel frame 0 is where the timer interrupted it. */
 		err = write_kstack(c, s, (const uint64_t *)(s + 1) + s->nr_frames, true);
 		if (!err)
@@ -725,7 +494,7 @@ int capture_poll(struct capture *c, int timeout_ms)
 	err = sampler_read(&c->sampler);
 	/* Between drains: the tables of the modules the drain found. */
 	if (c->cfi && !c->err && err >= 0)
-		err = cfi_capture_work(c->cfi);
+		err = cfi_capture_work(c->cfi, c->last_ts);
 	if (c->targets) {
 		pid_t gone[64];
 		size_t n;

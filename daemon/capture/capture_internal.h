@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What capture.c and capture_counters.c share: the capture itself. Not for
- * other modules.
+ * What capture.c, capture_procs.c and capture_counters.c share: the capture
+ * itself. Not for other modules.
  */
 #ifndef FXS_DAEMON_CAPTURE_INTERNAL_H
 #define FXS_DAEMON_CAPTURE_INTERNAL_H
@@ -56,5 +56,31 @@ struct capture {
  * the "records dropped" event when anything was lost. 0 or -errno.
  */
 int capture_write_counters(struct capture *c, uint64_t ts);
+
+/*
+ * capture_procs.c: the processes and threads a capture writes.
+ *
+ * capture_enter() before reading pid's /proc files: 0 (read them under
+ * *ret_dir, NULL for "/proc/PID"), -ESRCH (gone) or -EACCES (no longer the
+ * client's: drop its sample); capture_leave() after the reads.
+ */
+int capture_enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_t len,
+		  const char **ret_dir);
+void capture_leave(struct capture *c);
+/* pid is no longer the client's: out of the kernel's targets, forgotten, told once. */
+void capture_target_left(struct capture *c, uint32_t pid, int why);
+/* A sample the kernel wrote and we do not: filtered for its credentials. */
+void capture_drop_for_creds(struct capture *c, const struct fxs_sample *s);
+/* Whether pid's mappings must be read from /proc (not all come as events). */
+bool capture_needs_proc_maps(struct capture *c, uint32_t pid, const char *dir, bool added,
+			     bool execed);
+int capture_scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir);
+/* pid is sampled: the mappings kept for it go out, and its next ones as they come. */
+int capture_emit_maps(struct capture *c, uint32_t pid, uint64_t ts);
+/* Name s's thread (and its process) when new, or when comm renames it. */
+int capture_note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm,
+			uint64_t name_ns);
+/* pid's mappings anew (rate-limited), read only while it is still the client's. */
+int capture_refresh_modules(struct capture *c, uint32_t pid, uint64_t ts);
 
 #endif /* FXS_DAEMON_CAPTURE_INTERNAL_H */

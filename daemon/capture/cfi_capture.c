@@ -165,9 +165,12 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 		v[CFI_COUNT_FP_FALLBACK]++;
 }
 
-int cfi_capture_work(struct cfi_capture *cc)
+int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
 {
-	int n = cfi_tables_work(cc->tables, CFI_WORK_NS);
+	int n;
+
+	cfi_tables_handed(cc->tables, handed_ns);
+	n = cfi_tables_work(cc->tables, CFI_WORK_NS);
 
 	return n < 0 ? n : 0;
 }
@@ -175,6 +178,11 @@ int cfi_capture_work(struct cfi_capture *cc)
 void cfi_capture_forget(struct cfi_capture *cc, pid_t pid)
 {
 	cfi_tables_forget(cc->tables, pid);
+}
+
+int cfi_capture_fork(struct cfi_capture *cc, pid_t ppid, pid_t cpid, bool inherit)
+{
+	return cfi_tables_fork(cc->tables, ppid, cpid, inherit);
 }
 
 void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret)

@@ -34,10 +34,18 @@ void cfi_capture__free(struct cfi_capture *cc);
 
 /* Count how a written record's walk ended. */
 void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s);
-/* Make queued tables, between drains. */
-int cfi_capture_work(struct cfi_capture *cc);
+/*
+ * Make queued tables, between drains; every record up to handed_ns (boot
+ * time) has been read.
+ */
+int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns);
 /* pid execed or is gone. */
 void cfi_capture_forget(struct cfi_capture *cc, pid_t pid);
+/*
+ * cpid was forked by ppid (its fork record): it walks by a copy of ppid's
+ * ranges, or, without inherit (ppid is not the session's), by none.
+ */
+int cfi_capture_fork(struct cfi_capture *cc, pid_t ppid, pid_t cpid, bool inherit);
 /* The counter events "unwind" (samples), "unwind_offcpu" and "cfi_tables". */
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts);
 void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret);

@@ -34,11 +34,16 @@ struct extent {
 	uint32_t start, len;
 };
 
-/* Stretches freed while a walk may still read them, reused two works later. */
+/*
+ * Stretches freed while a walk may still read them, reused two works later;
+ * a slice of ranges also only once every record before its free was read:
+ * a child forked before it may walk by it until its fork record is read.
+ */
 struct held {
 	struct extent e;
 	uint64_t gen;
-	bool rows; /* of the rows array, else of the ranges array */
+	uint64_t at; /* ops.now() when freed (ranges only) */
+	bool rows;   /* of the rows array, else of the ranges array */
 };
 
 struct free_list {
@@ -53,7 +58,9 @@ struct cproc {
 	size_t n, cap;
 	uint32_t first, nr; /* the published slice (nr 0: none) */
 	bool published;
-	bool dropped; /* the kernel dropped the published slice: publish no more */
+	bool dropped;	     /* the kernel dropped the published slice: publish no more */
+	bool inherited;	     /* the kernel made its entry at the fork: replace it only */
+	uint64_t dropped_at; /* ops.now() when found dropped */
 };
 
 struct cfi_tables {
@@ -63,10 +70,12 @@ struct cfi_tables {
 	size_t next_queued;  /* mods before it are not MOD_QUEUED */
 	struct cproc *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
+	size_t sweep_at; /* where the next sweep() looks */
 	struct free_list free_rows, free_ranges;
 	struct held *held;
 	size_t nr_held, cap_held;
 	uint64_t gen, tick;
+	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
 	struct cfi_tables_stats stats;
 };
 
@@ -145,7 +154,8 @@ static int hold(struct cfi_tables *t, uint32_t start, uint32_t len, bool rows)
 		return 0;
 	if (array_reserve((void **)&t->held, &t->cap_held, t->nr_held, sizeof(*t->held)))
 		return -ENOMEM;
-	t->held[t->nr_held++] = (struct held){{start, len}, t->gen, rows};
+	t->held[t->nr_held++] = (struct held){
+		{start, len}, t->gen, !rows && t->ops.now ? t->ops.now(t->ops.ctx) : 0, rows};
 	return 0;
 }
 
@@ -156,7 +166,7 @@ static void release_held(struct cfi_tables *t)
 	for (size_t i = 0; i < t->nr_held; i++) {
 		struct held *h = &t->held[i];
 
-		if (h->gen + 2 <= t->gen &&
+		if (h->gen + 2 <= t->gen && (h->rows || !t->ops.now || h->at < t->handed) &&
 		    !fl_free(h->rows ? &t->free_rows : &t->free_ranges, h->e))
 			continue;
 		t->held[kept++] = *h;
@@ -272,6 +282,27 @@ int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t
 	return 0;
 }
 
+/*
+ * The kernel dropped p's entry (an exec or an exit): its slice goes once no
+ * walk reads it, and its mappings are published no more. The struct stays
+ * (dropped) until every record before now was read: a late record of the
+ * pid must not publish a dead image's mappings over a new process's entry.
+ */
+static void drop(struct cfi_tables *t, struct cproc *p)
+{
+	if (p->published)
+		hold(t, p->first, p->nr, false);
+	p->published = false;
+	p->inherited = false;
+	p->dropped = true;
+	p->dropped_at = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
+	p->n = 0;
+	p->nr = 0;
+	free(p->r);
+	p->r = NULL;
+	p->cap = 0;
+}
+
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 {
 	struct cproc *p = get_proc(t, pid, false);
@@ -279,10 +310,15 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	int64_t first;
 	int err;
 
+	bool replace;
+
 	if (!p || !p->n || p->dropped)
 		return 0;
-	if (p->published && t->ops.has_proc && !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
-		p->dropped = true;
+	/* An entry the kernel has (or had): an exec drops it, and it stays dropped. */
+	replace = p->published || p->inherited;
+	if (replace && !t->ops.replace_proc && t->ops.has_proc &&
+	    !t->ops.has_proc(t->ops.ctx, (uint32_t)pid)) {
+		drop(t, p);
 		return 0;
 	}
 	t->tick++;
@@ -296,9 +332,17 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	}
 	memcpy(&t->ops.ranges[first], p->r, p->n * sizeof(*p->r));
 	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)p->n};
-	err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
+	if (replace && t->ops.replace_proc)
+		err = t->ops.replace_proc(t->ops.ctx, (uint32_t)pid, &out);
+	else
+		err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
 	if (err) {
+		/* never visible to a walk: free at once */
 		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
+		if (replace && err == -ENOENT) {
+			drop(t, p);
+			return 0;
+		}
 		t->stats.proc_dropped++;
 		return err == -E2BIG || err == -ENOSPC ? 0 : err;
 	}
@@ -307,6 +351,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	p->first = (uint32_t)first;
 	p->nr = (uint32_t)p->n;
 	p->published = true;
+	p->inherited = false;
 	return 0;
 }
 
@@ -317,14 +362,52 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 
 	if (!p)
 		return;
-	if (p->published) {
+	if (p->published || p->inherited)
 		t->ops.set_proc(t->ops.ctx, (uint32_t)pid, NULL);
+	if (p->published)
 		hold(t, p->first, p->nr, false);
-	}
 	free(p->r);
 	i = p - t->procs;
 	memmove(p, p + 1, (t->nr_procs - i - 1) * sizeof(*p));
 	t->nr_procs--;
+}
+
+int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
+{
+	struct cproc *c = get_proc(t, cpid, true), *p;
+	struct fxs_cfi_range *r;
+
+	if (!c)
+		return -ENOMEM;
+	/* a dead process's: the kernel replaced its entry at the fork */
+	if (c->published)
+		hold(t, c->first, c->nr, false);
+	c->n = 0;
+	c->nr = 0;
+	c->published = false;
+	c->dropped = false;
+	c->inherited = true;
+	if (!inherit)
+		return t->ops.set_proc(t->ops.ctx, (uint32_t)cpid, NULL);
+	p = ppid != cpid ? get_proc(t, ppid, false) : NULL;
+	if (!p || !p->n)
+		return 0;
+	if (c->cap < p->n) {
+		r = realloc(c->r, p->n * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		c->r = r;
+		c->cap = p->n;
+	}
+	memcpy(c->r, p->r, p->n * sizeof(*c->r));
+	c->n = p->n;
+	return cfi_tables_publish(t, cpid);
+}
+
+void cfi_tables_handed(struct cfi_tables *t, uint64_t ns)
+{
+	if (ns > t->handed)
+		t->handed = ns;
 }
 
 static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_t n)
@@ -422,12 +505,45 @@ static int make_one(struct cfi_tables *t, size_t id)
 	return 1;
 }
 
+/*
+ * Processes whose entry the kernel dropped (at their exit, or an exec whose
+ * record comes later) give their slices back: at most SWEEP_PER_WORK looked
+ * at a work. A host-wide capture sees every process of the host come and go.
+ */
+#define SWEEP_PER_WORK 256
+static void sweep(struct cfi_tables *t)
+{
+	size_t looked = 0;
+
+	if (!t->ops.has_proc)
+		return;
+	while (looked++ < SWEEP_PER_WORK && looked <= t->nr_procs) {
+		struct cproc *p;
+
+		if (t->sweep_at >= t->nr_procs)
+			t->sweep_at = 0;
+		p = &t->procs[t->sweep_at];
+		if (p->dropped && t->ops.now && p->dropped_at < t->handed) {
+			/* no record from before the drop is left: forget it */
+			free(p->r);
+			memmove(p, p + 1, (t->nr_procs - t->sweep_at - 1) * sizeof(*p));
+			t->nr_procs--;
+			continue;
+		}
+		t->sweep_at++;
+		if ((p->published || p->inherited) &&
+		    !t->ops.has_proc(t->ops.ctx, (uint32_t)p->pid))
+			drop(t, p);
+	}
+}
+
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 {
 	uint64_t until = mono_ns() + budget_ns;
 	int made = 0, r;
 
 	t->gen++;
+	sweep(t);
 	release_held(t);
 	while (t->next_queued < t->nr_mods) {
 		if (t->mods[t->next_queued].state != MOD_QUEUED) {

@@ -45,6 +45,19 @@ struct cfi_tables_ops {
 	 */
 	bool (*has_proc)(void *ctx, uint32_t pid);
 	/*
+	 * cfi_procs[pid] = *p only if the entry is there: -ENOENT when the kernel
+	 * dropped it (an exec). A republished process, and a child whose entry the
+	 * kernel made at its fork, go through it. May be NULL (has_proc, then
+	 * set_proc).
+	 */
+	int (*replace_proc)(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p);
+	/*
+	 * The clock of the records (boot time, ns): a freed slice of ranges is
+	 * stamped with it, and reused only once cfi_tables_handed() says every
+	 * record before the stamp was read. May be NULL (reused two works later).
+	 */
+	uint64_t (*now)(void *ctx);
+	/*
 	 * Make a module's rows from an fd on its file: 0 and *ret_rows (malloc'ed)
 	 * and *ret_n; -ENOENT when it has no CFI (its code is walked by frame
 	 * pointers); another -errno when no table can be had.
@@ -96,8 +109,24 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid);
 /* pid execed or exited: its mappings go. */
 void cfi_tables_forget(struct cfi_tables *t, pid_t pid);
 /*
+ * cpid was forked by ppid (bpf/walk_cfi.bpf.h's cfi_fork() gave it ppid's
+ * slice, or an empty entry): with inherit, it gets its own copy of ppid's
+ * mappings, published into the kernel's entry unless the kernel dropped it
+ * since (cpid execed); without (ppid is not the session's), it has none.
+ * What was known of an earlier process on cpid goes.
+ */
+int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit);
+/*
+ * Every record up to ns (the ops' now() clock) has been read: a slice freed
+ * before it can no longer be in use by a child whose fork record was unread.
+ */
+void cfi_tables_handed(struct cfi_tables *t, uint64_t ns);
+/*
  * Make queued tables for about budget_ns (at least one), and reuse what was
- * freed before the last call. Returns how many tables were made, or -errno.
+ * freed before the last call. Also sweeps some processes: one whose entry
+ * the kernel dropped (it exited, or execed) gives its slice back, and is
+ * forgotten once every record from before is read. Returns how many tables
+ * were made, or -errno.
  */
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns);
 /* Whether tables are queued. */

@@ -204,9 +204,25 @@ static int add_range(struct proc_ranges *p, const struct range *r)
 	return 0;
 }
 
+/* The vdso's image in buf: its symbols, and with ret_fd a memfd holding it. */
+static struct elf_symbols *vdso_image(const void *buf, size_t len, int *ret_fd)
+{
+	struct elf_symbols *es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
+
+	if (es && ret_fd) {
+		*ret_fd = memfd_create("fxs-vdso", MFD_CLOEXEC);
+		if (*ret_fd >= 0 && write(*ret_fd, buf, len) != (ssize_t)len) {
+			close(*ret_fd);
+			*ret_fd = -1;
+		}
+	}
+	return es;
+}
+
 /*
  * Read the vdso out of the process: it has no file to open later. With
- * ret_fd, also a memfd holding the image, for the listener to read.
+ * ret_fd, also a memfd holding the image, for the listener to read (the
+ * CFI walker's table).
  */
 static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map, int *ret_fd)
 {
@@ -228,7 +244,7 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
 		buf = self ? malloc(len) : NULL;
 		if (buf) {
 			memcpy(buf, self, len);
-			es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
+			es = vdso_image(buf, len, ret_fd);
 		}
 		free(buf);
 		return es;
@@ -238,16 +254,8 @@ static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map
 	if (fd < 0)
 		return NULL;
 	buf = malloc(len);
-	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len) {
-		es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
-		if (es && ret_fd) {
-			*ret_fd = memfd_create("fxs-vdso", MFD_CLOEXEC);
-			if (*ret_fd >= 0 && write(*ret_fd, buf, len) != (ssize_t)len) {
-				close(*ret_fd);
-				*ret_fd = -1;
-			}
-		}
-	}
+	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len)
+		es = vdso_image(buf, len, ret_fd);
 	free(buf);
 	close(fd);
 	return es;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "live.h"
 
@@ -47,7 +49,7 @@ static void check_nofp(const char *name, const char *mode)
 {
 	const char *path = out_path("nofp.fxt");
 	struct capture_file *f;
-	size_t target = 0, whole = 0, entry = 0;
+	size_t target = 0, whole = 0, entry = 0, marked = 0;
 	struct run r;
 
 	RUN(&r, "record", "-q", "--unwind", mode, "-o", path, "--", prog(name), "2");
@@ -57,6 +59,7 @@ static void check_nofp(const char *name, const char *mode)
 	for (size_t i = 0; i < f->nr_samples; i++) {
 		const struct sample *s = &f->samples[i];
 
+		marked += !!(s->flags & FXT_BT_FLAG_FP_FALLBACK);
 		if (!leaf_is(f, s, "nf_leaf"))
 			continue;
 		target++;
@@ -74,6 +77,12 @@ static void check_nofp(const char *name, const char *mode)
 	ck_assert_uint_ge(counter_value(counter(f, "unwind"), "end") * 100,
 			  total(f, "written") * 95);
 	ck_assert_uint_ge(counter_value(counter(f, "cfi_tables"), "loaded"), 2);
+	/* the vdso's too: its image is copied to a memfd for the generator */
+	ck_assert_uint_eq(counter_value(counter(f, "cfi_tables"), "failed"), 0);
+	/* Each stack walked on by frame pointers is marked in the file, and counted. */
+	ck_assert_uint_eq(marked, counter_value(counter(f, "unwind"), "fp_fallback"));
+	if (!strcmp(mode, "cfi"))
+		ck_assert_uint_eq(marked, 0);
 	check_accounting(f);
 	unload(f);
 }
@@ -166,6 +175,119 @@ START_TEST(test_fp_is_the_fp_walker)
 	ck_assert_msg(whole * 100 < target * 50, "%zu of %zu whole by frame pointers alone?", whole,
 		      target);
 	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/*
+ * The samples of nofp's children (every pid but parent's): how many are in
+ * nf_leaf, how many of those carry the chain to _start; how many children
+ * were sampled, and how many reached _start from their first sample on.
+ */
+struct children {
+	size_t leaf, whole, sampled, first_whole;
+};
+
+static void count_children(const struct capture_file *f, uint32_t parent, struct children *c)
+{
+	static const char *const chain[] = {"nf_leaf",	"nf_inner",   "nf_middle",
+					    "nf_outer", "fork_child", "main"};
+	uint32_t seen[256];
+	size_t nr_seen = 0, k;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+		const char *name = process_name(f, s->pid);
+
+		if (s->pid == parent || !name || strcmp(name, "nofp"))
+			continue;
+		if (leaf_is(f, s, "nf_leaf")) {
+			c->leaf++;
+			c->whole += has_chain(f, s, chain, 6) && reaches_entry(f, s);
+		}
+		/* samples are in time order: a pid's first one is its first sample */
+		for (k = 0; k < nr_seen && seen[k] != s->pid; k++)
+			;
+		if (k < nr_seen || nr_seen == 256)
+			continue;
+		seen[nr_seen++] = s->pid;
+		c->sampled++;
+		c->first_whole += reaches_entry(f, s);
+	}
+}
+
+/*
+ * Children forked without exec, of a program without frame pointers: a
+ * child walks by its parent's tables from its first sample (the kernel
+ * copies the parent's ranges at the fork), never by frame pointers first.
+ */
+START_TEST(test_forked_children_whole)
+{
+	const char *path = out_path("fork.fxt");
+	struct capture_file *f;
+	struct children c;
+	struct run r;
+
+	RUN(&r, "record", "-q", "-o", path, "--", prog("nofp"), "1", "0", "20");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	ck_assert_uint_gt(f->nr_samples, 0);
+	/* the parent spins first: the first sample is its own */
+	count_children(f, f->samples[0].pid, &c);
+	printf("forked children: %zu of %zu samples in nf_leaf whole; %zu of %zu children whole "
+	       "from the first sample\n",
+	       c.whole, c.leaf, c.first_whole, c.sampled);
+	ck_assert_msg(c.sampled >= 18, "only %zu of 20 children sampled", c.sampled);
+	ck_assert_uint_gt(c.leaf, 500);
+	ck_assert_msg(c.whole * 100 >= c.leaf * 95, "%zu of %zu child samples in nf_leaf whole",
+		      c.whole, c.leaf);
+	ck_assert_msg(c.first_whole * 100 >= c.sampled * 95,
+		      "%zu of %zu children reach _start from their first sample", c.first_whole,
+		      c.sampled);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/*
+ * Host-wide, children forked on the pids of children that exited (pid
+ * reuse): each walks by its parent's tables, not by frame pointers as a
+ * process the capture had written off.
+ */
+START_TEST(test_reused_pids_whole)
+{
+	const char *path = out_path("reuse.fxt");
+	char *rec_argv[] = {(char *)bin, (char *)"record", (char *)"-q", (char *)"-a", (char *)"-d",
+			    (char *)"5", (char *)"-o",	   (char *)path, NULL};
+	char *prog_argv[] = {prog("nofp"), (char *)"1",	    (char *)"0",
+			     (char *)"12", (char *)"reuse", NULL};
+	int err_fd = temp_fd(), out_fd = temp_fd(), status, reused = 0;
+	char out[256] = "";
+	struct capture_file *f;
+	struct children c;
+	pid_t rec, p;
+	struct run r;
+
+	rec = spawn_io(rec_argv, -1, err_fd);
+	sleep(1);
+	p = spawn_io(prog_argv, out_fd, -1);
+	ck_assert_int_eq(waitpid(p, &status, 0), p);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "nofp failed");
+	collect(rec, err_fd, &r);
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	read_fd(out_fd, out, sizeof(out));
+	ck_assert_msg(sscanf(out, "reused %d", &reused) == 1, "nofp said '%s'", out);
+	printf("reused pids: %d of 11 children\n", reused);
+	ck_assert_msg(reused >= 6, "only %d children on a reused pid", reused);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	count_children(f, (uint32_t)p, &c);
+	printf("reused pids: %zu of %zu samples in nf_leaf whole\n", c.whole, c.leaf);
+	ck_assert_uint_gt(c.leaf, 300);
+	ck_assert_msg(c.whole * 100 >= c.leaf * 95, "%zu of %zu child samples in nf_leaf whole",
+		      c.whole, c.leaf);
 	unload(f);
 }
 END_TEST
@@ -327,6 +449,8 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_cfa_past_the_stack);
 	tcase_add_test(tc, test_cfa_expression);
 	tcase_add_test(tc, test_offcpu_caller_of_libc);
+	tcase_add_test(tc, test_forked_children_whole);
+	tcase_add_test(tc, test_reused_pids_whole);
 	tcase_add_test(tc, test_bad_options);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,7 +2,8 @@
 /*
  * capture/cfi_tables against arrays and maps of its own: tables shared by
  * build id, each process's ranges sorted and published, the memory cap with
- * LRU eviction, slices reused only two works after they were freed.
+ * LRU eviction, slices reused only two works after they were freed (and
+ * after every record before the free was read), forks.
  */
 #include <check.h>
 #include <errno.h>
@@ -27,6 +28,7 @@ struct fake {
 	uint32_t gen_rows;
 	int gen_err;
 	unsigned generated;
+	uint64_t now; /* the records' clock */
 };
 
 static struct fake fk;
@@ -55,6 +57,24 @@ static bool has_proc(void *ctx, uint32_t pid)
 	return pid < 64 && fk.has_proc[pid];
 }
 
+/* BPF_EXIST: only an entry the kernel (or a publish) made. */
+static int replace_proc(void *ctx, uint32_t pid, const struct fxs_cfi_proc *p)
+{
+	(void)ctx;
+	if (pid >= 64)
+		return -E2BIG;
+	if (!fk.has_proc[pid])
+		return -ENOENT;
+	fk.procs[pid] = *p;
+	return 0;
+}
+
+static uint64_t fake_now(void *ctx)
+{
+	(void)ctx;
+	return fk.now;
+}
+
 static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	(void)ctx;
@@ -79,6 +99,8 @@ static struct cfi_tables *make(void)
 		.set_table = set_table,
 		.set_proc = set_proc,
 		.has_proc = has_proc,
+		.replace_proc = replace_proc,
+		.now = fake_now,
 		.generate = generate,
 	};
 	struct cfi_tables *t;
@@ -164,6 +186,8 @@ START_TEST(test_freed_ranges_held)
 	uint32_t seen[8];
 
 	for (int round = 0; round < 8; round++) {
+		/* every record before the frees is read by the works */
+		fk.now = round;
 		/* 16 ranges in all: two processes of 4, twice over, fit only if freed slices come
 		 * back */
 		for (pid_t pid = 1; pid <= 2; pid++) {
@@ -176,6 +200,7 @@ START_TEST(test_freed_ranges_held)
 		}
 		seen[round] = fk.procs[1].first_range;
 		ck_assert(fk.has_proc[1] && fk.has_proc[2]);
+		cfi_tables_handed(t, round + 1);
 		cfi_tables_work(t, 0);
 		cfi_tables_work(t, 0);
 	}
@@ -272,6 +297,161 @@ START_TEST(test_dropped_by_the_kernel)
 }
 END_TEST
 
+/* pid gets n ranges of no table, and is published. */
+static void give_ranges(struct cfi_tables *t, pid_t pid, unsigned n, uint64_t base)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(cfi_tables_mapping(t, pid, base + i * 0x1000,
+						    base + i * 0x1000 + 0x1000, 0, -1),
+				 0);
+	ck_assert_int_eq(cfi_tables_publish(t, pid), 0);
+}
+
+/*
+ * A fork: the kernel gave the child the parent's entry; the child gets its
+ * own slice with the parent's ranges, and its later mappings add to them.
+ */
+START_TEST(test_fork_inherits)
+{
+	struct cfi_tables *t = make();
+
+	give_ranges(t, 3, 2, 0x1000);
+	/* the kernel's copy at the fork */
+	fk.has_proc[9] = true;
+	fk.procs[9] = fk.procs[3];
+	ck_assert_int_eq(cfi_tables_fork(t, 3, 9, true), 0);
+	ck_assert_uint_eq(fk.procs[9].nr_ranges, 2);
+	ck_assert_uint_ne(fk.procs[9].first_range, fk.procs[3].first_range);
+	ck_assert_uint_eq(fk.ranges[fk.procs[9].first_range].start, 0x1000);
+	/* a dlopen in the child: the parent keeps its two */
+	ck_assert_int_eq(cfi_tables_mapping(t, 9, 0x9000, 0xa000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 9), 0);
+	ck_assert_uint_eq(fk.procs[9].nr_ranges, 3);
+	ck_assert_uint_eq(fk.procs[3].nr_ranges, 2);
+	/* a later process on the pid: what the dead one had goes */
+	fk.procs[9] = fk.procs[3];
+	ck_assert_int_eq(cfi_tables_fork(t, 3, 9, true), 0);
+	ck_assert_uint_eq(fk.procs[9].nr_ranges, 2);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * The child execed before its fork record was read: the kernel dropped its
+ * entry, and the parent's ranges are not published for its new image.
+ */
+START_TEST(test_fork_then_exec)
+{
+	struct cfi_tables *t = make();
+
+	give_ranges(t, 3, 2, 0x1000);
+	fk.has_proc[9] = false;
+	ck_assert_int_eq(cfi_tables_fork(t, 3, 9, true), 0);
+	ck_assert(!fk.has_proc[9]);
+	/* its new image's mappings, read before its exec record: still not */
+	ck_assert_int_eq(cfi_tables_mapping(t, 9, 0x9000, 0xa000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 9), 0);
+	ck_assert(!fk.has_proc[9]);
+	/* the exec record: its maps anew, published */
+	cfi_tables_forget(t, 9);
+	ck_assert_int_eq(cfi_tables_mapping(t, 9, 0x9000, 0xa000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 9), 0);
+	ck_assert(fk.has_proc[9]);
+	ck_assert_uint_eq(fk.procs[9].nr_ranges, 1);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* A child of a parent that is not the session's: the kernel's copy goes. */
+START_TEST(test_fork_without_inherit)
+{
+	struct cfi_tables *t = make();
+
+	give_ranges(t, 3, 2, 0x1000);
+	fk.has_proc[9] = true;
+	ck_assert_int_eq(cfi_tables_fork(t, 3, 9, false), 0);
+	ck_assert(!fk.has_proc[9]);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * A slice freed while a child forked before may use it (its fork record not
+ * read yet) waits for every record before the free, however many works.
+ */
+START_TEST(test_freed_ranges_wait_for_records)
+{
+	struct cfi_tables *t = make();
+	struct cfi_tables_stats st;
+
+	fk.now = 100;
+	give_ranges(t, 1, 4, 0x1000);
+	/* a dlopen: 5 ranges in a new slice, the old 4 held at 100 */
+	give_ranges(t, 1, 1, 0x20000);
+	ck_assert_uint_eq(fk.procs[1].nr_ranges, 5);
+	cfi_tables_handed(t, 99);
+	for (int i = 0; i < 4; i++)
+		cfi_tables_work(t, 0);
+	/* 16 in all: 7 free, the 4 held are not */
+	give_ranges(t, 2, 7, 0x1000);
+	give_ranges(t, 3, 4, 0x1000);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.proc_dropped, 1);
+	ck_assert(!fk.has_proc[3]);
+	/* every record up to 101 read: the 4 come back */
+	cfi_tables_handed(t, 101);
+	cfi_tables_work(t, 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 3), 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.proc_dropped, 1);
+	ck_assert(fk.has_proc[3]);
+	ck_assert_uint_eq(fk.procs[3].nr_ranges, 4);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * A process exits (the kernel drops its entry): a work's sweep gives its
+ * slice back, publishes nothing more for the pid until every record from
+ * before is read, then forgets it.
+ */
+START_TEST(test_sweep_exited)
+{
+	struct cfi_tables *t = make();
+	struct cfi_tables_stats st;
+
+	fk.now = 10;
+	give_ranges(t, 4, 8, 0x1000);
+	give_ranges(t, 5, 8, 0x1000);
+	fk.has_proc[4] = false;
+	cfi_tables_handed(t, 9);
+	cfi_tables_work(t, 0);
+	cfi_tables_work(t, 0);
+	/* a late record of the dead process (before its exit): not published */
+	fk.now = 20;
+	ck_assert_int_eq(cfi_tables_mapping(t, 4, 0x9000, 0xa000, 0, -1), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 4), 0);
+	ck_assert(!fk.has_proc[4]);
+	/* its 8 ranges came back (16 in all, 8 of pid 5) */
+	cfi_tables_handed(t, 21);
+	cfi_tables_work(t, 0);
+	give_ranges(t, 6, 8, 0x1000);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.proc_dropped, 0);
+	ck_assert(fk.has_proc[6]);
+	/* every record from before read: the pid is forgotten, a new process on it published */
+	fk.has_proc[6] = false;
+	cfi_tables_work(t, 0);
+	cfi_tables_handed(t, 31);
+	cfi_tables_work(t, 0);
+	cfi_tables_work(t, 0);
+	give_ranges(t, 4, 2, 0x1000);
+	ck_assert(fk.has_proc[4]);
+	ck_assert_uint_eq(fk.procs[4].nr_ranges, 2);
+	cfi_tables__free(t);
+}
+END_TEST
+
 static Suite *cfi_tables_suite(void)
 {
 	Suite *s = suite_create("cfi_tables");
@@ -283,6 +463,11 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
 	tcase_add_test(tc, test_dropped_by_the_kernel);
+	tcase_add_test(tc, test_fork_inherits);
+	tcase_add_test(tc, test_fork_then_exec);
+	tcase_add_test(tc, test_fork_without_inherit);
+	tcase_add_test(tc, test_freed_ranges_wait_for_records);
+	tcase_add_test(tc, test_sweep_exited);
 	suite_add_tcase(s, tc);
 	return s;
 }
