@@ -61,6 +61,22 @@ struct fxs_cfi_regs {
 	__u64 lr; /* arm64 x30, riscv64 ra; 0 on x86-64 (the return address is on the stack) */
 };
 
+/*
+ * Where the searches found a pc's rule before, on this CPU: its range in
+ * cfi_ranges and its row in cfi_rows. A hint is only ever a guess, checked
+ * against the maps as they are now (cfi_hinted()), so a stale one (a process
+ * that exited, a table evicted, a slice reused) costs a search, never a wrong
+ * rule. Sampled stacks repeat their return addresses, and each hit saves the
+ * two binary searches (a table like libc's has 2^15 rows: 16 reads scattered
+ * over 256 KiB, most of them cache misses) for two reads of adjacent rows.
+ */
+#define FXS_CFI_HINTS 512
+struct fxs_cfi_hint {
+	__u64 pc;
+	__u32 range; /* index in cfi_ranges */
+	__u32 row;   /* index in cfi_rows */
+};
+
 /* One walk's state, per CPU (a walk never interrupts another on its CPU). */
 struct fxs_cfi_walk {
 	__u64 pc, sp, fp, lr;
@@ -73,7 +89,19 @@ struct fxs_cfi_walk {
 	__u8 flags;	 /* FXS_SF_* stop flags */
 	__u8 end;	 /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
 	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
+	/*
+	 * The last frame's lookup pc and rule (last_rule_ok 0: none yet): a
+	 * recursion's frames return to the same pc, and the maps do not change
+	 * under a walk, so its rule is the last frame's.
+	 */
+	__u64 last_look;
+	__u32 last_rule;
+	__u32 last_rule_ok;
 	__u64 frames[FXS_MAX_FRAMES + 1];
+	/* cfi_read()'s copy of the stack: [win_base, win_base + win_len) */
+	__u64 win_base, win_len;
+	__u64 win[FXS_WALK_WIN / 8 + 1]; /* + 1: an 8-byte read at the end reads a word more */
+	struct fxs_cfi_hint hints[FXS_CFI_HINTS];
 };
 
 struct {
@@ -142,32 +170,67 @@ __noinline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
 }
 
 /*
- * The rule of the last row of [first, first + nr) at or below pc (a module
- * vaddr), or FXS_CFI_NONE. Global: verified once, on its own.
+ * The index in cfi_rows of the last row of [first, first + nr) at or below
+ * pc (a module vaddr), or -1. Global: verified once, on its own.
  */
-__noinline __u32 cfi_find_rule(__u32 first, __u32 nr, __u32 pc)
+__noinline int cfi_find_row(__u32 first, __u32 nr, __u32 pc)
 {
 	struct fxs_cfi_row *row;
 	__u32 lo = 0, hi = nr, mid, key;
 
 	if (nr == 0 || nr > (1U << FXS_CFI_ROWS_LOG))
-		return FXS_CFI_NONE;
+		return -1;
 	for (int i = 0; i <= FXS_CFI_ROWS_LOG && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
 		key = first + mid;
 		row = bpf_map_lookup_elem(&cfi_rows, &key);
 		if (!row)
-			return FXS_CFI_NONE;
+			return -1;
 		if (row->pc <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
-		return FXS_CFI_NONE;
-	key = first + lo - 1;
-	row = bpf_map_lookup_elem(&cfi_rows, &key);
-	return row ? row->rule : FXS_CFI_NONE;
+		return -1;
+	return first + lo - 1;
+}
+
+/*
+ * The 8 (need 8) or 16 bytes at addr into out[0..1], from the walk's copy of
+ * the stack: a frame's saves lie a little above the last frame's, so one
+ * bpf_probe_read_user() serves many frames (walk_fast's window, by the same
+ * rule: a copy never runs past the page that holds addr's last byte, so it
+ * faults exactly when the direct read would, and a later read it serves lies
+ * in pages it proved mapped). 0, or -1 on a read fault.
+ */
+static __always_inline int cfi_read(struct fxs_cfi_walk *w, __u64 addr, __u32 need, __u64 *out)
+{
+	__u64 off = addr - w->win_base, room;
+
+	if (addr & 7)
+		return bpf_probe_read_user(out, need, (void *)addr) ? -1 : 0;
+	if (off >= w->win_len || w->win_len - off < need) {
+		room = FXS_WALK_PAGE - (addr & (FXS_WALK_PAGE - 1));
+		if (room < need)
+			room += FXS_WALK_PAGE;
+		/* The walk's first copy is short, as walk_fast's (no window yet: win_len 0). */
+		if (room > (w->win_len ? FXS_WALK_WIN : FXS_WALK_FIRST))
+			room = w->win_len ? FXS_WALK_WIN : FXS_WALK_FIRST;
+		/* No change (8 <= room <= FXS_WALK_WIN): bounds it for 6.1's verifier. */
+		room &= 2 * FXS_WALK_WIN - 1;
+		if (bpf_probe_read_user(w->win, room, (void *)addr))
+			return -1;
+		w->win_base = addr;
+		w->win_len = room;
+		off = 0;
+	}
+	/* Never taken (off + need <= win_len <= FXS_WALK_WIN); bounds it for the verifier. */
+	if (off > FXS_WALK_WIN - 8)
+		return -1;
+	out[0] = w->win[off / 8];
+	out[1] = w->win[off / 8 + 1];
+	return 0;
 }
 
 /* The walk ends here, for reason (kept if the walk already fell back: its cause). */
@@ -209,7 +272,7 @@ static __always_inline long cfi_fp_frame(struct fxs_cfi_walk *w)
 		w->flags |= FXS_SF_STOP_BAD_FP;
 		return cfi_end(w, FXS_UE_BAD_FRAME);
 	}
-	if (bpf_probe_read_user(pair, sizeof(pair), (void *)(fp - FXS_FRAME_OFF))) {
+	if (cfi_read(w, fp - FXS_FRAME_OFF, 16, pair)) {
 		w->flags |= FXS_SF_STOP_FAULT;
 		return cfi_end(w, FXS_UE_FAULT);
 	}
@@ -292,17 +355,22 @@ static __always_inline long cfi_apply(struct fxs_cfi_walk *w, __u32 rule)
 			return cfi_end(w, FXS_UE_BAD_FRAME);
 		/* The usual frame record: the saved fp right below the return address. */
 		if (fp_off && fp_at + 8 == ra_at) {
-			if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp_at))
+			if (cfi_read(w, fp_at, 16, pair))
 				goto fault;
 			fp = pair[0];
 			ra = pair[1];
 			fp_off = 0;
-		} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)ra_at)) {
-			goto fault;
+		} else {
+			if (cfi_read(w, ra_at, 8, pair))
+				goto fault;
+			ra = pair[0];
 		}
 	}
-	if (fp_off && bpf_probe_read_user(&fp, sizeof(fp), (void *)fp_at))
-		goto fault;
+	if (fp_off) {
+		if (cfi_read(w, fp_at, 8, pair))
+			goto fault;
+		fp = pair[0];
+	}
 	if (ra == 0)
 		return cfi_end(w, FXS_UE_END);
 	if (!cfi_push(w, ra))
@@ -316,13 +384,54 @@ fault:
 	return cfi_end(w, FXS_UE_FAULT);
 }
 
+/*
+ * The rule of look from its hint, if the hint is right: its range is the
+ * process's and holds look, and its row is the last of that range's table
+ * at or below look's vaddr. Exactly what the searches would find, or false.
+ */
+static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_cfi_hint *h,
+				       __u64 look, __u32 *rule)
+{
+	struct fxs_cfi_row *row, *next;
+	struct fxs_cfi_range *r;
+	struct fxs_cfi_table *t;
+	__u32 key = h->range;
+	__u64 rel;
+
+	if (h->pc != look || key - w->first_range >= w->nr_ranges)
+		return false;
+	r = bpf_map_lookup_elem(&cfi_ranges, &key);
+	if (!r || look < r->start || look >= r->end || r->kind != FXS_CFI_RANGE_TABLE)
+		return false;
+	rel = look - r->bias;
+	key = r->table;
+	t = bpf_map_lookup_elem(&cfi_tables, &key);
+	if (!t || !t->nr_rows || h->row - t->first_row >= t->nr_rows || (rel >> 32))
+		return false;
+	key = h->row;
+	row = bpf_map_lookup_elem(&cfi_rows, &key);
+	if (!row || row->pc > (__u32)rel)
+		return false;
+	if (h->row - t->first_row + 1 < t->nr_rows) {
+		key = h->row + 1;
+		next = bpf_map_lookup_elem(&cfi_rows, &key);
+		if (!next || next->pc <= (__u32)rel)
+			return false;
+	}
+	w->last_range = h->range + 1;
+	*rule = row->rule;
+	return true;
+}
+
 /* One frame: find the pc's module and table, apply its rule. 1: the walk is over. */
 static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 {
+	struct fxs_cfi_hint *h;
 	struct fxs_cfi_range *r;
 	struct fxs_cfi_table *t;
+	struct fxs_cfi_row *row;
 	__u64 look, rel;
-	__u32 key;
+	__u32 key, rule;
 	int ri;
 
 	if (w->fallback)
@@ -331,6 +440,11 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		return cfi_lost(w, FXS_UE_NO_PROC);
 	/* A return address is past its call: the call's own rule is one byte back. */
 	look = w->n > 1 ? w->pc - 1 : w->pc;
+	if (w->last_rule_ok && look == w->last_look)
+		return cfi_apply(w, w->last_rule);
+	h = &w->hints[(look ^ (look >> 9)) & (FXS_CFI_HINTS - 1)];
+	if (cfi_hinted(w, h, look, &rule))
+		goto found;
 	/* the last frame's range first: a search less for most frames */
 	key = w->last_range - 1;
 	r = w->last_range ? bpf_map_lookup_elem(&cfi_ranges, &key) : NULL;
@@ -357,7 +471,20 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		return cfi_lost(w, FXS_UE_NO_TABLE);
 	if (rel >> 32)
 		return cfi_end(w, FXS_UE_NO_ROW);
-	return cfi_apply(w, cfi_find_rule(t->first_row, t->nr_rows, (__u32)rel));
+	ri = cfi_find_row(t->first_row, t->nr_rows, (__u32)rel);
+	key = ri;
+	row = ri < 0 ? NULL : bpf_map_lookup_elem(&cfi_rows, &key);
+	if (!row)
+		return cfi_apply(w, FXS_CFI_NONE);
+	rule = row->rule;
+	h->pc = look;
+	h->range = w->last_range - 1;
+	h->row = key;
+found:
+	w->last_look = look;
+	w->last_rule = rule;
+	w->last_rule_ok = 1;
+	return cfi_apply(w, rule);
 }
 
 static long cfi_step(__u64 index, void *unused)
@@ -464,6 +591,8 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->end = 0;
 	w->fallback = 0;
 	w->last_range = 0;
+	w->last_rule_ok = 0;
+	w->win_len = 0;
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	/* an empty entry: a child forked before its parent's ranges were published */
 	w->have_proc = proc && proc->nr_ranges;

@@ -106,6 +106,47 @@ START_TEST(test_omit_leaf_frame_pointer)
 END_TEST
 
 /*
+ * A deep stack (recurse 150, --max-frames 255): the CFI walker reads it
+ * through windows of the stack (bpf/walk_cfi.bpf.h cfi_read), some KiB
+ * across several windows and pages: every frame, to _start.
+ */
+START_TEST(test_deep_stack_across_windows)
+{
+	const char *path = out_path("deep.fxt");
+	struct capture_file *f;
+	size_t target = 0, whole = 0;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--unwind", "cfi", "--max-frames", "255", "-o", path, "--",
+	    prog("recurse"), "150", "2");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+		size_t k = 1, depth = 0;
+
+		if (!leaf_is(f, s, "spin"))
+			continue;
+		target++;
+		while (k < s->n && symbolize(f, s, k) && !strcmp(symbolize(f, s, k), "recurse")) {
+			depth++;
+			k++;
+		}
+		if (depth == 150 && k < s->n && !strcmp(symbolize(f, s, k) ?: "", "main") &&
+		    reaches_entry(f, s))
+			whole++;
+	}
+	ck_assert_msg(target > 500, "only %zu samples in spin()", target);
+	ck_assert_msg(whole * 100 >= target * 95,
+		      "%zu of %zu samples in spin carry 150 recurse frames, main and _start", whole,
+		      target);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/*
  * --unwind=fp is the frame-pointer walker and nothing else: no walk ends
  * with a reason, no table is made, and code without frame pointers loses
  * its chain as it always did.
@@ -403,6 +444,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_omit_frame_pointer_cfi_only);
 	tcase_add_test(tc, test_omit_leaf_frame_pointer);
 	tcase_add_test(tc, test_fp_is_the_fp_walker);
+	tcase_add_test(tc, test_deep_stack_across_windows);
 	tcase_add_test(tc, test_cfa_not_growing);
 	tcase_add_test(tc, test_cfa_past_the_stack);
 	tcase_add_test(tc, test_cfa_expression);
