@@ -281,14 +281,9 @@ def section_k():
     results["sections"]["k_kernel_stacks"] = sec
 
 
-def cli_prog_cost(depth, args=()):
-    """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs.
-    Returns (run_time_ns / run_cnt, run_cnt, run_time_ns, samples written)."""
-    res = os.path.join(TMP, "cli.res")
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", *args, "-o",
-                          os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
-                         stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, env=chain_env(res))
+def sample_prog_stats(p):
+    """While record p runs, fxs_sample's (run_cnt, run_time_ns) as bpftool last
+    showed them (bpf_stats), or None: the program goes with record's exit."""
     last = None
     while p.poll() is None:
         time.sleep(0.2)
@@ -301,6 +296,18 @@ def cli_prog_cost(depth, args=()):
             if prog.get("name") == "fxs_sample" and prog.get("run_cnt"):
                 if last is None or prog["run_cnt"] >= last[0]:
                     last = (prog["run_cnt"], prog["run_time_ns"])
+    return last
+
+
+def cli_prog_cost(depth, args=()):
+    """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs.
+    Returns (run_time_ns / run_cnt, run_cnt, run_time_ns, samples written)."""
+    res = os.path.join(TMP, "cli.res")
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", *args, "-o",
+                          os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
+                         stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=chain_env(res))
+    last = sample_prog_stats(p)
     _, err = p.communicate()
     if not last or last[0] < 100:
         return None
@@ -317,18 +324,7 @@ def filtered_run_cost():
         p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "-p", str(sleeper.pid),
                               "-d", "2s", "-o", os.path.join(TMP, "filt.fxt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        last = None
-        while p.poll() is None:
-            time.sleep(0.2)
-            try:
-                progs = json.loads(subprocess.run(["bpftool", "prog", "show", "-j"],
-                                                  capture_output=True, text=True).stdout)
-            except ValueError:
-                continue
-            for prog in progs:
-                if prog.get("name") == "fxs_sample" and prog.get("run_cnt"):
-                    if last is None or prog["run_cnt"] >= last[0]:
-                        last = (prog["run_cnt"], prog["run_time_ns"])
+        last = sample_prog_stats(p)
         p.wait()
     finally:
         sleeper.kill()
