@@ -238,20 +238,28 @@ START_TEST(test_start_directory)
 }
 END_TEST
 
+/* A config file of body (name.conf) refused at start with exit 2 and the line FILE<say>. */
+static void check_refused_file(const char *name, const char *body, size_t len, const char *say)
+{
+	char conf[128], want[256], *text;
+	int rc;
+
+	snprintf(conf, sizeof(conf), "%s/%s.conf", tmpdir, name);
+	write_file(conf, body, len);
+	rc = start_refused(name, conf, &text);
+	ck_assert_msg(rc == 2, "exit %d: %s", rc, text);
+	snprintf(want, sizeof(want), "%s%s", conf, say);
+	one_line_with(text, want);
+	free(text);
+}
+
 /* `max_clients = 4` then `max_clients = 5` was taken without a word. */
 START_TEST(test_start_duplicate_key)
 {
 	static const char dup[] = "max_clients = 4\nmax_frames = 32\nmax_clients = 5\n";
-	char conf[128], want[256], *text;
-	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/dup.conf", tmpdir);
-	write_file(conf, dup, sizeof(dup) - 1);
-	rc = start_refused("dup", conf, &text);
-	ck_assert_msg(rc == 2, "exit %d: %s", rc, text);
-	snprintf(want, sizeof(want), "%s:3: max_clients is set twice (first on line 1)", conf);
-	one_line_with(text, want);
-	free(text);
+	check_refused_file("dup", dup, sizeof(dup) - 1,
+			   ":3: max_clients is set twice (first on line 1)");
 }
 END_TEST
 
@@ -259,16 +267,8 @@ END_TEST
 START_TEST(test_start_nul_byte)
 {
 	static const char nul[] = "# fxsamplerd\nmax_clients = 4\0junk\n";
-	char conf[128], want[256], *text;
-	int rc;
 
-	snprintf(conf, sizeof(conf), "%s/nul.conf", tmpdir);
-	write_file(conf, nul, sizeof(nul) - 1);
-	rc = start_refused("nul", conf, &text);
-	ck_assert_msg(rc == 2, "exit %d: %s", rc, text);
-	snprintf(want, sizeof(want), "%s:2: a NUL byte in the line", conf);
-	one_line_with(text, want);
-	free(text);
+	check_refused_file("nul", nul, sizeof(nul) - 1, ":2: a NUL byte in the line");
 }
 END_TEST
 
