@@ -489,35 +489,19 @@ static uid_t test_user(void)
  */
 START_TEST(test_daemon_user)
 {
-	char daemon_bin[PATH_MAX], sock[300], log[300], cfg[300];
+	char sock[300];
 	const char *p2 = out_path("p2.fxt"), *p1 = out_path("p1.fxt");
 	struct run *r = calloc(1, sizeof(*r));
-	char *argv[6], opt_sock[] = "--socket", opt_cfg[] = "--config";
 	uid_t uid = test_user();
 	uint64_t lo, hi;
 	size_t hit, all;
 	struct kfile *f;
 	pid_t d;
-	FILE *c;
 	int st;
 
 	ck_assert_ptr_nonnull(r);
 	kernel_range(&lo, &hi);
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
-	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
-	snprintf(sock, sizeof(sock), "%s/s.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
-	snprintf(cfg, sizeof(cfg), "%s/d.conf", tmpdir);
-	c = fopen(cfg, "w");
-	ck_assert_ptr_nonnull(c);
-	fclose(c);
-	argv[0] = daemon_bin;
-	argv[1] = opt_sock;
-	argv[2] = sock;
-	argv[3] = opt_cfg;
-	argv[4] = cfg;
-	argv[5] = NULL;
-	d = live_start_daemon(argv, sock, log);
+	d = live_start_tmp_daemon(sock, sizeof(sock));
 	ck_assert_int_gt(d, 0);
 
 	write_sysctl(PARANOID, "2");

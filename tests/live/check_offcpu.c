@@ -398,32 +398,15 @@ END_TEST
 /* Through fxsamplerd: the SETUP carries the flag and the minimum. */
 START_TEST(test_daemon)
 {
-	char daemon_bin[PATH_MAX], sock[300], log[300], cfg[300];
+	char sock[300];
 	const char *path = out_path("daemon.fxt");
 	struct intervals *iv = calloc(1, sizeof(*iv));
 	struct run *r = calloc(1, sizeof(*r));
-	char *argv[6], opt_sock[] = "--socket", opt_cfg[] = "--config";
 	pid_t d;
-	FILE *f;
 	int st;
 
 	ck_assert_ptr_nonnull(iv);
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
-	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
-	snprintf(sock, sizeof(sock), "%s/s.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
-	snprintf(cfg, sizeof(cfg), "%s/d.conf", tmpdir);
-	f = fopen(cfg, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fclose(f);
-	argv[0] = daemon_bin;
-	argv[1] = opt_sock;
-	argv[2] = sock;
-	argv[3] = opt_cfg;
-	argv[4] = cfg;
-	argv[5] = NULL;
-	d = live_start_daemon(argv, sock, log);
+	d = live_start_tmp_daemon(sock, sizeof(sock));
 	ck_assert_int_gt(d, 0);
 	RUN(r, "record", "-q", "--daemon", "--socket", sock, "--off-cpu=5ms", "-o", path, "--",
 	    prog("offcpu"), "1");

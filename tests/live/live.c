@@ -597,3 +597,16 @@ pid_t live_start_daemon(char *const argv[], const char *sock, const char *log)
 	waitpid(pid, NULL, 0);
 	return -1;
 }
+
+pid_t live_start_tmp_daemon(char *sock, size_t len)
+{
+	char daemon_bin[PATH_MAX], log[PATH_MAX];
+	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
+			(char *)"--config", (char *)"/dev/null", NULL};
+
+	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
+	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
+	snprintf(sock, len, "%s/s.sock", tmpdir);
+	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
+	return live_start_daemon(argv, sock, log);
+}
