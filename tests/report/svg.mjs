@@ -10,34 +10,12 @@
 //   ZOOM_FN    a function frame to click (its title starts with "ZOOM_FN (")
 //   SEARCH_RE  what to type into the search prompt
 //   SHARE      the matched share the folded stacks give, e.g. "97.12%"
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { checker, withChromium } from './chromium.mjs';
 
 const [svgPath, invPath, shotPath, zoomFn, searchRe, share] = process.argv.slice(2);
-const require = createRequire(process.env.FXS_NODE_MODULES + '/');
-const { chromium } = require('playwright-core');
+const check = checker('svg');
 
-function check(cond, what) {
-	if (!cond) {
-		console.log(`FAIL: svg: ${what}`);
-		process.exitCode = 1;
-		throw new Error(what);
-	}
-	console.log(`   ok: ${what}`);
-}
-
-const profile = mkdtempSync(join(tmpdir(), 'fxs-chromium-'));
-// A fresh profile directory (playwright passes it as --user-data-dir).
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	headless: true,
-	viewport: { width: 1200, height: 900 },
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-	       '--disable-component-update', '--no-first-run'],
-});
-try {
+await withChromium(async (browser) => {
 	const page = await browser.newPage();
 	const requests = [];
 	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
@@ -131,7 +109,4 @@ try {
 	check(iall && ifn && iall.y < ifn.y, `--svg-inverted puts the root on top (${iall.y} < ${ifn.y})`);
 	check(errors.length === 0, `no script errors (${errors.join('; ')})`);
 	check(requests.length === 0, `no network requests (${requests.join(' ')})`);
-} finally {
-	await browser.close();
-	rmSync(profile, { recursive: true, force: true });
-}
+});

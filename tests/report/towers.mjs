@@ -9,33 +9,12 @@
 //
 // node towers.mjs SVG SHOT LEAF...   (FXS_NODE_MODULES: where tests/browser/npm.sh
 //   installed playwright-core)
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { checker, withChromium } from './chromium.mjs';
 
 const [svgPath, shotPath, ...leaves] = process.argv.slice(2);
-const require = createRequire(process.env.FXS_NODE_MODULES + '/');
-const { chromium } = require('playwright-core');
+const check = checker('towers');
 
-function check(cond, what) {
-	if (!cond) {
-		console.log(`FAIL: towers: ${what}`);
-		process.exitCode = 1;
-		throw new Error(what);
-	}
-	console.log(`   ok: ${what}`);
-}
-
-const profile = mkdtempSync(join(tmpdir(), 'fxs-chromium-'));
-const browser = await chromium.launchPersistentContext(profile, {
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	headless: true,
-	viewport: { width: 1200, height: 900 },
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-	       '--disable-component-update', '--no-first-run'],
-});
-try {
+await withChromium(async (browser) => {
 	const page = await browser.newPage();
 	await page.goto('file://' + svgPath);
 	await page.screenshot({ path: shotPath });
@@ -86,7 +65,4 @@ try {
 	const details = await page.textContent('#details');
 	const m = /; (\d+) threads in 1 process\)$/.exec(details);
 	check(m && +m[1] >= 90, `its details line counts the threads (${details})`);
-} finally {
-	await browser.close();
-	rmSync(profile, { recursive: true, force: true });
-}
+});
