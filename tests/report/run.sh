@@ -369,19 +369,24 @@ PY
 	dpid=
 }
 
+# For the browser tiers: node_modules set to check-browser's npm install
+# (playwright-core among its packages), or the tier NAME skipped (1).
+browser_modules()
+{
+	if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || ! command -v node >/dev/null; then
+		skip "$1: chromium or node not found (make deps)"
+		return 1
+	fi
+	if ! node_modules=$(tests/browser/npm.sh 2>"$tmp/npm.err"); then
+		skip "$1: no playwright-core: $(tail -n 1 "$tmp/npm.err")"
+		return 1
+	fi
+}
+
 # --- the interactive flame graph in headless Chromium ---
 svg_tier()
 {
-	chromium=${CHROMIUM:-/usr/bin/chromium}
-	if [ ! -x "$chromium" ] || ! command -v node >/dev/null; then
-		skip "svg: chromium or node not found (make deps)"
-		return
-	fi
-	# check-browser's npm install (playwright-core among its packages).
-	if ! node_modules=$(tests/browser/npm.sh 2>"$tmp/npm.err"); then
-		skip "svg: no playwright-core: $(tail -n 1 "$tmp/npm.err")"
-		return
-	fi
+	browser_modules svg || return 0
 	echo "== svg: the flame graph zooms, resets, searches in headless Chromium"
 	s=$tmp/svg
 	mkdir -p "$s"
@@ -406,15 +411,7 @@ svg_tier()
 # --- a busy capture's default flame graph in headless Chromium ---
 towers_tier()
 {
-	chromium=${CHROMIUM:-/usr/bin/chromium}
-	if [ ! -x "$chromium" ] || ! command -v node >/dev/null; then
-		skip "towers: chromium or node not found (make deps)"
-		return
-	fi
-	if ! node_modules=$(tests/browser/npm.sh 2>"$tmp/npm.err"); then
-		skip "towers: no playwright-core: $(tail -n 1 "$tmp/npm.err")"
-		return
-	fi
+	browser_modules towers || return 0
 	echo "== towers: 300 short processes and threads of three kinds, three towers named"
 	s=$tmp/towers
 	mkdir -p "$s"
