@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "util/clock.h"
-#include "capture/authz.h"
 #include "capture/bpf_sampler.h"
 #include "capture/capture.h"
 #include "capture/capture_internal.h"
@@ -17,7 +16,6 @@
 #include "util/idset.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
-#include "capture/procinfo.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
 
