@@ -134,6 +134,23 @@ int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 }
 
 /*
+ * Under --unwind=auto|cfi: the kernel chose where a new mapping of the
+ * current process goes (get_unmapped_area(), Linux 5.2+). Ranges the walker
+ * still has there belong to mappings that went: cfi_area_reused().
+ */
+SEC("tp_btf/vm_unmapped_area")
+int BPF_PROG(fxs_area_reused, unsigned long addr, struct vm_unmapped_area_info *info)
+{
+	__u32 pid, tid;
+
+	/* an error (-ENOMEM) comes as a negative address */
+	if (addr >= (unsigned long)-4095 || !current_ids(&pid, &tid))
+		return 0;
+	cfi_area_reused(pid, addr, BPF_CORE_READ(info, length));
+	return 0;
+}
+
+/*
  * A process's last thread exits: a target's pid moves from the targets map to
  * gone; under --unwind=auto|cfi (host-wide too) its CFI ranges go.
  */

@@ -55,6 +55,18 @@ struct {
 	__type(value, struct fxs_cfi_proc);
 } cfi_procs SEC(".maps");
 
+/* Few processes ever have one: allocated as they come. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, FXS_CFI_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_stale);
+} cfi_stale SEC(".maps");
+
+/* Whether cfi_stale ever had an entry: until then a walk does not look there. */
+__u32 cfi_stale_seen;
+
 /* Where a walk starts: the registers of the interrupted user code. */
 struct fxs_cfi_regs {
 	__u64 pc, sp, fp;
@@ -97,6 +109,9 @@ struct fxs_cfi_walk {
 	__u64 last_look;
 	__u32 last_rule;
 	__u32 last_rule_ok;
+	/* the process's stale ranges (cfi_stale), copied at the walk's start */
+	__u32 nr_stale;
+	struct fxs_cfi_stale_range stale[FXS_CFI_STALE];
 	__u64 frames[FXS_MAX_FRAMES + 1];
 	/* cfi_read()'s copy of the stack: [win_base, win_base + win_len) */
 	__u64 win_base, win_len;
@@ -138,10 +153,10 @@ static __always_inline void cfi_regs_task(struct pt_regs *r, struct fxs_cfi_regs
 }
 
 /*
- * The index in cfi_ranges of the range of [first, first + nr) that holds pc,
- * or -1. Global: verified once, on its own.
+ * The index in cfi_ranges of the last range of [first, first + nr) that
+ * starts at or below pc, or -1. Global: verified once, on its own.
  */
-__noinline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
+__noinline int cfi_range_below(__u32 first, __u32 nr, __u64 pc)
 {
 	struct fxs_cfi_range *r;
 	__u32 lo = 0, hi = nr, mid, key;
@@ -160,13 +175,17 @@ __noinline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
-		return -1;
-	key = first + lo - 1;
-	r = bpf_map_lookup_elem(&cfi_ranges, &key);
-	if (!r || pc >= r->end)
-		return -1;
-	return key;
+	return lo == 0 ? -1 : (int)(first + lo - 1);
+}
+
+/* The index in cfi_ranges of the range of [first, first + nr) that holds pc, or -1. */
+static __always_inline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
+{
+	int ri = cfi_range_below(first, nr, pc);
+	__u32 key = ri;
+	struct fxs_cfi_range *r = ri < 0 ? NULL : bpf_map_lookup_elem(&cfi_ranges, &key);
+
+	return r && pc < r->end ? ri : -1;
 }
 
 /*
@@ -385,6 +404,23 @@ fault:
 }
 
 /*
+ * Whether r is one of the process's ranges that another mapping has since
+ * been placed over: its code is gone, and what runs at its addresses now is
+ * no module the walker knows yet.
+ */
+static __always_inline bool cfi_stale_range(const struct fxs_cfi_walk *w,
+					    const struct fxs_cfi_range *r)
+{
+	for (int i = 0; i < FXS_CFI_STALE; i++) {
+		if (i >= w->nr_stale)
+			break;
+		if (w->stale[i].start == r->start && w->stale[i].serial == r->serial)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The rule of look from its hint, if the hint is right: its range is the
  * process's and holds look, and its row is the last of that range's table
  * at or below look's vaddr. Exactly what the searches would find, or false.
@@ -402,6 +438,8 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 		return false;
 	r = bpf_map_lookup_elem(&cfi_ranges, &key);
 	if (!r || look < r->start || look >= r->end || r->kind != FXS_CFI_RANGE_TABLE)
+		return false;
+	if (w->nr_stale && cfi_stale_range(w, r))
 		return false;
 	rel = look - r->bias;
 	key = r->table;
@@ -458,6 +496,8 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 			return cfi_lost(w, FXS_UE_NO_MODULE);
 		w->last_range = key + 1;
 	}
+	if (w->nr_stale && cfi_stale_range(w, r))
+		return cfi_lost(w, FXS_UE_NO_MODULE);
 	if (r->kind == FXS_CFI_RANGE_FP)
 		return cfi_fp_frame(w);
 	if (r->kind != FXS_CFI_RANGE_TABLE)
@@ -531,8 +571,11 @@ static __always_inline bool cfi_wants_reader(__u8 end)
  */
 static __always_inline void cfi_forget_pid(__u32 pid)
 {
-	if (cfg_unwind != FXS_UNWIND_FP)
-		bpf_map_delete_elem(&cfi_procs, &pid);
+	if (cfg_unwind == FXS_UNWIND_FP)
+		return;
+	bpf_map_delete_elem(&cfi_procs, &pid);
+	if (cfi_stale_seen)
+		bpf_map_delete_elem(&cfi_stale, &pid);
 }
 
 /*
@@ -549,6 +592,7 @@ static __always_inline void cfi_forget_pid(__u32 pid)
 static __always_inline void cfi_fork(__u32 ppid, __u32 cpid)
 {
 	struct fxs_cfi_proc *parent, copy = {0};
+	struct fxs_cfi_stale *stale;
 
 	if (cfg_unwind == FXS_UNWIND_FP)
 		return;
@@ -562,6 +606,72 @@ static __always_inline void cfi_fork(__u32 ppid, __u32 cpid)
 		copy = *parent;
 	if (bpf_map_update_elem(&cfi_procs, &cpid, &copy, BPF_ANY))
 		bpf_map_delete_elem(&cfi_procs, &cpid);
+	/*
+	 * The parent's stale ranges are in the copy: stale for the child too
+	 * (without them, no ranges: walked as none, never by a stale one).
+	 */
+	stale = cfi_stale_seen ? bpf_map_lookup_elem(&cfi_stale, &ppid) : NULL;
+	if (stale && bpf_map_update_elem(&cfi_stale, &cpid, stale, BPF_ANY))
+		bpf_map_delete_elem(&cfi_procs, &cpid);
+}
+
+/* r becomes one of pid's stale ranges (once; the oldest of FXS_CFI_STALE goes). */
+static __always_inline void cfi_add_stale(__u32 pid, const struct fxs_cfi_range *r)
+{
+	struct fxs_cfi_stale *st, empty = {0};
+	__u32 n;
+
+	st = bpf_map_lookup_elem(&cfi_stale, &pid);
+	if (!st) {
+		bpf_map_update_elem(&cfi_stale, &pid, &empty, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&cfi_stale, &pid);
+	}
+	if (!st) {
+		/* No room to say so: no ranges for the process (it is published no more). */
+		bpf_map_delete_elem(&cfi_procs, &pid);
+		return;
+	}
+	for (int i = 0; i < FXS_CFI_STALE; i++)
+		if (i < st->n && st->r[i].start == r->start && st->r[i].serial == r->serial)
+			return;
+	n = st->n;
+	st->r[n % FXS_CFI_STALE].start = r->start;
+	st->r[n % FXS_CFI_STALE].serial = r->serial;
+	/* the slot first, then the count a walk reads it by */
+	__sync_fetch_and_add(&st->n, 1);
+	cfi_stale_seen = 1;
+}
+
+/*
+ * The kernel chose [addr, addr + len) for a new mapping of process pid (an
+ * mmap without MAP_FIXED: how ld.so places each library it opens). Nothing
+ * is mapped there now, so every range of pid's slice that overlaps it is a
+ * mapping that went (a dlclosed library), and the new mapping's code would
+ * be walked by the old one's table until user space reads the new record:
+ * those ranges are stale from now on. At most 16 are marked (one library
+ * has a few).
+ */
+static __always_inline void cfi_area_reused(__u32 pid, __u64 addr, __u64 len)
+{
+	struct fxs_cfi_proc *proc;
+	struct fxs_cfi_range *r;
+	__u32 key;
+	int ri;
+
+	if (cfg_unwind == FXS_UNWIND_FP || !len)
+		return;
+	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
+	if (!proc || !proc->nr_ranges)
+		return;
+	ri = cfi_range_below(proc->first_range, proc->nr_ranges, addr + len - 1);
+	/* back from the last range starting in the area while ranges reach into it */
+	for (int i = 0; i < 16 && ri >= 0 && (__u32)ri >= proc->first_range; i++, ri--) {
+		key = ri;
+		r = bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (!r || r->end <= addr)
+			break;
+		cfi_add_stale(pid, r);
+	}
 }
 
 /*
@@ -573,6 +683,7 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 				      __u32 max, __u8 *flags, __u8 *end)
 {
 	struct fxs_cfi_proc *proc;
+	struct fxs_cfi_stale *stale;
 	struct fxs_cfi_walk *w;
 	__u32 zero = 0, n;
 
@@ -598,6 +709,12 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->have_proc = proc && proc->nr_ranges;
 	w->first_range = proc ? proc->first_range : 0;
 	w->nr_ranges = proc ? proc->nr_ranges : 0;
+	w->nr_stale = 0;
+	stale = cfi_stale_seen && w->have_proc ? bpf_map_lookup_elem(&cfi_stale, &pid) : NULL;
+	if (stale && stale->n) {
+		w->nr_stale = stale->n < FXS_CFI_STALE ? stale->n : FXS_CFI_STALE;
+		bpf_probe_read_kernel(w->stale, sizeof(w->stale), stale->r);
+	}
 	/* One more turn than frames: the last one finds the cap and says so. */
 	bpf_loop(FXS_MAX_FRAMES + 1, cfi_step, NULL, 0);
 	if (!w->end) {

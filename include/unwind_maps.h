@@ -12,6 +12,8 @@
  *   cfi_ranges  one array of struct fxs_cfi_range; every process's executable
  *               mappings are a slice of it, sorted by start
  *   cfi_procs   pid -> its slice of cfi_ranges (struct fxs_cfi_proc)
+ *   cfi_stale   pid -> its ranges the kernel has since put other mappings
+ *               over (struct fxs_cfi_stale): written by BPF alone
  *
  * User space writes rows and ranges first (both arrays are mmapped), then
  * publishes them with one map update (the table's slice, the process's
@@ -51,11 +53,33 @@ struct fxs_cfi_range {
 	__u64 bias;	  /* the module's vaddr of a pc is pc - bias */
 	__u32 table;	  /* index in cfi_tables */
 	__u32 kind;	  /* enum fxs_cfi_range_kind */
+	/*
+	 * Which mapping of the process it is, unique in a capture (user space
+	 * counts them as it learns them): with start, what cfi_stale names.
+	 */
+	__u64 serial;
 };
 
 struct fxs_cfi_proc {
 	__u32 first_range;
 	__u32 nr_ranges;
+};
+
+/*
+ * A process's ranges that a new mapping has since been placed over (an
+ * address freed by a dlclose and given to the next dlopen), named by start
+ * and serial: the walker treats them as no module until user space, reading
+ * the new mapping's record, publishes a slice without them. The last
+ * FXS_CFI_STALE are kept (n counts every one: slot n % FXS_CFI_STALE).
+ */
+#define FXS_CFI_STALE 16
+struct fxs_cfi_stale_range {
+	__u64 start, serial;
+};
+struct fxs_cfi_stale {
+	__u32 n;
+	__u32 pad;
+	struct fxs_cfi_stale_range r[FXS_CFI_STALE];
 };
 
 /* Largest slices the walker's binary searches reach (2^k entries). */

@@ -372,6 +372,16 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	 */
 	bpf_program__set_autoload(b->skel->progs.fxs_exit, (b->opts.nr_pids && b->opts.inherit) ||
 								   b->opts.unwind != FXS_UNWIND_FP);
+	/*
+	 * An address a dlclose freed and the next dlopen reuses: the walker
+	 * stops using the old library's ranges there (bpf/mmap.bpf.h). A
+	 * kernel without the tracepoint walks them until the new mapping's
+	 * record is read, as before.
+	 */
+	bpf_program__set_autoload(
+		b->skel->progs.fxs_area_reused,
+		b->opts.unwind != FXS_UNWIND_FP &&
+			libbpf_find_vmlinux_btf_id("vm_unmapped_area", BPF_TRACE_RAW_TP) > 0);
 	if (b->opts.unwind != FXS_UNWIND_FP) {
 		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
 
@@ -423,6 +433,14 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (bpf_program__autoload(b->skel->progs.fxs_exit)) {
 		b->skel->links.fxs_exit = bpf_program__attach(b->skel->progs.fxs_exit);
 		if (!b->skel->links.fxs_exit) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (bpf_program__autoload(b->skel->progs.fxs_area_reused)) {
+		b->skel->links.fxs_area_reused =
+			bpf_program__attach(b->skel->progs.fxs_area_reused);
+		if (!b->skel->links.fxs_area_reused) {
 			err = -errno;
 			goto fail;
 		}

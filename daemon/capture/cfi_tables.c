@@ -76,6 +76,7 @@ struct cfi_tables {
 	size_t nr_held, cap_held;
 	uint64_t gen, tick;
 	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
+	uint64_t serial; /* the last mapping's (struct fxs_cfi_range's serial) */
 	struct cfi_tables_stats stats;
 };
 
@@ -259,6 +260,43 @@ static struct cproc *get_proc(struct cfi_tables *t, pid_t pid, bool create)
 	return &t->procs[pos];
 }
 
+/*
+ * [start, end) is mapped anew: what p's ranges had there is gone, as the
+ * kernel unmaps what a new mapping covers. A range it covers goes, one it
+ * cuts keeps its pieces outside (two, when the new one is in its middle).
+ */
+static int unmap_range(struct cproc *p, uint64_t start, uint64_t end)
+{
+	size_t i, j = 0;
+
+	/* One the new range is in the middle of: its piece after it first, a range of its own. */
+	for (i = 0; i < p->n; i++) {
+		if (p->r[i].start >= start || p->r[i].end <= end)
+			continue;
+		if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
+			return -ENOMEM;
+		memmove(&p->r[i + 2], &p->r[i + 1], (p->n - i - 1) * sizeof(*p->r));
+		p->r[i + 1] = p->r[i];
+		p->r[i + 1].start = end;
+		p->r[i].end = start;
+		p->n++;
+		i++;
+	}
+	for (i = 0; i < p->n; i++) {
+		struct fxs_cfi_range r = p->r[i];
+
+		if (r.start < start && r.end > start)
+			r.end = start; /* its tail is mapped anew */
+		else if (r.start < end && r.end > end)
+			r.start = end; /* its head */
+		else if (r.start >= start && r.end <= end)
+			continue; /* all of it */
+		p->r[j++] = r;
+	}
+	p->n = j;
+	return 0;
+}
+
 int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
 		       int id)
 {
@@ -267,7 +305,8 @@ int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t
 
 	if (!p)
 		return -ENOMEM;
-	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
+	if (unmap_range(p, start, end) ||
+	    array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
 		return -ENOMEM;
 	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
 		p->r[i] = p->r[i - 1];
@@ -277,6 +316,7 @@ int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t
 		.bias = bias,
 		.table = id >= 0 ? (uint32_t)id : 0,
 		.kind = id >= 0 ? FXS_CFI_RANGE_TABLE : FXS_CFI_RANGE_NONE,
+		.serial = ++t->serial,
 	};
 	p->n++;
 	return 0;

@@ -150,40 +150,66 @@ END_TEST
  * A library closed and another opened at its address, both without frame
  * pointers and with frames of other sizes: the second is walked by its own
  * table (the mapping event replaces the range), never by the first's rules
- * or a per-CPU hint left from them.
+ * or a per-CPU hint left from them. Until its record is read, its frames
+ * have no module (a reason, or under auto the frame-pointer chain, marked):
+ * before, the first library's rules made wrong stacks there, some of one
+ * frame counted as ended normally.
  */
-START_TEST(test_library_reopened_at_its_address)
+static void check_reopened(const char *mode)
 {
 	static const char *const chain[] = {"sb_inner", "sb_middle",   "sb_outer",
 					    "sb_run",	"run_library", "main"};
 	const char *path = out_path("reopen.fxt");
-	size_t target = 0, whole = 0, first = 0;
+	size_t target = 0, whole = 0, first = 0, marked = 0, entry = 0;
 	struct capture_file *f;
 	struct run r;
 
-	RUN(&r, "record", "-q", "--unwind", "cfi", "-o", path, "--", prog("reopen"), "1.5");
+	RUN(&r, "record", "-q", "--unwind", mode, "-o", path, "--", prog("reopen"), "1.5");
 	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
-	printf("reopen: %s", r.out);
+	printf("reopen %s: %s", mode, r.out);
 	f = load(path);
 	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
 	for (size_t i = 0; i < f->nr_samples; i++) {
 		const struct sample *s = &f->samples[i];
+		bool fallback = s->flags & FXT_BT_FLAG_FP_FALLBACK;
 
+		entry += !fallback && reaches_entry(f, s);
 		first += leaf_is(f, s, "sa_inner");
 		if (!leaf_is(f, s, "sb_inner"))
 			continue;
 		target++;
-		whole += has_chain(f, s, chain, 6) && reaches_entry(f, s);
+		if (has_chain(f, s, chain, 6) && reaches_entry(f, s))
+			whole++;
+		else
+			marked += fallback;
 	}
-	printf("reopen: %zu samples in sa_inner; %zu of %zu in sb_inner whole to _start\n", first,
-	       whole, target);
+	printf("reopen %s: %zu samples in sa_inner; %zu of %zu in sb_inner whole to _start, %zu "
+	       "others marked; %zu of %zu stacks ended normally reach the entry\n",
+	       mode, first, whole, target, marked, entry,
+	       (size_t)counter_value(counter(f, "unwind"), "end"));
 	fflush(stdout);
 	ck_assert_msg(first > 500 && target > 500, "only %zu and %zu samples in the leaves", first,
 		      target);
 	ck_assert_msg(whole * 100 >= target * 95, "%zu of %zu samples in sb_inner whole to _start",
 		      whole, target);
+	/* Never silently wrong: a stack counted as ended normally is whole. */
+	ck_assert_uint_ge(entry, counter_value(counter(f, "unwind"), "end"));
+	/* and under auto, a stack in sb_inner that is not whole was walked on by frame pointers */
+	if (!strcmp(mode, "auto"))
+		ck_assert_uint_eq(whole + marked, target);
 	check_accounting(f);
 	unload(f);
+}
+
+START_TEST(test_library_reopened_at_its_address)
+{
+	check_reopened("cfi");
+}
+END_TEST
+
+START_TEST(test_library_reopened_at_its_address_auto)
+{
+	check_reopened("auto");
 }
 END_TEST
 
@@ -487,6 +513,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_fp_is_the_fp_walker);
 	tcase_add_test(tc, test_deep_stack_across_windows);
 	tcase_add_test(tc, test_library_reopened_at_its_address);
+	tcase_add_test(tc, test_library_reopened_at_its_address_auto);
 	tcase_add_test(tc, test_cfa_not_growing);
 	tcase_add_test(tc, test_cfa_past_the_stack);
 	tcase_add_test(tc, test_cfa_expression);

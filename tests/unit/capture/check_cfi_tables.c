@@ -179,6 +179,51 @@ START_TEST(test_ranges_sorted_and_republished)
 }
 END_TEST
 
+/*
+ * A new mapping replaces what it covers, as the kernel's does: the range it
+ * covers goes, one it cuts keeps its pieces outside; each mapping learned
+ * has a serial of its own (what the walker's stale ranges name).
+ */
+START_TEST(test_new_mapping_replaces_what_it_covers)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), id = cfi_tables_module(t, "x", 1, fd);
+	const struct fxs_cfi_range *r;
+	uint64_t old;
+
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x2000, 0x0, id), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x4000, 0x8000, 0x4000, id), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x9000, 0xa000, 0x9000, id), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
+	old = fk.ranges[fk.procs[5].first_range].serial;
+	/* at the first's address: a library dlopened where a closed one was */
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x2000, 0x1000, -1), 0);
+	/* in the middle of the second: two pieces stay */
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x5000, 0x6000, 0x5000, id), 0);
+	/* over the third's head */
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x8800, 0x9800, 0x8800, id), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 6);
+	r = &fk.ranges[fk.procs[5].first_range];
+	ck_assert_uint_eq(r[0].start, 0x1000);
+	ck_assert_uint_eq(r[0].kind, FXS_CFI_RANGE_NONE);
+	ck_assert_uint_ne(r[0].serial, old);
+	ck_assert(r[1].start == 0x4000 && r[1].end == 0x5000 && r[1].bias == 0x4000);
+	ck_assert(r[2].start == 0x5000 && r[2].end == 0x6000 && r[2].bias == 0x5000);
+	ck_assert(r[3].start == 0x6000 && r[3].end == 0x8000 && r[3].bias == 0x4000);
+	ck_assert(r[4].start == 0x8800 && r[4].end == 0x9800);
+	ck_assert(r[5].start == 0x9800 && r[5].end == 0xa000 && r[5].bias == 0x9000);
+	/* the pieces are still the mapping they were */
+	ck_assert_uint_eq(r[1].serial, r[3].serial);
+	for (int i = 0; i < 6; i++)
+		for (int j = i + 1; j < 6; j++)
+			if (!(i == 1 && j == 3))
+				ck_assert_uint_ne(r[i].serial, r[j].serial);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
 /* Slices freed are reused two works later, never at once. */
 START_TEST(test_freed_ranges_held)
 {
@@ -459,6 +504,7 @@ static Suite *cfi_tables_suite(void)
 
 	tcase_add_test(tc, test_shared_by_build_id);
 	tcase_add_test(tc, test_ranges_sorted_and_republished);
+	tcase_add_test(tc, test_new_mapping_replaces_what_it_covers);
 	tcase_add_test(tc, test_freed_ranges_held);
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
