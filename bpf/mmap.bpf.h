@@ -50,10 +50,11 @@ static __always_inline void mm_count(int which)
 #define FXS_MM_NOT_RUNNING 1
 
 /*
- * Write rec (size bytes) into this CPU's ring while the session runs: 0,
- * FXS_MM_NOT_RUNNING when it does not run, < 0 when the ring is full.
+ * Write rec (size bytes) into this CPU's ring while the session runs, stamped
+ * now (with the write counted in flight, as emit()): 0, FXS_MM_NOT_RUNNING
+ * when it does not run, < 0 when the ring is full.
  */
-static __always_inline long mm_output(void *rec, __u64 size)
+static __always_inline long mm_output(struct fxs_sample *rec, __u64 size)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	void *ring = bpf_map_lookup_elem(&rings, &cpu);
@@ -66,6 +67,7 @@ static __always_inline long mm_output(void *rec, __u64 size)
 		return FXS_MM_NOT_RUNNING;
 	}
 	if (ring) {
+		rec->time_ns = bpf_ktime_get_boot_ns();
 		/* Not urgent: the reader drains on its timer, early when the ring fills. */
 		flags = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
 				? BPF_RB_FORCE_WAKEUP
@@ -85,13 +87,12 @@ static __always_inline bool mm_fork(__u32 ppid, __u32 cpid)
 	} r = {0};
 	long err;
 
-	r.hdr.time_ns = bpf_ktime_get_boot_ns();
 	r.hdr.pid = cpid;
 	r.hdr.tid = cpid; /* a new process: its first thread leads it */
 	r.hdr.cpu = bpf_get_smp_processor_id();
 	r.hdr.kind = FXS_KIND_FORK;
 	r.f.ppid = ppid;
-	err = mm_output(&r, sizeof(r));
+	err = mm_output(&r.hdr, sizeof(r));
 	if (err != FXS_MM_NOT_RUNNING)
 		mm_count(err ? FXS_MC_FORK_RING_FULL : FXS_MC_FORK_WRITTEN);
 	return err == 0;
@@ -117,7 +118,6 @@ int BPF_PROG(fxs_prep_exec, struct task_struct *task, struct linux_binprm *bprm)
 	if (!cfg_check_creds || !current_ids(&pid, &tid) ||
 	    !(target = bpf_map_lookup_elem(&targets, &pid)) || *target != FXS_TARGET_YES)
 		return 0;
-	hdr.time_ns = bpf_ktime_get_boot_ns();
 	hdr.pid = pid;
 	hdr.tid = tid;
 	hdr.cpu = bpf_get_smp_processor_id();

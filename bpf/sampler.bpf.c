@@ -538,8 +538,13 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* Put a record that is not a sample into the ring, while the session runs. */
-static __always_inline void emit(void *rec, __u64 size)
+/*
+ * Put a record that is not a sample into the ring, while the session runs,
+ * stamped now. The stamp comes after the write is counted in flight: these
+ * programs may be preempted, and the reader hands on a record only once no
+ * write stamped before it can still be on its way (bpf_sampler's horizon).
+ */
+static __always_inline void emit(struct fxs_sample *rec, __u64 size)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	void *ring = bpf_map_lookup_elem(&rings, &cpu);
@@ -548,8 +553,10 @@ static __always_inline void emit(void *rec, __u64 size)
 	if (!ring)
 		return;
 	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
-	if ((old & FXS_STATE_MASK) == FXS_ST_RUNNING)
+	if ((old & FXS_STATE_MASK) == FXS_ST_RUNNING) {
+		rec->time_ns = bpf_ktime_get_boot_ns();
 		bpf_ringbuf_output(ring, rec, size, BPF_RB_FORCE_WAKEUP);
+	}
 	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
 }
 
@@ -580,7 +587,6 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
 	cfi_forget_pid(pid);
-	out.hdr.time_ns = bpf_ktime_get_boot_ns();
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;
 	out.hdr.cpu = bpf_get_smp_processor_id();
@@ -602,7 +608,7 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 	out.comm = comm;
 	/* The exec'ing thread becomes the leader: its name is the process's. */
 	bpf_map_update_elem(&names, &tid, &comm, BPF_ANY);
-	emit(&out, sizeof(out));
+	emit(&out.hdr, sizeof(out));
 	return 0;
 }
 

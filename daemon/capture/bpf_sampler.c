@@ -25,8 +25,19 @@
 
 /* struct bpf_sampler: capture/bpf_sampler_internal.h */
 
-/* A record is stamped before it is written: how late it may land in its ring. */
-#define HOLD_NS 20000000ULL
+/*
+ * A record is stamped before it lands in its ring: how late it may land.
+ * The BPF programs stamp samples with interrupts off and every other record
+ * with its write counted in flight in fxs_state, and the kernel stamps its
+ * side-band records with preemption off: while no write is in flight, a
+ * record stamped HOLD_IDLE_NS ago has landed. While one is, it may be a
+ * program that was preempted (a fork or an exec record), for HOLD_NS at
+ * most, as far as we know.
+ */
+#define HOLD_NS	     20000000ULL
+#define HOLD_IDLE_NS 2000000ULL
+/* How soon the next drain comes while a mapping, fork or exec record waits. */
+#define URGENT_MS 3
 
 /* The CFI walker's ranges array: every process's executable mappings. */
 #define CFI_RANGES 65536
@@ -42,7 +53,33 @@
 
 static int hand_on(struct bpf_sampler *b, uint64_t horizon)
 {
+	b->horizon_ns = horizon;
 	return ordered_flush(&b->held, horizon, b->opts.on_sample, b->opts.ctx);
+}
+
+/*
+ * What a drain that starts now may hand on: the records stamped up to it
+ * have all landed in their rings (HOLD_NS). Everything after disarm.
+ */
+static uint64_t drain_horizon(struct bpf_sampler *b)
+{
+	uint64_t now, state;
+
+	if (!b->armed)
+		return UINT64_MAX;
+	now = clock_ns(CLOCK_BOOTTIME);
+	state = __atomic_load_n(&b->skel->bss->fxs_state, __ATOMIC_ACQUIRE);
+	return now - (state & FXS_INFLIGHT_MASK ? HOLD_NS : HOLD_IDLE_NS);
+}
+
+/* Keep rec for its turn; a mapping, fork or exec makes the next drain come early. */
+static int hold(struct bpf_sampler *b, const struct fxs_sample *rec, size_t size)
+{
+	if ((rec->kind == FXS_KIND_MMAP || rec->kind == FXS_KIND_FORK ||
+	     (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
+	    rec->time_ns > b->urgent_ns)
+		b->urgent_ns = rec->time_ns;
+	return ordered_add(&b->held, rec, size);
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -51,8 +88,7 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	int err = 0;
 
 	if (size >= sizeof(struct fxs_sample))
-		err = b->mmap_on ? ordered_add(&b->held, data, size)
-				 : b->opts.on_sample(b->opts.ctx, data, size);
+		err = b->mmap_on ? hold(b, data, size) : b->opts.on_sample(b->opts.ctx, data, size);
 	if (err)
 		return err;
 	/* libbpf has consumed this record already when we stop here */
@@ -218,7 +254,7 @@ static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
 		return 0;
 	}
 	b->mc.v[FXS_MC_WRITTEN]++;
-	return ordered_add(&b->held, rec, size);
+	return hold(b, rec, size);
 }
 
 /*
@@ -717,8 +753,8 @@ static int bpf_drain(void *ctx)
 
 	if (!b->rb)
 		return 0;
-	/* after disarm nothing refills the rings: the last drain takes everything */
-	horizon = b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX;
+	/* taken before the rings are read; after disarm, the last drain takes everything */
+	horizon = drain_horizon(b);
 	b->drain_until = b->armed ? mono_ns() + DRAIN_BUDGET_NS : 0;
 	b->drained = 0;
 	b->over_budget = false;
@@ -771,7 +807,12 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 
 	if (!b->rb)
 		return -EBADFD;
-	/* Rings wake us only past their fill mark; otherwise this is the drain timer. */
+	/*
+	 * Rings wake us only past their fill mark; otherwise this is the drain
+	 * timer, early while a record the CFI walker waits for is held.
+	 */
+	if (b->urgent_ns > b->horizon_ns && timeout_ms > URGENT_MS)
+		timeout_ms = URGENT_MS;
 	b->drain_until =
 		b->armed ? mono_ns() + (uint64_t)timeout_ms * 1000000ULL + DRAIN_BUDGET_NS : 0;
 	b->over_budget = false;
@@ -780,6 +821,7 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 	if (n >= 0 || n == -EAGAIN) {
 		int err = b->sb ? sideband_read(b->sb, on_sideband, b) : 0;
 
+		/* the horizon of a drain that began before the poll's last read */
 		if (!err)
 			err = hand_on(b,
 				      b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX);

@@ -47,6 +47,12 @@ struct bpf_sampler {
 	 * CPUs (capture/ordered), not ring by ring.
 	 */
 	struct ordered held;
+	/*
+	 * The newest stamp of a held record that changes what the CFI walker
+	 * knows (a mapping, a fork, an exec), and the last drain's horizon:
+	 * while that record waits, the next drain comes early (bpf_sampler_wait).
+	 */
+	uint64_t urgent_ns, horizon_ns;
 	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
