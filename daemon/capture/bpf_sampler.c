@@ -25,80 +25,8 @@
 
 /* struct bpf_sampler: capture/bpf_sampler_internal.h */
 
-/*
- * A record is stamped before it lands in its ring: how late it may land.
- * The BPF programs stamp samples with interrupts off and every other record
- * with its write counted in flight in fxs_state, and the kernel stamps its
- * side-band records with preemption off: while no write is in flight, a
- * record stamped HOLD_IDLE_NS ago has landed. While one is, it may be a
- * program that was preempted (a fork or an exec record), for HOLD_NS at
- * most, as far as we know.
- */
-#define HOLD_NS	     20000000ULL
-#define HOLD_IDLE_NS 2000000ULL
-/* How soon the next drain comes while a mapping, fork or exec record waits. */
-#define URGENT_MS 3
-
 /* The CFI walker's ranges array: every process's executable mappings. */
 #define CFI_RANGES 65536
-
-/*
- * How long one drain may run while the CPUs keep writing: rings refilled as
- * fast as they are read would keep us from the loop (its signals, the end of
- * the command) forever. What is left waits for the next drain, or is dropped
- * and counted when a ring fills.
- */
-#define DRAIN_BUDGET_NS	  50000000ULL
-#define DRAIN_CLOCK_EVERY 64
-
-static int hand_on(struct bpf_sampler *b, uint64_t horizon)
-{
-	b->horizon_ns = horizon;
-	return ordered_flush(&b->held, horizon, b->opts.on_sample, b->opts.ctx);
-}
-
-/*
- * What a drain that starts now may hand on: the records stamped up to it
- * have all landed in their rings (HOLD_NS). Everything after disarm.
- */
-static uint64_t drain_horizon(struct bpf_sampler *b)
-{
-	uint64_t now, state;
-
-	if (!b->armed)
-		return UINT64_MAX;
-	now = clock_ns(CLOCK_BOOTTIME);
-	state = __atomic_load_n(&b->skel->bss->fxs_state, __ATOMIC_ACQUIRE);
-	return now - (state & FXS_INFLIGHT_MASK ? HOLD_NS : HOLD_IDLE_NS);
-}
-
-/* Keep rec for its turn; a mapping, fork or exec makes the next drain come early. */
-static int hold(struct bpf_sampler *b, const struct fxs_sample *rec, size_t size)
-{
-	if ((rec->kind == FXS_KIND_MMAP || rec->kind == FXS_KIND_FORK ||
-	     (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
-	    rec->time_ns > b->urgent_ns)
-		b->urgent_ns = rec->time_ns;
-	return ordered_add(&b->held, rec, size);
-}
-
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	struct bpf_sampler *b = ctx;
-	int err = 0;
-
-	if (size >= sizeof(struct fxs_sample))
-		err = b->mmap_on ? hold(b, data, size) : b->opts.on_sample(b->opts.ctx, data, size);
-	if (err)
-		return err;
-	/* libbpf has consumed this record already when we stop here */
-	if (b->drain_until && ++b->drained % DRAIN_CLOCK_EVERY == 0 &&
-	    mono_ns() >= b->drain_until) {
-		b->over_budget = true;
-		return -EAGAIN;
-	}
-	return 0;
-}
 
 struct bpf_sampler *bpf_sampler__new(const struct bpf_sampler_opts *opts)
 {
@@ -218,8 +146,8 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
 		if (bpf_map_update_elem(outer, &key, &fd, BPF_ANY))
 			return -errno;
 		if (!b->rb)
-			b->rb = ring_buffer__new(fd, on_ring_record, b, NULL);
-		else if (ring_buffer__add(b->rb, fd, on_ring_record, b))
+			b->rb = ring_buffer__new(fd, bpf_sampler_on_ring_record, b, NULL);
+		else if (ring_buffer__add(b->rb, fd, bpf_sampler_on_ring_record, b))
 			return -errno;
 		if (!b->rb)
 			return -errno;
@@ -232,31 +160,6 @@ static int create_rings(struct bpf_sampler *b, uint32_t size)
  * it is a target's (the kernel filters nothing there: a session's own
  * filter is the targets map, as the sampler's), counted either way.
  */
-static int on_sideband(void *ctx, const struct fxs_sample *rec, size_t size)
-{
-	struct bpf_sampler *b = ctx;
-	uint8_t v = FXS_TARGET_YES;
-
-	b->mc.v[FXS_MC_SEEN]++;
-	if (!b->armed && !b->draining_last) {
-		b->mc.v[FXS_MC_NOT_RUNNING]++;
-		return 0;
-	}
-	/* a target that exited since is in gone (bpf/mmap.bpf.h) */
-	if (b->opts.nr_pids &&
-	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.targets), &rec->pid, &v) &&
-	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.gone), &rec->pid, &v)) {
-		b->mc.v[FXS_MC_FILTERED]++;
-		return 0;
-	}
-	if (v != FXS_TARGET_YES) {
-		b->mc.v[FXS_MC_FILTERED_CREDS]++;
-		return 0;
-	}
-	b->mc.v[FXS_MC_WRITTEN]++;
-	return hold(b, rec, size);
-}
-
 /*
  * The side-band events: with target pids, the targets' own (the kernel then
  * copies no other process's mappings); for the whole host, or where those
@@ -745,31 +648,6 @@ static int bpf_disarm(void *ctx)
 	return err;
 }
 
-static int bpf_drain(void *ctx)
-{
-	struct bpf_sampler *b = ctx;
-	uint64_t horizon;
-	int n, err;
-
-	if (!b->rb)
-		return 0;
-	/* taken before the rings are read; after disarm, the last drain takes everything */
-	horizon = drain_horizon(b);
-	b->drain_until = b->armed ? mono_ns() + DRAIN_BUDGET_NS : 0;
-	b->drained = 0;
-	b->over_budget = false;
-	n = ring_buffer__consume(b->rb);
-	b->drain_until = 0;
-	b->draining_last = !b->armed;
-	err = b->sb ? sideband_read(b->sb, on_sideband, b) : 0;
-	b->draining_last = false;
-	if (!err)
-		err = hand_on(b, horizon);
-	if (err)
-		return err;
-	return b->over_budget ? (int)b->drained : n;
-}
-
 static void bpf_sleep(void *ctx, uint64_t ns)
 {
 	struct timespec ts = {.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL};
@@ -795,41 +673,8 @@ const struct sampler_ops bpf_sampler_ops = {
 	.alloc = bpf_alloc,
 	.arm = bpf_arm,
 	.disarm = bpf_disarm,
-	.drain = bpf_drain,
+	.drain = bpf_sampler_drain,
 	.release = bpf_release,
 	.sleep_ns = bpf_sleep,
 	.warn_slow_stop = bpf_warn_slow_stop,
 };
-
-int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
-{
-	int n;
-
-	if (!b->rb)
-		return -EBADFD;
-	/*
-	 * Rings wake us only past their fill mark; otherwise this is the drain
-	 * timer, early while a record the CFI walker waits for is held.
-	 */
-	if (b->urgent_ns > b->horizon_ns && timeout_ms > URGENT_MS)
-		timeout_ms = URGENT_MS;
-	b->drain_until =
-		b->armed ? mono_ns() + (uint64_t)timeout_ms * 1000000ULL + DRAIN_BUDGET_NS : 0;
-	b->over_budget = false;
-	n = ring_buffer__poll(b->rb, timeout_ms);
-	b->drain_until = 0;
-	if (n >= 0 || n == -EAGAIN) {
-		int err = b->sb ? sideband_read(b->sb, on_sideband, b) : 0;
-
-		/* the horizon of a drain that began before the poll's last read */
-		if (!err)
-			err = hand_on(b,
-				      b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX);
-
-		if (err)
-			return err;
-	}
-	if (b->over_budget)
-		return 0;
-	return n < 0 ? n : 0;
-}

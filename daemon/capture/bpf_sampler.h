@@ -84,6 +84,17 @@ int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret);
 /* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
+/*
+ * An fd that polls readable when a ring woke its reader (an exec, a walk that
+ * lacked tables, a ring half full), for a caller's own poll loop; -EBADFD
+ * before the rings exist.
+ */
+int bpf_sampler_wake_fd(const struct bpf_sampler *b);
+/*
+ * How soon the next drain should come, at most within_ms: sooner while a
+ * mapping, fork or exec record the CFI walker waits for is held back.
+ */
+int bpf_sampler_next_drain_ms(const struct bpf_sampler *b, int within_ms);
 unsigned bpf_sampler_nr_cpus(const struct bpf_sampler *b);
 /*
  * While armed: arm CPUs that came online, disarm those that went offline.

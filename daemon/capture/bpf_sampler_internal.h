@@ -59,6 +59,11 @@ struct bpf_sampler {
 	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
 };
 
+/* The rings' callbacks, and the drain (capture/bpf_sampler_read.c). */
+int bpf_sampler_on_ring_record(void *ctx, void *data, size_t size);
+int bpf_sampler_on_sideband(void *ctx, const struct fxs_sample *rec, size_t size);
+int bpf_sampler_drain(void *ctx);
+
 /* Map the CFI walker's rows and ranges arrays, which user space writes in place. */
 int bpf_sampler_map_cfi(struct bpf_sampler *b);
 

@@ -514,6 +514,16 @@ int capture_poll(struct capture *c, int timeout_ms)
 	return fxt_stream_flush(c->fxt);
 }
 
+int capture_wake_fd(const struct capture *c)
+{
+	return bpf_sampler_wake_fd(c->bpf);
+}
+
+int capture_next_drain_ms(const struct capture *c, int within_ms)
+{
+	return bpf_sampler_next_drain_ms(c->bpf, within_ms);
+}
+
 int capture_stop(struct capture *c)
 {
 	int err = sampler_stop(&c->sampler);

@@ -103,6 +103,14 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 int capture_start(struct capture *c);
 /* Drain the rings into the stream; waits up to timeout_ms for data. */
 int capture_poll(struct capture *c, int timeout_ms);
+/*
+ * For a caller with its own poll loop (the daemon), calling capture_poll(c,
+ * 0) when it is time: an fd that polls readable when the rings want to be
+ * read (bpf_sampler_wake_fd()), and how soon the next drain should come, at
+ * most within_ms (sooner while the CFI walker waits for a held record).
+ */
+int capture_wake_fd(const struct capture *c);
+int capture_next_drain_ms(const struct capture *c, int within_ms);
 /* Stop sampling, wait for writes in flight, drain what is left. */
 int capture_stop(struct capture *c);
 /* After stop: write the counters (and the "records dropped" event), flush. */
