@@ -91,7 +91,8 @@ LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
 PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) $(OUTPUT)/progs/nofp_leaf \
-	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c))
+	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c)) \
+	     $(OUTPUT)/progs/reopen $(OUTPUT)/progs/libshape_a.so $(OUTPUT)/progs/libshape_b.so
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 # arm64's gcc drops the frame record of leaf functions by default (riscv64's
 # gcc 14 keeps it; the flag pins that): the leaf's caller would be missing from
@@ -180,6 +181,16 @@ $(OUTPUT)/progs/nofp: tests/progs/nofp.c | $(OUTPUT)/progs
 $(OUTPUT)/progs/nofp_leaf: tests/progs/nofp.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -fno-omit-frame-pointer -momit-leaf-frame-pointer $< -o $@
+
+# The CFI walker after a dlclose (check_cfi): two libraries without frame
+# pointers, one after the other at one address, and their loader.
+$(OUTPUT)/progs/libshape_%.so: tests/progs/reopen/shape_%.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer -shared -fPIC $< -o $@
+
+$(OUTPUT)/progs/reopen: tests/progs/reopen/reopen.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
 
 $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
@@ -544,7 +555,7 @@ $(CROSS_DIR)/progs/lib%.so: tests/progs/lib/%.c
 
 FORMAT_SRCS = $(wildcard bpf/*.c bpf/*.h include/*.h daemon/*/*.[ch] \
 		daemon/static/systemd/*.h tests/*.h tests/unit/*.h tests/unit/*/*.[ch] tests/live/*.[ch] \
-		tests/progs/*.c tests/progs/lib/*.c tests/fuzz/*.c tests/cross/*.c tests/browser/*.c)
+		tests/progs/*.c tests/progs/lib/*.c tests/progs/reopen/*.c tests/fuzz/*.c tests/cross/*.c tests/browser/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -147,6 +147,47 @@ START_TEST(test_deep_stack_across_windows)
 END_TEST
 
 /*
+ * A library closed and another opened at its address, both without frame
+ * pointers and with frames of other sizes: the second is walked by its own
+ * table (the mapping event replaces the range), never by the first's rules
+ * or a per-CPU hint left from them.
+ */
+START_TEST(test_library_reopened_at_its_address)
+{
+	static const char *const chain[] = {"sb_inner", "sb_middle",   "sb_outer",
+					    "sb_run",	"run_library", "main"};
+	const char *path = out_path("reopen.fxt");
+	size_t target = 0, whole = 0, first = 0;
+	struct capture_file *f;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--unwind", "cfi", "-o", path, "--", prog("reopen"), "1.5");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	printf("reopen: %s", r.out);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		first += leaf_is(f, s, "sa_inner");
+		if (!leaf_is(f, s, "sb_inner"))
+			continue;
+		target++;
+		whole += has_chain(f, s, chain, 6) && reaches_entry(f, s);
+	}
+	printf("reopen: %zu samples in sa_inner; %zu of %zu in sb_inner whole to _start\n", first,
+	       whole, target);
+	fflush(stdout);
+	ck_assert_msg(first > 500 && target > 500, "only %zu and %zu samples in the leaves", first,
+		      target);
+	ck_assert_msg(whole * 100 >= target * 95, "%zu of %zu samples in sb_inner whole to _start",
+		      whole, target);
+	check_accounting(f);
+	unload(f);
+}
+END_TEST
+
+/*
  * --unwind=fp is the frame-pointer walker and nothing else: no walk ends
  * with a reason, no table is made, and code without frame pointers loses
  * its chain as it always did.
@@ -445,6 +486,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_omit_leaf_frame_pointer);
 	tcase_add_test(tc, test_fp_is_the_fp_walker);
 	tcase_add_test(tc, test_deep_stack_across_windows);
+	tcase_add_test(tc, test_library_reopened_at_its_address);
 	tcase_add_test(tc, test_cfa_not_growing);
 	tcase_add_test(tc, test_cfa_past_the_stack);
 	tcase_add_test(tc, test_cfa_expression);
