@@ -25,9 +25,15 @@ void report_unprepare(struct report *r)
 
 /* ---- symbolization into locations and functions ---- */
 
+/*
+ * A location is a pc in the mapping that was there at its stack's time: one
+ * pc is two locations when two libraries were mapped there one after the
+ * other. mapping is the symbolizer's id, 0 for none and for kernel frames.
+ */
 struct loc_key {
 	uint64_t pid, pc;
 	bool is_return;
+	unsigned mapping;
 };
 
 static bool loc_eq(const void *ctx, size_t pos, const void *key)
@@ -35,7 +41,8 @@ static bool loc_eq(const void *ctx, size_t pos, const void *key)
 	const struct loc *l = &T(*(const struct table *)ctx, struct loc)[pos];
 	const struct loc_key *k = key;
 
-	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return;
+	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return &&
+	       l->mapping_id == k->mapping;
 }
 
 struct func_key {
@@ -112,10 +119,12 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	return 0;
 }
 
-static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
+/* The location of a pc of process pid at time ts. */
+static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		   size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
-	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return);
+	uint64_t h;
 	struct loc_line *inl = NULL;
 	struct sym_frame sf;
 	struct loc *l;
@@ -123,11 +132,14 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
+	if (!(pc & KFRAME_TAG))
+		k.mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
+	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), k.mapping);
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
 	if (pc & KFRAME_TAG)
 		return get_kernel_loc(r, pid, pc, h, ret);
-	err = symbolizer_resolve(r->sym, pid, pc, is_return, &sf);
+	err = symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	if (!err)
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
@@ -159,6 +171,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	l->pid = pid;
 	l->pc = pc;
 	l->is_return = is_return;
+	l->mapping_id = k.mapping;
 	l->func = func;
 	l->mapping = sf.mapping;
 	l->file = sf.file;
@@ -200,7 +213,7 @@ int report_prepare(struct report *r)
 		for (j = 0; j < s->nr; j++) {
 			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
 				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
-				      &s->locs[j]);
+				      s->ts, &s->locs[j]);
 			if (err)
 				return err;
 		}

@@ -328,23 +328,23 @@ START_TEST(test_forget_processes)
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
 						     BASE + segs[i].vaddr, segs[i].memsz,
-						     segs[i].vaddr),
+						     segs[i].vaddr, 0),
 				 0);
 	ck_assert_uint_eq(symbolizer_processes(sym), 1);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, "fxs_alpha");
 	symbolizer_forget_processes(sym);
 	ck_assert_uint_eq(symbolizer_processes(sym), 0);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, SYMBOLIZER_UNKNOWN);
 	/* recorded again, it resolves again */
 	ck_assert_int_eq(symbolizer_add_module(sym, 100, 0, prog, build_id, sizeof(build_id)), 0);
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
 						     BASE + segs[i].vaddr, segs[i].memsz,
-						     segs[i].vaddr),
+						     segs[i].vaddr, 0),
 				 0);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, "fxs_alpha");
 	elf_symbols__free(es);
 	symbolizer__free(sym);
