@@ -72,7 +72,8 @@ struct loc {
 	uint64_t pid;
 	uint64_t pc;
 	bool is_return;
-	unsigned mapping_id; /* the symbolizer's, chosen at the stack's time; 0: none, kernel */
+	/* The symbolizer's mapping id at the stack's time if the process has changes; else 0. */
+	unsigned mapping_id;
 	size_t func;
 	const struct symbolizer_mapping *mapping;
 	const char *file; /* where func executes, from DWARF; NULL without debug info */

@@ -28,7 +28,8 @@ void report_unprepare(struct report *r)
 /*
  * A location is a pc in the mapping that was there at its stack's time: one
  * pc is two locations when two libraries were mapped there one after the
- * other. mapping is the symbolizer's id, 0 for none and for kernel frames.
+ * other. mapping is the symbolizer's id; 0 for none, for kernel frames, and
+ * for a process with one epoch (symbolizer_epoch()), where a pc has one.
  */
 struct loc_key {
 	uint64_t pid, pc;
@@ -119,9 +120,13 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	return 0;
 }
 
-/* The location of a pc of process pid at time ts. */
+/*
+ * The location of a pc of process pid at time ts. timed: the process mapped
+ * something over another mapping, so which one the pc is in depends on ts;
+ * else there is one at most, and its id need not be looked up for the key.
+ */
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
-		   size_t *ret)
+		   bool timed, size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
 	uint64_t h;
@@ -132,7 +137,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
-	if (!(pc & KFRAME_TAG))
+	if (timed && !(pc & KFRAME_TAG))
 		k.mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
 	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), k.mapping);
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
@@ -193,6 +198,7 @@ int report_prepare(struct report *r)
 	struct stack *stacks = T(r->stacks, struct stack);
 	size_t i, func;
 	unsigned j, nk;
+	bool timed;
 	int err;
 
 	if (r->prepared)
@@ -208,12 +214,14 @@ int report_prepare(struct report *r)
 		s->locs = calloc(s->nr ? s->nr : 1, sizeof(*s->locs));
 		if (!s->locs)
 			return -ENOMEM;
+		/* The last epoch of a process is 0 when it has a single one. */
+		timed = symbolizer_epoch(r->sym, s->pid, UINT64_MAX) != 0;
 		/* Kernel frames first; the user stack's frame 0 comes after them. */
 		nk = report_kernel_count(s);
 		for (j = 0; j < s->nr; j++) {
 			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
 				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
-				      s->ts, &s->locs[j]);
+				      s->ts, timed && j >= nk, &s->locs[j]);
 			if (err)
 				return err;
 		}
