@@ -29,7 +29,7 @@ void report_unprepare(struct report *r)
  * A location is a pc in the mapping that was there at its stack's time: one
  * pc is two locations when two libraries were mapped there one after the
  * other. mapping is the symbolizer's id; 0 for none, for kernel frames, and
- * for a process with one epoch (symbolizer_epoch()), where a pc has one.
+ * in a process with one epoch (symbolizer_epoch()), where it names a pc alike.
  */
 struct loc_key {
 	uint64_t pid, pc;
@@ -122,8 +122,8 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 
 /*
  * The location of a pc of process pid at time ts. timed: the process mapped
- * something over another mapping, so which one the pc is in depends on ts;
- * else there is one at most, and its id need not be looked up for the key.
+ * a file over another, so what the pc is depends on ts; else every mapping
+ * of the pc names it alike, and none need be looked up for the key.
  */
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		   bool timed, size_t *ret)

@@ -6,9 +6,8 @@
  * records after the samples, so nothing is resolved until asked, and a
  * mapping finds its module by id at that point.
  *
- * A pc is named by the mapping there at the sample's time (a library closed
- * and another opened at its address), and the times a mapping began over
- * another are its process's "changes", which callers key caches by.
+ * A pc is named by the mapping there at its sample's time; the times a mapping
+ * began over another are its process's "changes", which callers key caches by.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -303,13 +302,12 @@ static int cmp_u64(const void *key, const void *elem)
 static int mark_change(struct symbolizer *s, struct process *p, struct mapping *m)
 {
 	uint64_t ts = m->pub.ts;
-	size_t i;
+	size_t i = sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64);
 
 	if (m->is_change)
 		return 0;
 	if (array_reserve((void **)&p->changes, &p->cap_changes, p->nr_changes, sizeof(ts)))
 		return -ENOMEM;
-	i = sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64);
 	memmove(&p->changes[i + 1], &p->changes[i], (p->nr_changes - i) * sizeof(ts));
 	p->changes[i] = ts;
 	p->nr_changes++;
@@ -325,10 +323,10 @@ static int mark_change(struct symbolizer *s, struct process *p, struct mapping *
  */
 static int place_mapping(struct symbolizer *s, struct process *p, struct mapping *m)
 {
-	size_t i, j;
+	size_t j;
 	int err = 0;
 
-	for (i = 0; i < p->nr_maps; i++) {
+	for (size_t i = 0; i < p->nr_maps; i++) {
 		const struct mapping *o = p->maps[i];
 
 		if (o->pub.start != m->pub.start || o->pub.size != m->pub.size ||
@@ -344,10 +342,12 @@ static int place_mapping(struct symbolizer *s, struct process *p, struct mapping
 		if (j == p->nr_maps)
 			return 1;
 	}
-	for (i = 0; i < p->nr_maps && !err; i++) {
+	for (size_t i = 0; i < p->nr_maps && !err; i++) {
 		struct mapping *o = p->maps[i];
 
-		if (overlaps(o, m))
+		/* The same file at the same bias names every pc alike: no change. */
+		if (overlaps(o, m) && (o->pub.module_id != m->pub.module_id ||
+				       o->pub.start - o->pub.vaddr != m->pub.start - m->pub.vaddr))
 			err = mark_change(s, p, newer(m, o) ? m : o);
 	}
 	return err;

@@ -131,12 +131,12 @@ unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, 
 			       uint64_t ts);
 
 /*
- * Which span of pid's life ts falls in, for keys: the mapping chosen for
- * any pc of pid (symbolizer_mapping_id()) changes only where a mapping
- * begins over another one's range, so two times of the same epoch resolve
- * every pc alike, given the records fed so far. 0 before the first such
- * change (and always, for a process that never mapped over a mapping),
- * else 1 + the time of the latest one at or before ts.
+ * Which span of pid's life ts falls in, for keys: what a pc of pid resolves
+ * to changes only where a mapping begins over the range of another file's
+ * (or of the same file at another load bias), so two times of the same
+ * epoch resolve every pc alike, given the records fed so far. 0 before the
+ * first such change (and always, for a process that never mapped a file
+ * over another), else 1 + the time of the latest one at or before ts.
  */
 uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts);
 

@@ -1126,6 +1126,40 @@ START_TEST(test_sym_mapping_same_time)
 }
 END_TEST
 
+/*
+ * The same file mapped again over itself at the same load bias (a segment
+ * split by mprotect, a re-read of /proc) names every pc alike: no change,
+ * and the newest such mapping at the time is still the one chosen.
+ */
+START_TEST(test_sym_mapping_same_file_again)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported");
+	struct elf_symbols *es = elf_symbols__open(fx("lib.so"), NULL);
+	const struct elf_segment *segs;
+	unsigned first;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(es);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 100);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(symbolizer_add_mmap(s, PID, 1, segs[i].flags, BASE + segs[i].vaddr,
+						     segs[i].memsz + 0x1000, segs[i].vaddr, 200),
+				 0);
+	elf_symbols__free(es);
+	ck_assert_str_eq(module_at(s, BASE + lib, 150, &first), fx("lib.so"));
+	ck_assert_uint_ne(symbolizer_mapping_id(s, PID, BASE + lib, false, 200), first);
+	assert_frame(s, PID, BASE + lib, false, "fxs_lib_exported");
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, UINT64_MAX), 0);
+	/* At another bias it is a change. */
+	ck_assert_int_eq(symbolizer_add_mmap(s, PID, 1, PF_R | PF_X, BASE, 0x100000, 0x10, 300), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, UINT64_MAX), 301);
+	symbolizer__free(s);
+}
+END_TEST
+
 START_TEST(test_sym_vdso)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
@@ -1251,6 +1285,7 @@ static Suite *symbolizer_suite(void)
 	tcase_add_test(tc, test_sym_mapping_at_sample_time);
 	tcase_add_test(tc, test_sym_mapping_records_out_of_order);
 	tcase_add_test(tc, test_sym_mapping_same_time);
+	tcase_add_test(tc, test_sym_mapping_same_file_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
