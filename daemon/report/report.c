@@ -205,7 +205,7 @@ static struct thread_ent *get_thread(struct report *r, uint64_t pid, uint64_t ti
 }
 
 struct stack_key {
-	uint64_t pid, tid;
+	uint64_t pid, tid, epoch;
 	unsigned flags, nr;
 	const uint64_t *frames;
 };
@@ -215,13 +215,16 @@ static bool stack_eq(const void *ctx, size_t pos, const void *key)
 	const struct stack *s = &T(*(const struct table *)ctx, struct stack)[pos];
 	const struct stack_key *k = key;
 
-	return s->pid == k->pid && s->tid == k->tid && s->flags == k->flags && s->nr == k->nr &&
+	return s->pid == k->pid && s->tid == k->tid && s->epoch == k->epoch &&
+	       s->flags == k->flags && s->nr == k->nr &&
 	       (!k->nr || !memcmp(s->frames, k->frames, k->nr * sizeof(*k->frames)));
 }
 
-static int add_stack(struct report *r, const struct stack_key *k, uint64_t weight, size_t *ret)
+static int add_stack(struct report *r, const struct stack_key *k, uint64_t ts, uint64_t weight,
+		     size_t *ret)
 {
-	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->tid), k->flags);
+	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->tid), k->flags),
+			      k->epoch);
 	struct stack *s;
 	size_t pos;
 
@@ -248,6 +251,8 @@ static int add_stack(struct report *r, const struct stack_key *k, uint64_t weigh
 	s->tid = k->tid;
 	s->flags = k->flags;
 	s->nr = k->nr;
+	s->epoch = k->epoch;
+	s->ts = ts;
 	s->count = weight;
 	*ret = r->stacks.n++;
 	return 0;
@@ -300,7 +305,13 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	t = get_thread(r, rec->pid, rec->tid);
 	if (!t)
 		return -ENOMEM;
-	err = add_stack(r, &k, weight, &stack);
+	/*
+	 * A pc means another function after a library is closed and another
+	 * opened at its address: the samples of each mapping go apart. The
+	 * mappings come before the samples taken in them (fxsampler-format(5)).
+	 */
+	k.epoch = symbolizer_epoch(r->sym, rec->pid, rec->ts);
+	err = add_stack(r, &k, rec->ts, weight, &stack);
 	if (err)
 		return err;
 	if (r->keep_samples) {

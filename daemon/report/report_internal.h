@@ -4,11 +4,14 @@
  * the report model (report.c), its symbolized tables (report_symbolize.c),
  * the text helpers (report_text.c) and the stack labels (report_folded.c).
  *
- * Samples are aggregated by raw stack (pid, tid, flags, pcs) as they come;
- * symbolization waits until an output is asked for, because module and mmap
- * records may follow the samples they describe. Each distinct (pid, pc,
- * return-or-not) is resolved once into a location, each distinct (function,
- * module) becomes one function, and every output works from those tables.
+ * Samples are aggregated by raw stack (pid, tid, flags, pcs) and mapping
+ * epoch (symbolizer_epoch(): a library closed and another opened at its
+ * address splits its process's samples in two) as they come; symbolization
+ * waits until an output is asked for, because module and mmap records may
+ * follow the samples they describe. Each distinct (pid, pc, return-or-not,
+ * mapping at the stack's time) is resolved once into a location, each
+ * distinct (function, module) becomes one function, and every output works
+ * from those tables.
  */
 #ifndef FXS_DAEMON_REPORT_INTERNAL_H
 #define FXS_DAEMON_REPORT_INTERNAL_H
@@ -52,6 +55,8 @@ struct stack {
 	unsigned flags; /* BT_KEY_FLAGS bits */
 	unsigned nr;
 	uint64_t *frames; /* innermost first */
+	uint64_t epoch;	  /* its samples' symbolizer_epoch(), at the time each came */
+	uint64_t ts;	  /* its first sample's time: the one its pcs are resolved at */
 	uint64_t count;
 	size_t *locs; /* after report_prepare(): location of each frame */
 };
@@ -67,6 +72,8 @@ struct loc {
 	uint64_t pid;
 	uint64_t pc;
 	bool is_return;
+	/* The symbolizer's mapping id at the stack's time if the process has changes; else 0. */
+	unsigned mapping_id;
 	size_t func;
 	const struct symbolizer_mapping *mapping;
 	const char *file; /* where func executes, from DWARF; NULL without debug info */
@@ -171,7 +178,7 @@ struct report {
 	uint64_t clock_start_boot_ns, clock_start_real_ns, clock_stop_boot_ns;
 
 	bool prepared;
-	struct table locs;  /* struct loc, by (pid, pc, is_return) */
+	struct table locs;  /* struct loc, by (pid, pc, is_return, mapping id) */
 	struct table funcs; /* struct func, by (name, module) */
 
 	unsigned time_mode; /* enum report_time */

@@ -25,9 +25,16 @@ void report_unprepare(struct report *r)
 
 /* ---- symbolization into locations and functions ---- */
 
+/*
+ * A location is a pc in the mapping that was there at its stack's time: one
+ * pc is two locations when two libraries were mapped there one after the
+ * other. mapping is the symbolizer's id; 0 for none, for kernel frames, and
+ * in a process with one epoch (symbolizer_epoch()), where it names a pc alike.
+ */
 struct loc_key {
 	uint64_t pid, pc;
 	bool is_return;
+	unsigned mapping;
 };
 
 static bool loc_eq(const void *ctx, size_t pos, const void *key)
@@ -35,7 +42,8 @@ static bool loc_eq(const void *ctx, size_t pos, const void *key)
 	const struct loc *l = &T(*(const struct table *)ctx, struct loc)[pos];
 	const struct loc_key *k = key;
 
-	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return;
+	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return &&
+	       l->mapping_id == k->mapping;
 }
 
 struct func_key {
@@ -112,10 +120,16 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	return 0;
 }
 
-static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, size_t *ret)
+/*
+ * The location of a pc of process pid at time ts. timed: the process mapped
+ * a file over another, so what the pc is depends on ts; else every mapping
+ * of the pc names it alike, and none need be looked up for the key.
+ */
+static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		   bool timed, size_t *ret)
 {
 	struct loc_key k = {pid, pc, is_return};
-	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return);
+	uint64_t h;
 	struct loc_line *inl = NULL;
 	struct sym_frame sf;
 	struct loc *l;
@@ -123,11 +137,14 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
+	if (timed && !(pc & KFRAME_TAG))
+		k.mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
+	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), k.mapping);
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
 	if (pc & KFRAME_TAG)
 		return get_kernel_loc(r, pid, pc, h, ret);
-	err = symbolizer_resolve(r->sym, pid, pc, is_return, &sf);
+	err = symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	if (!err)
 		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
@@ -159,6 +176,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	l->pid = pid;
 	l->pc = pc;
 	l->is_return = is_return;
+	l->mapping_id = k.mapping;
 	l->func = func;
 	l->mapping = sf.mapping;
 	l->file = sf.file;
@@ -180,6 +198,7 @@ int report_prepare(struct report *r)
 	struct stack *stacks = T(r->stacks, struct stack);
 	size_t i, func;
 	unsigned j, nk;
+	bool timed;
 	int err;
 
 	if (r->prepared)
@@ -195,12 +214,14 @@ int report_prepare(struct report *r)
 		s->locs = calloc(s->nr ? s->nr : 1, sizeof(*s->locs));
 		if (!s->locs)
 			return -ENOMEM;
+		/* The last epoch of a process is 0 when it has a single one. */
+		timed = symbolizer_epoch(r->sym, s->pid, UINT64_MAX) != 0;
 		/* Kernel frames first; the user stack's frame 0 comes after them. */
 		nk = report_kernel_count(s);
 		for (j = 0; j < s->nr; j++) {
 			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
 				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
-				      &s->locs[j]);
+				      s->ts, timed && j >= nk, &s->locs[j]);
 			if (err)
 				return err;
 		}

@@ -5,6 +5,9 @@
  * Records may come in any order: the Fuchsia writer emits module and mmap
  * records after the samples, so nothing is resolved until asked, and a
  * mapping finds its module by id at that point.
+ *
+ * A pc is named by the mapping there at its sample's time; the times a mapping
+ * began over another are its process's "changes", which callers key caches by.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,11 +46,12 @@ struct module {
 
 struct mapping {
 	struct symbolizer_mapping pub;
-	uint64_t seq; /* arrival order: a later mapping shadows an older one */
+	uint64_t seq; /* arrival order: of two that began at once, the later one shadows */
 	uint64_t end;
 	uint64_t max_end; /* max end over this and every earlier mapping, once sorted */
 	struct module *module;
 	bool offset_done;
+	bool is_change; /* it began over an older mapping: its time is in changes */
 };
 
 struct process {
@@ -59,6 +63,8 @@ struct process {
 	size_t nr_maps;
 	size_t cap_maps;
 	bool sorted;
+	uint64_t *changes; /* the times of the mappings marked is_change, sorted */
+	size_t nr_changes, cap_changes;
 };
 
 /* Inline chains handed out, freed with the symbolizer. */
@@ -83,6 +89,7 @@ struct symbolizer {
 	struct hash_index str_idx;
 	unsigned next_mapping_id;
 	uint64_t seq;
+	bool any_changes; /* a process has changes: epochs are not all 0 */
 	struct debuginfod_fetcher *debuginfod;
 	struct inline_chunk *chunks;
 };
@@ -125,6 +132,7 @@ static void process_free(struct process *p)
 		free(p->maps[i]);
 	free(p->modules);
 	free(p->maps);
+	free(p->changes);
 	free(p);
 }
 
@@ -272,33 +280,98 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	return 0;
 }
 
+/* a began after b: later, or at the same time and recorded later. */
+static bool newer(const struct mapping *a, const struct mapping *b)
+{
+	return a->pub.ts != b->pub.ts ? a->pub.ts > b->pub.ts : a->seq > b->seq;
+}
+
+static bool overlaps(const struct mapping *a, const struct mapping *b)
+{
+	return a->pub.start < b->end && b->pub.start < a->end;
+}
+
+static int cmp_u64(const void *key, const void *elem)
+{
+	uint64_t k = *(const uint64_t *)key, e = *(const uint64_t *)elem;
+
+	return (k > e) - (k < e);
+}
+
+/* m began over an older mapping of p: pcs may resolve otherwise from its time on. */
+static int mark_change(struct symbolizer *s, struct process *p, struct mapping *m)
+{
+	uint64_t ts = m->pub.ts;
+	size_t i = sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64);
+
+	if (m->is_change)
+		return 0;
+	if (array_reserve((void **)&p->changes, &p->cap_changes, p->nr_changes, sizeof(ts)))
+		return -ENOMEM;
+	memmove(&p->changes[i + 1], &p->changes[i], (p->nr_changes - i) * sizeof(ts));
+	p->changes[i] = ts;
+	p->nr_changes++;
+	m->is_change = true;
+	s->any_changes = true;
+	return 0;
+}
+
+/*
+ * Place m, not yet added, among p's mappings. 1: it is one of them recorded
+ * again (the same range, file and flags, with no other mapping over it begun
+ * after it and at or before m: that would make m the file mapped there anew).
+ */
+static int place_mapping(struct symbolizer *s, struct process *p, struct mapping *m)
+{
+	size_t j;
+	int err = 0;
+
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		const struct mapping *o = p->maps[i];
+
+		if (o->pub.start != m->pub.start || o->pub.size != m->pub.size ||
+		    o->pub.vaddr != m->pub.vaddr || o->pub.module_id != m->pub.module_id ||
+		    o->pub.flags != m->pub.flags || o->pub.ts > m->pub.ts)
+			continue;
+		for (j = 0; j < p->nr_maps; j++) {
+			const struct mapping *x = p->maps[j];
+
+			if (x != o && overlaps(x, o) && newer(x, o) && x->pub.ts <= m->pub.ts)
+				break;
+		}
+		if (j == p->nr_maps)
+			return 1;
+	}
+	for (size_t i = 0; i < p->nr_maps && !err; i++) {
+		struct mapping *o = p->maps[i];
+
+		/* The same file at the same bias names every pc alike: no change. */
+		if (overlaps(o, m) && (o->pub.module_id != m->pub.module_id ||
+				       o->pub.start - o->pub.vaddr != m->pub.start - m->pub.vaddr))
+			err = mark_change(s, p, newer(m, o) ? m : o);
+	}
+	return err;
+}
+
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
-			uint64_t start, uint64_t size, uint64_t vaddr)
+			uint64_t start, uint64_t size, uint64_t vaddr, uint64_t ts)
 {
 	struct process *p;
 	struct mapping *m;
-	size_t i;
+	int err;
 
 	if (!size)
 		return 0;
 	p = get_process(s, pid);
 	if (!p)
 		return -ENOMEM;
-	/* A process re-recorded (continuous mode) repeats its mappings. */
-	for (i = 0; i < p->nr_maps; i++) {
-		const struct symbolizer_mapping *o = &p->maps[i]->pub;
-
-		if (o->start == start && o->size == size && o->vaddr == vaddr &&
-		    o->module_id == module_id && o->flags == flags)
-			return 0;
-	}
 	if (array_reserve((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps)))
 		return -ENOMEM;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->pub.id = ++s->next_mapping_id;
 	m->pub.pid = pid;
+	m->pub.ts = ts;
 	m->pub.start = start;
 	m->pub.size = size;
 	m->pub.vaddr = vaddr;
@@ -306,6 +379,12 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 	m->pub.module_id = module_id;
 	m->end = start + size < start ? UINT64_MAX : start + size;
 	m->seq = ++s->seq;
+	err = place_mapping(s, p, m);
+	if (err) {
+		free(m);
+		return err < 0 ? err : 0;
+	}
+	m->pub.id = ++s->next_mapping_id;
 	p->maps[p->nr_maps++] = m;
 	p->sorted = false;
 	return 0;
@@ -321,7 +400,7 @@ int symbolizer_add_record(struct symbolizer *s, const struct fxt_record *rec)
 					     rec->build_id_len);
 	case FXT_PROF_MMAP:
 		return symbolizer_add_mmap(s, rec->pid, rec->module_id, rec->mmap_flags, rec->start,
-					   rec->size, rec->vaddr);
+					   rec->size, rec->vaddr, rec->ts);
 	default:
 		return 0;
 	}
@@ -359,10 +438,13 @@ static int cmp_map_start(const void *key, const void *elem)
 	return (k > e) - (k < e);
 }
 
-/* The newest mapping of p covering pc. */
-static struct mapping *find_mapping(struct process *p, uint64_t pc)
+/*
+ * The mapping of p covering pc at time ts: the newest that began at or
+ * before ts, else the oldest.
+ */
+static struct mapping *find_mapping(struct process *p, uint64_t pc, uint64_t ts)
 {
-	struct mapping *best = NULL;
+	struct mapping *best = NULL, *oldest = NULL;
 	size_t i;
 
 	if (!p->sorted)
@@ -374,10 +456,32 @@ static struct mapping *find_mapping(struct process *p, uint64_t pc)
 
 		if (m->max_end <= pc)
 			break;
-		if (pc < m->end && (!best || m->seq > best->seq))
+		if (pc >= m->end)
+			continue;
+		if (!oldest || newer(oldest, m))
+			oldest = m;
+		if (m->pub.ts <= ts && (!best || newer(m, best)))
 			best = m;
 	}
-	return best;
+	return best ? best : oldest;
+}
+
+unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			       uint64_t ts)
+{
+	struct process *p = find_process(s, pid);
+	struct mapping *m = p ? find_mapping(p, elf_lookup_pc(pc, is_return), ts) : NULL;
+
+	return m ? m->pub.id : 0;
+}
+
+uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
+{
+	const struct process *p = s->any_changes ? find_process(s, pid) : NULL;
+	size_t i = p ? sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64) : 0;
+
+	/* + 1: a change may be at time 0, and 0 is the epoch before the first */
+	return !i ? 0 : p->changes[i - 1] == UINT64_MAX ? UINT64_MAX : p->changes[i - 1] + 1;
 }
 
 static bool str_eq(const void *ctx, size_t pos, const void *key)
@@ -606,10 +710,10 @@ static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 	return 0;
 }
 
-int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret)
 {
-	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
 	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
 	struct process *p;
 	struct mapping *m;
@@ -618,7 +722,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	int err;
 
 	p = find_process(s, pid);
-	m = p ? find_mapping(p, lookup) : NULL;
+	m = p ? find_mapping(p, lookup, ts) : NULL;
 	if (!m) {
 		*ret = f;
 		return 0;
@@ -642,19 +746,15 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 		}
 		if (!m->offset_done)
 			mapping_file_offset(m);
-		name = elf_symbols__lookup(m->module->elf->es,
-					   elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr),
-					   NULL);
-		err = add_source(s, m->module->elf,
-				 elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr), &f, &name);
+		vaddr = elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr);
+		name = elf_symbols__lookup(m->module->elf->es, vaddr, NULL);
+		err = add_source(s, m->module->elf, vaddr, &f, &name);
 		if (err)
 			return err;
 		if (name) {
 			uint64_t start = 0;
 
-			elf_symbols__lookup_addr(
-				m->module->elf->es,
-				elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr), &start, NULL);
+			elf_symbols__lookup_addr(m->module->elf->es, vaddr, &start, NULL);
 			f.function = name;
 			f.function_offset = f.module_offset - start;
 			f.resolved = true;

@@ -41,6 +41,7 @@ struct symbolizer_opts {
 struct symbolizer_mapping {
 	unsigned id; /* 1-based, unique within the symbolizer */
 	uint64_t pid;
+	uint64_t ts; /* when it began: its mmap record's timestamp (file ticks) */
 	uint64_t start;
 	uint64_t size;
 	uint64_t vaddr;	      /* ELF p_vaddr of start */
@@ -105,19 +106,47 @@ void symbolizer_forget_processes(struct symbolizer *s);
  * Feed a record: profiler module and mmap records are kept, any other record
  * is ignored. Returns 0, -ENOMEM. A module record whose id the process
  * already has replaces it (the process was re-recorded).
+ *
+ * A mapping begins at its record's timestamp ts. An mmap record equal to a
+ * mapping the process has (start, size, vaddr, module, flags) is that
+ * mapping recorded again (continuous mode re-records a process), unless
+ * another mapping over its range began after it and at or before ts (the
+ * library was unmapped, another mapped there, and it was mapped again).
  */
 int symbolizer_add_record(struct symbolizer *s, const struct fxt_record *rec);
 int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id, const char *path,
 			  const uint8_t *build_id, size_t build_id_len);
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
-			uint64_t start, uint64_t size, uint64_t vaddr);
+			uint64_t start, uint64_t size, uint64_t vaddr, uint64_t ts);
 
 /*
- * Resolve one pc of process pid into *ret. is_return: the pc is a return
- * address, so the byte before it is looked up. Returns 0 (even when nothing
- * is known about the pc: frames are never dropped), or -ENOMEM.
+ * The mapping a pc of process pid was in at time ts (a sample's timestamp,
+ * in the records' ticks): of the mappings covering the pc, the newest that
+ * began at or before ts (the later record of two that began at once); when
+ * none did (a sample older than every mapping of its pc: its records were
+ * written after it), the oldest. is_return as for symbolizer_resolve().
+ * Returns its id, or 0 when no mapping covers the pc. Binary searches only.
  */
-int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			       uint64_t ts);
+
+/*
+ * Which span of pid's life ts falls in, for keys: what a pc of pid resolves
+ * to changes only where a mapping begins over the range of another file's
+ * (or of the same file at another load bias), so two times of the same
+ * epoch resolve every pc alike, given the records fed so far. 0 before the
+ * first such change (and always, for a process that never mapped a file
+ * over another), else 1 + the time of the latest one at or before ts.
+ */
+uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts);
+
+/*
+ * Resolve one pc of process pid at time ts into *ret, in the mapping
+ * symbolizer_mapping_id() chooses. is_return: the pc is a return address, so
+ * the byte before it is looked up. Returns 0 (even when nothing is known
+ * about the pc: frames are never dropped), or -ENOMEM.
+ */
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret);
 
 /*

@@ -657,6 +657,62 @@ START_TEST(test_report_dlopen)
 }
 END_TEST
 
+/*
+ * A library closed and another opened at its address (issue 22): the report
+ * names each sample by the library mapped there at its time. reopen runs
+ * libshape_a.so's sa_inner, dlcloses it, and runs libshape_b.so's sb_inner
+ * at the same address: a report that picked the newest mapping for every
+ * sample named sa_inner's samples with libshape_b.so's symbols. The leaf
+ * pcs are exact whatever the walker, so the frame-pointer walker (these
+ * libraries have no frame pointers) is enough and stays clear of the CFI
+ * walker's own reuse defect.
+ */
+START_TEST(test_report_library_reopened)
+{
+	const char *path = out_path("reopen.fxt");
+	size_t first = 0, second = 0;
+	unsigned long sa, sb;
+	struct capture_file *f;
+	void *a = NULL, *b = NULL;
+	const char *ab;
+	struct run r;
+
+	RUN(&r, "record", "-q", "--unwind", "fp", "-o", path, "--", prog("reopen"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	ab = strstr(r.out, "a=");
+	ck_assert_msg(ab && sscanf(ab, "a=%p b=%p", &a, &b) == 2, "reopen printed: %s", r.out);
+	ck_assert_msg(a == b, "the loader put libshape_b.so elsewhere (%s): nothing to test", ab);
+	/* What each sample's leaf is, by the file's mappings in the order they came. */
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		first += leaf_is(f, &f->samples[i], "sa_inner");
+		second += leaf_is(f, &f->samples[i], "sb_inner");
+	}
+	unload(f);
+	ck_assert_msg(first > 300 && second > 300, "only %zu and %zu samples in the leaves", first,
+		      second);
+	RUN(&r, "report", "--folded", path);
+	ck_assert_msg(exit_code(&r) == 0, "report --folded failed: %s", r.err);
+	sa = folded_count(r.out, ";sa_inner");
+	sb = folded_count(r.out, ";sb_inner");
+	printf("reopen at %p: %zu and %zu samples in sa_inner and sb_inner; the report names "
+	       "%lu and %lu\n",
+	       a, first, second, sa, sb);
+	fflush(stdout);
+	/* Each library's samples by its own names: none lost to the other's. */
+	ck_assert_msg(sa * 100 >= first * 98 && sa * 100 <= first * 102,
+		      "report: %lu samples in sa_inner, the file %zu:\n%s", sa, first, r.out);
+	ck_assert_msg(sb * 100 >= second * 98 && sb * 100 <= second * 102,
+		      "report: %lu samples in sb_inner, the file %zu:\n%s", sb, second, r.out);
+	RUN(&r, "report", "--top", "4", path);
+	ck_assert_msg(exit_code(&r) == 0, "report --top failed: %s", r.err);
+	ck_assert_msg(strstr(r.out, "  sa_inner [libshape_a.so]\n") &&
+			      strstr(r.out, "  sb_inner [libshape_b.so]\n"),
+		      "%s", r.out);
+}
+END_TEST
+
 /* Threads that live 5 ms each keep the names they gave themselves. */
 START_TEST(test_short_lived_threads_named)
 {
@@ -736,6 +792,7 @@ static Suite *live_suite(void)
 	tcase_add_test(report, test_report_exited_process);
 	tcase_add_test(report, test_pid_namespace);
 	tcase_add_test(report, test_report_dlopen);
+	tcase_add_test(report, test_report_library_reopened);
 	tcase_add_test(report, test_short_lived_threads_named);
 	suite_add_tcase(s, report);
 

@@ -294,6 +294,42 @@ START_TEST(test_empty_and_late_records)
 }
 END_TEST
 
+/*
+ * A pc in two mappings one after the other: each sample is named by the
+ * one there at its time, in the folded stacks and the top view (one stack
+ * of raw pcs, two of functions).
+ */
+START_TEST(test_pc_remapped)
+{
+	struct report *r = new_remapped_report(NULL);
+	struct capture c;
+	const char *text;
+
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "prog;prog;fxs_alpha 2\n"
+					   "prog;prog;fxs_beta 3\n");
+	free(c.buf);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	text = capture_text(&c);
+	ck_assert_msg(strstr(text, "       3  60.00%        3  60.00%  fxs_beta [prog]\n"
+				   "       2  40.00%        2  40.00%  fxs_alpha [prog]\n"),
+		      "%s", text);
+	free(c.buf);
+
+	/* A sample after an output, in the first mapping's time, is named by it. */
+	{
+		const uint64_t pc[] = {BASE + a_alpha + 1};
+
+		ck_assert_int_eq(rec_backtrace(r, 4 * MS, 100, 100, 0, pc, 1), 0);
+	}
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_str_eq(capture_text(&c), "prog;prog;fxs_alpha 3\n"
+					   "prog;prog;fxs_beta 3\n");
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -307,6 +343,7 @@ static Suite *report_suite(void)
 	tcase_add_test(text, test_fp_fallback);
 	tcase_add_test(text, test_top_not_symbolized);
 	tcase_add_test(text, test_empty_and_late_records);
+	tcase_add_test(text, test_pc_remapped);
 	suite_add_tcase(s, text);
 	return s;
 }

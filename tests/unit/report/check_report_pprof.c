@@ -295,6 +295,54 @@ START_TEST(test_pprof_go_tool)
 }
 END_TEST
 
+/*
+ * A pc in two mappings one after the other (a library closed and another
+ * opened at its address): two locations, one per mapping, each with its own
+ * function, and `go tool pprof` (when installed) reads them so.
+ */
+START_TEST(test_pprof_remapped)
+{
+	struct report *r = new_remapped_report(NULL);
+	char path[PATH_MAX + 32], cmd[PATH_MAX * 4];
+	struct profile pr;
+	char *out;
+	FILE *f;
+
+	pprof_of(r, &pr);
+	ck_assert_uint_eq(pr.nr_samples, 2);
+	ck_assert_uint_eq(pr.nr_locations, 2);
+	ck_assert_uint_eq(pr.nr_functions, 2);
+	ck_assert_uint_eq(pr.nr_mappings, 2);
+	ck_assert_uint_eq(pr.value_sum, 5);
+	ck_assert(has_string(&pr, "fxs_alpha"));
+	ck_assert(has_string(&pr, "fxs_beta"));
+	check_tables(&pr);
+	free_profile(&pr);
+	if (system("command -v go >/dev/null 2>&1")) {
+		fprintf(stderr, "SKIP: test_pprof_remapped: go tool pprof: no go "
+				"(apt-get install golang-go)\n");
+		report__free(r);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/remapped.pb.gz", tmpdir);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(report_write_pprof(r, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	report__free(r);
+	snprintf(cmd, sizeof(cmd),
+		 "HOME='%s' PPROF_BINARY_PATH=/nonexistent go tool pprof -sample_index=samples "
+		 "-top '%s' 2>&1",
+		 tmpdir, path);
+	out = run_output(cmd);
+	ck_assert_msg(strstr(out, "         3 60.00% 60.00%          3 60.00%  fxs_beta\n"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "         2 40.00%   100%          2 40.00%  fxs_alpha\n"), "%s",
+		      out);
+	free(out);
+}
+END_TEST
+
 static Suite *report_pprof_suite(void)
 {
 	Suite *s = suite_create("report-pprof");
@@ -304,6 +352,7 @@ static Suite *report_pprof_suite(void)
 	tcase_add_test(formats, test_pprof_clock);
 	tcase_add_test(formats, test_pprof_go_build_id);
 	tcase_add_test(formats, test_pprof_go_tool);
+	tcase_add_test(formats, test_pprof_remapped);
 	/* go tool pprof starts slowly the first time; valgrind slows everything. */
 	tcase_set_timeout(formats, 120);
 	suite_add_tcase(s, formats);

@@ -243,6 +243,57 @@ static FIXTURE_FN int rec_backtrace(void *ctx, uint64_t ts, uint64_t pid, uint64
 	return report_add(ctx, &rec);
 }
 
+/*
+ * prog's segments as module id of process 100 at BASE, begun at time ts;
+ * with shift added to their module addresses, so that a pc there is named
+ * by the function shift bytes further (another library at the address).
+ */
+static FIXTURE_FN void map_prog_at(struct report *r, uint16_t id, uint64_t shift, uint64_t ts)
+{
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	struct fxt_record rec = {.type = FXT_RT_PROFILER, .subtype = FXT_PROF_MMAP};
+	const struct elf_segment *segs;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(rec_module(r, 100, id, prog), 0);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++) {
+		rec.ts = ts;
+		rec.pid = 100;
+		rec.module_id = id;
+		rec.mmap_flags = segs[i].flags;
+		rec.start = BASE + segs[i].vaddr;
+		rec.size = segs[i].memsz;
+		rec.vaddr = segs[i].vaddr + shift;
+		ck_assert_int_eq(report_add(r, &rec), 0);
+	}
+	elf_symbols__free(es);
+}
+
+/*
+ * One pc of thread 100 sampled at 2 and 3 ms in prog's fxs_alpha (mapped at
+ * 1 ms), then at 10, 11 and 12 ms in another mapping there since 10 ms (a
+ * dlclose and a dlopen at the same address), where it is in fxs_beta. The
+ * mappings come before the samples taken in them, as fxsampler writes them.
+ */
+static FIXTURE_FN struct report *new_remapped_report(const struct report_opts *opts)
+{
+	const uint64_t pc[] = {BASE + a_alpha + 1};
+	struct report *r = report__new(opts);
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(rec_process(r, 100, "prog"), 0);
+	ck_assert_int_eq(rec_thread(r, 100, 100, "prog"), 0);
+	map_prog_at(r, 0, 0, 1 * MS);
+	ck_assert_int_eq(rec_backtrace(r, 2 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(rec_backtrace(r, 3 * MS, 100, 100, 0, pc, 1), 0);
+	map_prog_at(r, 1, a_beta - a_alpha, 10 * MS);
+	for (uint64_t ms = 10; ms <= 12; ms++)
+		ck_assert_int_eq(rec_backtrace(r, ms * MS, 100, 100, 0, pc, 1), 0);
+	return r;
+}
+
 /* The per-process, per-thread root frames of fxsampler 0.1 (expected_folded). */
 static const struct report_opts split
 	__attribute__((unused)) = {.split_processes = true, .split_threads = true};

@@ -312,6 +312,63 @@ START_TEST(test_offcpu)
 }
 END_TEST
 
+/* prog as module id of process 100 at BASE from time ts, shift as in map_prog_at(). */
+static void stream_prog_at(struct fxt_stream *s, uint16_t id, uint64_t shift, uint64_t ts)
+{
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	const struct elf_segment *segs;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(es);
+	ck_assert_int_eq(fxt_stream_module(s, ts, 100, id, prog, build_id, sizeof(build_id)), 0);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(fxt_stream_mmap(s, ts, 100, id, segs[i].flags,
+						 BASE + segs[i].vaddr, segs[i].memsz,
+						 segs[i].vaddr + shift),
+				 0);
+	elf_symbols__free(es);
+}
+
+/*
+ * A library closed and another opened at its address during a window: the
+ * window names each sample by the mapping there at its time (two locations
+ * of one pc), with the symbolizer all windows share.
+ */
+START_TEST(test_remapped)
+{
+	const uint64_t pc[] = {BASE + a_alpha + 1};
+	struct scrape_tap *t = scrape_tap__new(NULL);
+	struct scrape_window *w;
+	struct fxt_stream *s;
+	struct profile pr;
+
+	ck_assert_ptr_nonnull(t);
+	s = begin(t, 0);
+	w = scrape_window_open(t, 0, 1, PERIOD, false);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
+	stream_prog_at(s, 0, 0, 1 * MS);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 2 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 3 * MS, 100, 100, 0, pc, 1), 0);
+	stream_prog_at(s, 1, a_beta - a_alpha, 10 * MS);
+	for (uint64_t ms = 10; ms <= 12; ms++)
+		ck_assert_int_eq(fxt_stream_backtrace(s, ms * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 20 * MS, &pr);
+	ck_assert_uint_eq(pr.value_sum, 5);
+	ck_assert_uint_eq(pr.nr_samples, 2);
+	ck_assert_uint_eq(pr.nr_locations, 2);
+	ck_assert_uint_eq(pr.nr_functions, 2);
+	ck_assert(has_string(&pr, "fxs_alpha"));
+	ck_assert(has_string(&pr, "fxs_beta"));
+	free_profile(&pr);
+	fxt_stream__free(s);
+	scrape_tap__free(t);
+}
+END_TEST
+
 /* The tap's symbolizer outlives captures: it can forget processes and keep its files. */
 START_TEST(test_forget_processes)
 {
@@ -328,23 +385,23 @@ START_TEST(test_forget_processes)
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
 						     BASE + segs[i].vaddr, segs[i].memsz,
-						     segs[i].vaddr),
+						     segs[i].vaddr, 0),
 				 0);
 	ck_assert_uint_eq(symbolizer_processes(sym), 1);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, "fxs_alpha");
 	symbolizer_forget_processes(sym);
 	ck_assert_uint_eq(symbolizer_processes(sym), 0);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, SYMBOLIZER_UNKNOWN);
 	/* recorded again, it resolves again */
 	ck_assert_int_eq(symbolizer_add_module(sym, 100, 0, prog, build_id, sizeof(build_id)), 0);
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(symbolizer_add_mmap(sym, 100, 0, segs[i].flags,
 						     BASE + segs[i].vaddr, segs[i].memsz,
-						     segs[i].vaddr),
+						     segs[i].vaddr, 0),
 				 0);
-	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, &sf), 0);
+	ck_assert_int_eq(symbolizer_resolve(sym, 100, BASE + a_alpha + 1, false, 0, &sf), 0);
 	ck_assert_str_eq(sf.function, "fxs_alpha");
 	elf_symbols__free(es);
 	symbolizer__free(sym);
@@ -363,6 +420,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_forget_processes);
 	tcase_add_test(tc, test_offcpu);
+	tcase_add_test(tc, test_remapped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -396,7 +396,7 @@ START_TEST(test_symbolizer_inline_chain)
 	struct sym_frame f;
 
 	add_module(NULL, s, fx("d4"));
-	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + pc, false, &f), 0);
+	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + pc, false, 0, &f), 0);
 	ck_assert(f.resolved);
 	ck_assert_str_eq(f.function, "fxs_outer");
 	ck_assert_uint_eq(f.line, LINE_OUTER_CALL);
@@ -413,7 +413,7 @@ START_TEST(test_symbolizer_inline_chain)
 	add_module(NULL, s, fx("nodebug"));
 	ck_assert_int_eq(symbolizer_resolve(s, PID,
 					    BASE + nm_addr(fx("nodebug"), "fxs_outer", NULL), false,
-					    &f),
+					    0, &f),
 			 0);
 	ck_assert(f.resolved);
 	ck_assert_str_eq(f.function, "fxs_outer");

@@ -196,7 +196,7 @@ static void check_symbolizer(const char *arch)
 		for (size_t i = 0; i < n; i++)
 			ck_assert_int_eq(symbolizer_add_mmap(s, PID, fi, segs[i].flags,
 							     base + segs[i].vaddr, segs[i].memsz,
-							     segs[i].vaddr),
+							     segs[i].vaddr, 0),
 					 0);
 		elf_symbols__free(es);
 		for (size_t i = 0; i < e.n; i++) {
@@ -206,7 +206,7 @@ static void check_symbolizer(const char *arch)
 				continue;
 			/* A return address just past a call in the function's middle. */
 			ck_assert_int_eq(
-				symbolizer_resolve(s, PID, base + e.f[i].addr + 4, true, &f), 0);
+				symbolizer_resolve(s, PID, base + e.f[i].addr + 4, true, 0, &f), 0);
 			ck_assert_msg(!strcmp(f.function, e.f[i].name), "%s/%s: want %s, got %s",
 				      arch, files[fi], e.f[i].name, f.function);
 			resolved++;

@@ -769,9 +769,13 @@ END_TEST
 #define BASE 0x555555550000ULL
 #define PID  4242
 
-/* Module 0 of PID is fx(path) loaded at BASE, with one mmap per PT_LOAD. */
-static void add_module_at(struct symbolizer *s, uint64_t pid, uint16_t id, const char *path,
-			  const char *elf_for_segments, const char *build_id_hex, uint64_t base)
+/*
+ * Module id of pid is path loaded at base at time ts, with one mmap per
+ * PT_LOAD of elf_for_segments.
+ */
+static void add_module_when(struct symbolizer *s, uint64_t pid, uint16_t id, const char *path,
+			    const char *elf_for_segments, const char *build_id_hex, uint64_t base,
+			    uint64_t ts)
 {
 	struct elf_symbols *es = elf_symbols__open(elf_for_segments, NULL);
 	const struct elf_segment *segs;
@@ -786,9 +790,16 @@ static void add_module_at(struct symbolizer *s, uint64_t pid, uint16_t id, const
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(symbolizer_add_mmap(s, pid, id, segs[i].flags,
 						     base + segs[i].vaddr, segs[i].memsz,
-						     segs[i].vaddr),
+						     segs[i].vaddr, ts),
 				 0);
 	elf_symbols__free(es);
+}
+
+/* The same, at time 0. */
+static void add_module_at(struct symbolizer *s, uint64_t pid, uint16_t id, const char *path,
+			  const char *elf_for_segments, const char *build_id_hex, uint64_t base)
+{
+	add_module_when(s, pid, id, path, elf_for_segments, build_id_hex, base, 0);
 }
 
 static void assert_frame(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
@@ -796,7 +807,7 @@ static void assert_frame(struct symbolizer *s, uint64_t pid, uint64_t pc, bool i
 {
 	struct sym_frame f;
 
-	ck_assert_int_eq(symbolizer_resolve(s, pid, pc, is_return, &f), 0);
+	ck_assert_int_eq(symbolizer_resolve(s, pid, pc, is_return, 0, &f), 0);
 	ck_assert_ptr_nonnull(f.function);
 	ck_assert_msg(!strcmp(f.function, want), "pc 0x%" PRIx64 ": want %s, got %s", pc, want,
 		      f.function);
@@ -812,7 +823,7 @@ START_TEST(test_sym_resolve)
 	ck_assert_ptr_nonnull(s);
 	add_module_at(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE);
 
-	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + alpha + 3, false, &f), 0);
+	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + alpha + 3, false, 0, &f), 0);
 	ck_assert_str_eq(f.function, "fxs_alpha");
 	ck_assert(f.resolved);
 	ck_assert_str_eq(f.module, fx("pie"));
@@ -829,7 +840,7 @@ START_TEST(test_sym_resolve)
 	assert_frame(s, PID, BASE + outer, true, "fxs_nosize");
 
 	/* No mapping, no process. */
-	ck_assert_int_eq(symbolizer_resolve(s, PID, 0x1000, false, &f), 0);
+	ck_assert_int_eq(symbolizer_resolve(s, PID, 0x1000, false, 0, &f), 0);
 	ck_assert_str_eq(f.function, SYMBOLIZER_UNKNOWN);
 	ck_assert_ptr_null(f.module);
 	ck_assert(!f.resolved);
@@ -844,7 +855,7 @@ static void resolve_backtrace(struct symbolizer *s, uint64_t pid, const uint64_t
 {
 	for (unsigned i = 0; i < nr; i++)
 		ck_assert_int_eq(symbolizer_resolve(s, pid, frames[i],
-						    symbolizer_frame_is_return(i, bt_flags),
+						    symbolizer_frame_is_return(i, bt_flags), 0,
 						    &ret[i]),
 				 0);
 }
@@ -990,6 +1001,165 @@ START_TEST(test_sym_records_any_order)
 }
 END_TEST
 
+/* ---- the mapping at a sample's time ---- */
+
+/*
+ * The module pc of PID resolves to at time ts, checked against the mapping
+ * symbolizer_mapping_id() chooses; its id in *ret_id.
+ */
+static const char *module_at(struct symbolizer *s, uint64_t pc, uint64_t ts, unsigned *ret_id)
+{
+	struct sym_frame f;
+
+	ck_assert_int_eq(symbolizer_resolve(s, PID, pc, false, ts, &f), 0);
+	ck_assert_ptr_nonnull(f.mapping);
+	ck_assert_ptr_nonnull(f.module);
+	ck_assert_uint_eq(symbolizer_mapping_id(s, PID, pc, false, ts), f.mapping->id);
+	if (ret_id)
+		*ret_id = f.mapping->id;
+	return f.module;
+}
+
+/*
+ * pie mapped at BASE at time 100, then lib.so over it at 200 (a dlclose and
+ * a dlopen at the same address): a pc is named by the mapping there at the
+ * sample's time, not by the newest.
+ */
+START_TEST(test_sym_mapping_at_sample_time)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported");
+	unsigned pie_id, lib_id;
+	struct sym_frame f;
+
+	ck_assert_ptr_nonnull(s);
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 100);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 200);
+
+	/* Older than every mapping (its records came after it): the oldest. */
+	ck_assert_str_eq(module_at(s, BASE + lib, 50, &pie_id), fx("pie"));
+	/* While pie was mapped, its start and the instant before lib.so's. */
+	ck_assert_str_eq(module_at(s, BASE + lib, 100, NULL), fx("pie"));
+	ck_assert_str_eq(module_at(s, BASE + lib, 199, NULL), fx("pie"));
+	/* From lib.so's time on. */
+	ck_assert_str_eq(module_at(s, BASE + lib, 200, &lib_id), fx("lib.so"));
+	ck_assert_str_eq(module_at(s, BASE + lib, UINT64_MAX, NULL), fx("lib.so"));
+	ck_assert_uint_ne(pie_id, lib_id);
+	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + lib, false, 300, &f), 0);
+	ck_assert_str_eq(f.function, "fxs_lib_exported");
+	ck_assert_uint_eq(f.mapping->ts, 200);
+	ck_assert_int_eq(symbolizer_resolve(s, PID, BASE + lib, false, 150, &f), 0);
+	ck_assert_str_ne(f.function, "fxs_lib_exported");
+	ck_assert_uint_eq(f.mapping->ts, 100);
+
+	/* The epochs: one change, at 200; another process has none. */
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 50), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 199), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 200), 201);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, UINT64_MAX), 201);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID + 1, 300), 0);
+
+	/* pie recorded again while it was there (continuous mode): the same mapping. */
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 150);
+	ck_assert_uint_eq(symbolizer_mapping_id(s, PID, BASE + lib, false, 199), pie_id);
+	ck_assert_uint_eq(symbolizer_mapping_id(s, PID, BASE + lib, false, 200), lib_id);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 199), 0);
+	/* lib.so too. */
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 250);
+	ck_assert_uint_eq(symbolizer_mapping_id(s, PID, BASE + lib, false, 260), lib_id);
+
+	/* pie mapped there again after lib.so: a new mapping of it, from 300 on. */
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 300);
+	ck_assert_str_eq(module_at(s, BASE + lib, 299, NULL), fx("lib.so"));
+	ck_assert_uint_ne(symbolizer_mapping_id(s, PID, BASE + lib, false, 300), pie_id);
+	ck_assert_str_eq(module_at(s, BASE + lib, 300, NULL), fx("pie"));
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 299), 201);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 300), 301);
+	symbolizer__free(s);
+}
+END_TEST
+
+/* The records in another order than the mappings began: their times decide. */
+START_TEST(test_sym_mapping_records_out_of_order)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported");
+
+	ck_assert_ptr_nonnull(s);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 200);
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 100);
+	ck_assert_str_eq(module_at(s, BASE + lib, 50, NULL), fx("pie"));
+	ck_assert_str_eq(module_at(s, BASE + lib, 150, NULL), fx("pie"));
+	ck_assert_str_eq(module_at(s, BASE + lib, 200, NULL), fx("lib.so"));
+	/* The change is lib.so's, recorded first. */
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 199), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 200), 201);
+	symbolizer__free(s);
+}
+END_TEST
+
+/* Two mappings begun at the same time: the later record is the newer one. */
+START_TEST(test_sym_mapping_same_time)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported");
+
+	ck_assert_ptr_nonnull(s);
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 100);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 100);
+	ck_assert_str_eq(module_at(s, BASE + lib, 100, NULL), fx("lib.so"));
+	ck_assert_str_eq(module_at(s, BASE + lib, 500, NULL), fx("lib.so"));
+	/* Older than both: the oldest, which is the earlier record. */
+	ck_assert_str_eq(module_at(s, BASE + lib, 99, NULL), fx("pie"));
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 99), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 100), 101);
+	symbolizer__free(s);
+
+	/* A change at time 0 is an epoch of its own. */
+	s = symbolizer__new(NULL);
+	ck_assert_ptr_nonnull(s);
+	add_module_when(s, PID, 0, fx("pie"), fx("pie"), ID_PIE, BASE, 0);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 0);
+	ck_assert_str_eq(module_at(s, BASE + lib, 0, NULL), fx("lib.so"));
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, 0), 1);
+	symbolizer__free(s);
+}
+END_TEST
+
+/*
+ * The same file mapped again over itself at the same load bias (a segment
+ * split by mprotect, a re-read of /proc) names every pc alike: no change,
+ * and the newest such mapping at the time is still the one chosen.
+ */
+START_TEST(test_sym_mapping_same_file_again)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported");
+	struct elf_symbols *es = elf_symbols__open(fx("lib.so"), NULL);
+	const struct elf_segment *segs;
+	unsigned first;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(es);
+	add_module_when(s, PID, 1, fx("lib.so"), fx("lib.so"), ID_LIB, BASE, 100);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(symbolizer_add_mmap(s, PID, 1, segs[i].flags, BASE + segs[i].vaddr,
+						     segs[i].memsz + 0x1000, segs[i].vaddr, 200),
+				 0);
+	elf_symbols__free(es);
+	ck_assert_str_eq(module_at(s, BASE + lib, 150, &first), fx("lib.so"));
+	ck_assert_uint_ne(symbolizer_mapping_id(s, PID, BASE + lib, false, 200), first);
+	assert_frame(s, PID, BASE + lib, false, "fxs_lib_exported");
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, UINT64_MAX), 0);
+	/* At another bias it is a change. */
+	ck_assert_int_eq(symbolizer_add_mmap(s, PID, 1, PF_R | PF_X, BASE, 0x100000, 0x10, 300), 0);
+	ck_assert_uint_eq(symbolizer_epoch(s, PID, UINT64_MAX), 301);
+	symbolizer__free(s);
+}
+END_TEST
+
 START_TEST(test_sym_vdso)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
@@ -1024,7 +1194,7 @@ START_TEST(test_sym_vdso)
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(symbolizer_add_module(s, 1, 0, "[vdso]", id, (size_t)len), 0);
 	ck_assert_int_eq(
-		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0), 0);
+		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0, 0), 0);
 	assert_frame(s, 1, 0x7000000000ULL + v, false, name);
 	symbolizer__free(s);
 
@@ -1033,7 +1203,7 @@ START_TEST(test_sym_vdso)
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(symbolizer_add_module(s, 1, 0, "[vdso]", id, (size_t)len), 0);
 	ck_assert_int_eq(
-		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0), 0);
+		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0, 0), 0);
 	assert_frame(s, 1, 0x7000000000ULL + 0x10, false, "[vdso]+0x10");
 	symbolizer__free(s);
 	id[0] ^= 0xff;
@@ -1041,7 +1211,7 @@ START_TEST(test_sym_vdso)
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(symbolizer_add_module(s, 1, 0, "[vdso]", id, (size_t)len), 0);
 	ck_assert_int_eq(
-		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0), 0);
+		symbolizer_add_mmap(s, 1, 0, PF_R | PF_X, 0x7000000000ULL, m->end - base, 0, 0), 0);
 	assert_frame(s, 1, 0x7000000000ULL + 0x10, false, "[vdso]+0x10");
 	symbolizer__free(s);
 
@@ -1059,7 +1229,7 @@ START_TEST(test_sym_errors)
 	ck_assert_int_eq(symbolizer_add_module(s, 1, 0, "/x", id, sizeof(id)), -EINVAL);
 	ck_assert_int_eq(symbolizer_add_module(s, 1, 0, "/x", NULL, 4), -EINVAL);
 	/* An empty mapping covers nothing. */
-	ck_assert_int_eq(symbolizer_add_mmap(s, 1, 0, PF_X, 0x1000, 0, 0), 0);
+	ck_assert_int_eq(symbolizer_add_mmap(s, 1, 0, PF_X, 0x1000, 0, 0, 0), 0);
 	assert_frame(s, 1, 0x1000, false, SYMBOLIZER_UNKNOWN);
 	symbolizer__free(s);
 	symbolizer__free(NULL);
@@ -1109,6 +1279,13 @@ static Suite *symbolizer_suite(void)
 	tcase_add_test(tc, test_sym_records_any_order);
 	tcase_add_test(tc, test_sym_vdso);
 	tcase_add_test(tc, test_sym_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("time");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_sym_mapping_at_sample_time);
+	tcase_add_test(tc, test_sym_mapping_records_out_of_order);
+	tcase_add_test(tc, test_sym_mapping_same_time);
+	tcase_add_test(tc, test_sym_mapping_same_file_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
