@@ -1202,11 +1202,11 @@ def m_unknown_share(fxt):
     return 100.0 * u / n if n else None
 
 
-def m_mmap_counter(fxt):
-    """The file's "mmap" counter: side-band records read (seen), kept, filtered."""
+def m_counter(fxt, name):
+    """The file's counter name: "mmap" (side-band records read (seen), kept, filtered), "unwind"."""
     rc, o, e, _, _ = run([FXS, "dump", fxt])
     for line in o.splitlines():
-        if " counter " in line and 'name="mmap"' in line:
+        if " counter " in line and 'name="%s"' % name in line:
             return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line.split("name=")[1])}
     return {}
 
@@ -1265,10 +1265,14 @@ def m_build_once(kind):
         if rec.returncode != 0:
             log("   %s: record failed: %s" % (kind, err.strip()[-300:]))
             return None
-        mc = m_mmap_counter(fxt)
+        mc = m_counter(fxt, "mmap")
+        uw = m_counter(fxt, "unwind")
+        walks = sum(v for k, v in uw.items() if k != "fp_fallback")
         out.update({"record_cpu_s": ru.ru_utime + ru.ru_stime,
                     "samples": fxs_summary(err).get("samples"),
                     "unknown_pct": m_unknown_share(fxt),
+                    # stacks walked on by frame pointers: a new image's first ms, before its ranges
+                    "fp_fallback_pct": 100.0 * uw.get("fp_fallback", 0) / walks if walks else None,
                     "sideband_read": mc.get("seen", 0), "sideband_filtered": mc.get("filtered", 0),
                     "sideband_kept": mc.get("written", 0),
                     "records_from_events": mc.get("records_from_events", 0),
@@ -1301,7 +1305,7 @@ def section_m():
             runs[k].append(m_build_once(k))
         log("   round %d/%d done" % (r + 1, rounds))
     sec = {"rounds": rounds, "kinds": {}, "ratios": {}}
-    fields = ["wall_s", "record_cpu_s", "samples", "unknown_pct", "sideband_read",
+    fields = ["wall_s", "record_cpu_s", "samples", "unknown_pct", "fp_fallback_pct", "sideband_read",
               "sideband_filtered", "sideband_kept", "records_from_events", "records_from_proc",
               "samples_ring_full", "mmap_ring_full", "forks_ring_full"]
     for k in M_KINDS:
@@ -1329,15 +1333,17 @@ def table_m(s):
     print("\nm. mapping events against /proc reads (record --no-mmap-events): make -j2 of "
           "bench/progs/minibuild from scratch, %d rounds (default 999 Hz; -p: the build's shell "
           "and what it runs; -a: the whole host)" % m["rounds"])
-    print("   %-11s%-22s%-22s%-16s%-22s%-20s%s" % ("", "build wall s", "record CPU s",
-                                                  "[unknown] %", "side-band read",
-                                                  "filtered", "mmap written ev/proc"))
+    print("   %-11s%-22s%-22s%-16s%-16s%-22s%-20s%s" % ("", "build wall s", "record CPU s",
+                                                       "[unknown] %", "by fp %",
+                                                       "side-band read", "filtered",
+                                                       "mmap written ev/proc"))
     for k in M_KINDS:
         row = m["kinds"][k]
         ev, pr = row["records_from_events"], row["records_from_proc"]
-        print("   %-11s%-22s%-22s%-16s%-22s%-20s%s" % (
+        print("   %-11s%-22s%-22s%-16s%-16s%-22s%-20s%s" % (
             k, fmt(row["wall_s"], digits=2), fmt(row["record_cpu_s"], digits=3),
-            fmt(row["unknown_pct"], digits=1).split(" ")[0], fmt(row["sideband_read"]),
+            fmt(row["unknown_pct"], digits=1).split(" ")[0],
+            fmt(row.get("fp_fallback_pct"), digits=1).split(" ")[0], fmt(row["sideband_read"]),
             fmt(row["sideband_filtered"]).split(" ")[0],
             "%s/%s" % (fmt(ev).split(" ")[0], fmt(pr).split(" ")[0])))
     print("   ratios (per round, median [min..max]):")
