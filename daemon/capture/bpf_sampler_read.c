@@ -28,9 +28,9 @@
  * most, as far as we know.
  */
 #define HOLD_NS	     20000000ULL
-#define HOLD_IDLE_NS 2000000ULL
+#define HOLD_IDLE_NS 1000000ULL
 /* How soon the next drain comes while a mapping, fork or exec record waits. */
-#define URGENT_MS 3
+#define URGENT_MS 2
 
 /*
  * How long one drain may run while the CPUs keep writing: rings refilled as
