@@ -1648,9 +1648,9 @@ static double daemon_cpu_s(void)
 	/* the name in () may hold anything: the fields after it, utime and stime 14th and 15th */
 	p = strrchr(buf, ')');
 	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-				&st),
-			 2);
+	ck_assert_int_eq(
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st),
+		2);
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
@@ -1737,7 +1737,8 @@ START_TEST(test_backpressure_does_not_spin)
 	fprintf(stderr,
 		"a client that reads nothing: %llu bytes queued for it (%s), fxsamplerd used %.3f "
 		"s of CPU in 2 s\n",
-		(unsigned long long)bytes, still >= 3 ? "no longer growing" : "still growing", used);
+		(unsigned long long)bytes, still >= 3 ? "no longer growing" : "still growing",
+		used);
 	close(a);
 	reap(target);
 	ck_assert_msg(still >= 3, "the stream to a client that reads nothing kept growing");
