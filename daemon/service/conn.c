@@ -163,7 +163,7 @@ static void conn_close(struct daemon *d, struct conn *c)
 	if (d->sess.cap && d->sess.owner == c) {
 		log_info("client pid %d (uid %u) went away, destroying its %s session", (int)c->pid,
 			 (unsigned)c->uid, protocol_session_name(d->sess.state));
-		session_clear(&d->sess);
+		session_clear(d);
 	}
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	for (i = 0; i < d->nr_conns; i++) {

@@ -250,7 +250,7 @@ void cont_finish(struct daemon *d)
 	before = s->file_bytes;
 	err = capture_finish(s->cap);
 	d->cont_tail = s->file_bytes - before;
-	session_clear(s);
+	session_clear(d);
 	if (d->tap)
 		scrape_tap_end(d->tap, clock_ns(CLOCK_BOOTTIME),
 			       s->on_demand ? "the host capture stopped"
@@ -387,6 +387,8 @@ started:
 	s->opts = o;
 	s->started_s = mono_s();
 	s->next_drain_ms = mono_ms() + DRAIN_MS;
+	s->drained_ms = 0;
+	session_watch(d);
 	if (on_demand)
 		log_info("host capture at %llu Hz for the HTTP scrapes",
 			 (unsigned long long)o.freq_hz);

@@ -34,8 +34,20 @@
 #include "service/protocol.h"
 #include "util/outfile.h"
 
-/* Samples sit in the rings until drained: often enough that they never fill. */
-#define DRAIN_MS 100
+/*
+ * Samples sit in the rings until drained: every DRAIN_MS at the latest, often
+ * enough that they never fill. The rings also wake the loop (a new thread, an
+ * exec, a ring past its fill mark, a CFI walk that lacked its tables), and a
+ * drain that leaves a mapping, fork or exec record held brings the next one
+ * within capture_next_drain_ms(): a new image's stacks are walked by frame
+ * pointers (marked) for a few ms, not up to DRAIN_MS. Drains come at least
+ * DRAIN_GAP_MS apart however often the rings wake us: a drain hands on only
+ * records stamped 2 ms before it (capture's horizon while no write is in
+ * flight), so a sooner one could do little more than the last, and a host
+ * full of execs would have us drain thousands of times a second.
+ */
+#define DRAIN_MS     100
+#define DRAIN_GAP_MS 2
 /* How soon continuous mode tries again after it could not start. */
 #define CONT_RETRY_S 10
 #define MAX_CONNS    1024
@@ -79,6 +91,8 @@ struct session {
 	uid_t holder_uid;
 	struct capture_opts opts;
 	uint64_t next_drain_ms;
+	uint64_t drained_ms; /* when the last drain ended */
+	bool watched;	     /* the capture's wake fd is in the loop's epoll set */
 	uint64_t started_ms; /* START, for max_session_length */
 	/* continuous mode */
 	struct outfile file; /* under its temporary name until committed */
@@ -170,7 +184,17 @@ void conns_flush(struct daemon *d);
 /* --- session.c --- */
 
 /* Free the session's capture: the sampler is everyone's again. */
-void session_clear(struct session *s);
+void session_clear(struct daemon *d);
+/*
+ * Once the capture runs: its rings wake the loop through the epoll set
+ * (edge-triggered, so that rings left full while a client's back-pressure
+ * skips drains do not spin the loop). session_clear() takes it out again.
+ */
+void session_watch(struct daemon *d);
+/* Whether an epoll event's tag is the rings' wake-up. */
+bool session_owns_event(const void *tag);
+/* Drain the rings now (capture_poll); sets when the next drain is due. */
+int session_drain(struct session *s);
 /* Stop and finish a client's capture: the stream is complete after this. */
 int session_end(struct session *s, unsigned reason);
 /* Act on one request of c's. */

@@ -261,7 +261,7 @@ static void host_drain(struct daemon *d)
 	struct session *s = &d->sess;
 
 	if (s->cap && !s->owner && s->state == FXS_SESSION_RUNNING)
-		capture_poll(s->cap, 0);
+		session_drain(s);
 }
 
 /* --- requests --- */

@@ -183,19 +183,28 @@ static void reload(struct daemon *d)
 
 /* --- the loop --- */
 
-static void drain(struct daemon *d)
+/*
+ * Drain when due, or when the rings woke us (woken), DRAIN_GAP_MS after the
+ * last drain at the earliest (daemon.h).
+ */
+static void drain(struct daemon *d, bool woken)
 {
 	struct session *s = &d->sess;
 	uint64_t now = mono_ms();
 	int err;
 
-	if (!s->cap || s->state != FXS_SESSION_RUNNING || now < s->next_drain_ms)
+	if (!s->cap || s->state != FXS_SESSION_RUNNING)
 		return;
-	s->next_drain_ms = now + DRAIN_MS;
+	if (woken && s->next_drain_ms > s->drained_ms + DRAIN_GAP_MS)
+		s->next_drain_ms = s->drained_ms + DRAIN_GAP_MS;
+	if (now < s->next_drain_ms)
+		return;
 	/* a client that does not keep up loses samples (counted), not the daemon's memory */
-	if (s->owner && outq_pending(&s->owner->out) > OUT_HIGH_WATER)
+	if (s->owner && outq_pending(&s->owner->out) > OUT_HIGH_WATER) {
+		s->next_drain_ms = now + DRAIN_MS;
 		return;
-	err = capture_poll(s->cap, 0);
+	}
+	err = session_drain(s);
 	if (err >= 0)
 		return;
 	if (s->owner) {
@@ -322,7 +331,7 @@ static void shutdown_daemon(struct daemon *d)
 		d->conns[0]->dead = true;
 		conns_reap(d);
 	}
-	session_clear(s);
+	session_clear(d);
 }
 
 /*
@@ -338,6 +347,7 @@ int daemon_run(struct daemon *d, const sigset_t *waitmask)
 {
 	struct epoll_event evs[32], ev = {.events = EPOLLIN, .data.ptr = (void *)listen_tag};
 	struct conn *c;
+	bool woken;
 	int n, i, err;
 
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->listen_fd, &ev))
@@ -355,7 +365,12 @@ int daemon_run(struct daemon *d, const sigset_t *waitmask)
 			reload_requested = 0;
 			reload(d);
 		}
+		woken = false;
 		for (i = 0; i < n; i++) {
+			if (session_owns_event(evs[i].data.ptr)) {
+				woken = true;
+				continue;
+			}
 			if (evs[i].data.ptr == listen_tag) {
 				conns_accept(d);
 				continue;
@@ -379,7 +394,7 @@ int daemon_run(struct daemon *d, const sigset_t *waitmask)
 			}
 		}
 		conns_reap(d);
-		drain(d);
+		drain(d, woken);
 		sweep(d);
 		cont_tick(d);
 		http_run(d);

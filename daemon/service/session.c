@@ -13,8 +13,53 @@
 #include "util/clock.h"
 #include "service/daemon.h"
 
-void session_clear(struct session *s)
+static const char wake_tag[] = "rings";
+
+bool session_owns_event(const void *tag)
 {
+	return tag == wake_tag;
+}
+
+void session_watch(struct daemon *d)
+{
+	struct session *s = &d->sess;
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.ptr = (void *)wake_tag};
+	int fd = capture_wake_fd(s->cap);
+
+	if (s->watched)
+		return;
+	if (fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		log_warn("the rings cannot wake fxsamplerd (%s): they are drained every %d ms",
+			 strerror(fd < 0 ? -fd : errno), DRAIN_MS);
+		return;
+	}
+	s->watched = true;
+}
+
+/* Before the capture (and with it the wake fd) is freed. */
+static void session_unwatch(struct daemon *d)
+{
+	struct session *s = &d->sess;
+
+	if (s->watched)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, capture_wake_fd(s->cap), NULL);
+	s->watched = false;
+}
+
+int session_drain(struct session *s)
+{
+	int err = capture_poll(s->cap, 0);
+
+	s->drained_ms = mono_ms();
+	s->next_drain_ms = s->drained_ms + (uint64_t)capture_next_drain_ms(s->cap, DRAIN_MS);
+	return err;
+}
+
+void session_clear(struct daemon *d)
+{
+	struct session *s = &d->sess;
+
+	session_unwatch(d);
 	capture__free(s->cap);
 	s->cap = NULL;
 	s->owner = NULL;
@@ -295,7 +340,9 @@ void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
 		}
 		s->state = FXS_SESSION_RUNNING;
 		s->next_drain_ms = mono_ms() + DRAIN_MS;
+		s->drained_ms = 0;
 		s->started_ms = mono_ms();
+		session_watch(d);
 		reply_ok(c, m->type);
 		return;
 	case FXS_MSG_STOP:
@@ -317,7 +364,7 @@ void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
 			return;
 		}
 		if (s->state != FXS_SESSION_STOPPED) {
-			err = capture_poll(s->cap, 0);
+			err = session_drain(s);
 			if (err < 0) {
 				reply_error(c, m->type, FXS_ERR_INTERNAL, err, 0, 0,
 					    "cannot read the buffers: %s", strerror(-err));
@@ -332,7 +379,7 @@ void handle_request(struct daemon *d, struct conn *c, const struct fxs_msg *m)
 			return;
 		}
 		log_info("session of pid %d (uid %u) destroyed", (int)c->pid, (unsigned)c->uid);
-		session_clear(s);
+		session_clear(d);
 		reply_ok(c, m->type);
 		return;
 	case FXS_MSG_STATUS:
@@ -387,7 +434,7 @@ void end_session_early(struct daemon *d, unsigned reason, const char *why)
 		reply_error(c, 0, FXS_ERR_INTERNAL, err, 0, 0, "fxsamplerd ended the capture: %s",
 			    why);
 	/* the sampler is everyone's again at once; the stream waits in c's queue */
-	session_clear(s);
+	session_clear(d);
 	if (reason == FXS_END_STALLED) {
 		c->closing = true;
 		c->close_by_ms = mono_ms() + CLOSE_GRACE_MS;

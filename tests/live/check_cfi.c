@@ -7,6 +7,7 @@
  * the frame-pointer walker alone.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +488,67 @@ START_TEST(test_offcpu_caller_of_libc)
 }
 END_TEST
 
+/*
+ * New images through fxsamplerd: a shell runs nofp 8 times, 0.1 s of CPU
+ * each, each a new process and a new image, recorded through the daemon
+ * under --unwind=auto. An image is walked by its tables once the daemon has
+ * read its exec and mapping records, by frame pointers (marked) before: the
+ * exec wakes the daemon, which drains again within a few ms while a record
+ * the walker waits for is held, so few of a child's samples go by frame
+ * pointers (95-96 % of the samples in nf_leaf whole and unmarked here). A
+ * daemon that drained every 100 ms alone gave nearly all of them to frame
+ * pointers (2-8 % whole): a child's 0.1 s is over before its records are read.
+ */
+START_TEST(test_exec_through_daemon)
+{
+	const char *path = out_path("dexec.fxt");
+	size_t target = 0, whole = 0, marked = 0, nr_pids = 0, k;
+	struct run *r = calloc(1, sizeof(*r));
+	struct capture_file *f;
+	uint32_t pids[64];
+	char sock[300], cmd[700];
+	pid_t d;
+	int st;
+
+	ck_assert_ptr_nonnull(r);
+	d = live_start_tmp_daemon(sock, sizeof(sock));
+	ck_assert_int_gt(d, 0);
+	snprintf(cmd, sizeof(cmd), "for i in 1 2 3 4 5 6 7 8; do %s 0.1; done", prog("nofp"));
+	RUN(r, "record", "-q", "--daemon", "--socket", sock, "-o", path, "--", "/bin/sh", "-c",
+	    cmd);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	ck_assert_msg(exit_code(r) == 0, "record failed: %s", r->err);
+	f = load(path);
+	ck_assert_msg(f->read_result == 0, "reader: %s", f->error);
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+		bool fallback = s->flags & FXT_BT_FLAG_FP_FALLBACK;
+
+		if (!leaf_is(f, s, "nf_leaf"))
+			continue;
+		target++;
+		marked += fallback;
+		whole += !fallback && has_chain(f, s, nofp_chain, 5) && reaches_entry(f, s);
+		for (k = 0; k < nr_pids && pids[k] != s->pid; k++)
+			;
+		if (k == nr_pids && nr_pids < 64)
+			pids[nr_pids++] = s->pid;
+	}
+	printf("exec through the daemon: %zu of %zu samples in nf_leaf whole and unmarked, %zu "
+	       "marked, in %zu processes\n",
+	       whole, target, marked, nr_pids);
+	ck_assert_msg(nr_pids >= 7, "only %zu of 8 children sampled in nf_leaf", nr_pids);
+	ck_assert_uint_gt(target, 200);
+	ck_assert_msg(whole * 100 >= target * 80,
+		      "%zu of %zu samples in nf_leaf whole to _start and unmarked (%zu marked)",
+		      whole, target, marked);
+	check_accounting(f);
+	unload(f);
+	free(r);
+}
+END_TEST
+
 START_TEST(test_bad_options)
 {
 	struct run r;
@@ -521,6 +583,13 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_forked_children_whole);
 	tcase_add_test(tc, test_reused_pids_whole);
 	tcase_add_test(tc, test_bad_options);
+	suite_add_tcase(s, tc);
+
+	/* through fxsamplerd: its drains decide when a new image's tables are used */
+	tc = tcase_create("daemon");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_exec_through_daemon);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1630,6 +1630,125 @@ START_TEST(test_root_preempts_user)
 }
 END_TEST
 
+/* fxsamplerd's CPU time so far (utime + stime), in seconds. */
+static double daemon_cpu_s(void)
+{
+	unsigned long long ut = 0, st = 0;
+	char path[64], buf[1024];
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)daemon_pid);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name in () may hold anything: the fields after it, utime and stime 14th and 15th */
+	p = strrchr(buf, ')');
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st),
+		2);
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* A raw session on target under --unwind=auto at freq_hz, started. */
+static int raw_session(pid_t target, uint64_t freq_hz)
+{
+	struct capture_opts o = pid_opts(target);
+	struct fxs_msg m = {.type = FXS_MSG_SETUP};
+	uint8_t buf[512];
+	int fd = raw_connect(), n;
+
+	o.freq_hz = freq_hz;
+	o.unwind = FXS_UNWIND_AUTO;
+	ck_assert_int_eq(protocol_setup_from_opts(&o, &m.setup), 0);
+	n = protocol_encode(&m, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	raw_send(fd, buf, (size_t)n);
+	expect_ok(fd, FXS_MSG_SETUP);
+	raw_request(fd, FXS_MSG_START);
+	expect_ok(fd, FXS_MSG_START);
+	return fd;
+}
+
+/* The daemon's CPU time over 2 s, once the session's start-up (tables, /proc) is past. */
+static double cpu_over_2s(void)
+{
+	double t0;
+
+	live_msleep(500);
+	t0 = daemon_cpu_s();
+	live_msleep(2000);
+	return daemon_cpu_s() - t0;
+}
+
+/*
+ * The rings wake the loop through their epoll fd: a session whose target
+ * sleeps does not spin it. A resource bound, not a latency: a loop that
+ * spun would take most of the 2 s; an idle one takes a few ms.
+ */
+START_TEST(test_idle_session_does_not_spin)
+{
+	pid_t target = fork();
+	double used;
+	int a;
+
+	ck_assert_int_ge(target, 0);
+	if (!target) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	a = raw_session(target, 999);
+	used = cpu_over_2s();
+	fprintf(stderr, "idle session: fxsamplerd used %.3f s of CPU in 2 s\n", used);
+	raw_request(a, FXS_MSG_DESTROY);
+	close(a);
+	reap(target);
+	ck_assert_msg(used < 0.3, "fxsamplerd used %.2f s of CPU in 2 s of an idle session", used);
+	ck_assert(wait_idle(5000));
+}
+END_TEST
+
+/*
+ * A client that reads nothing: once its queue passes the high-water mark
+ * the drains are skipped and the rings stay full, yet their wake fd
+ * (edge-triggered) does not spin the loop.
+ */
+START_TEST(test_backpressure_does_not_spin)
+{
+	pid_t target = spinner_as(0, 0);
+	uint64_t last = 0, bytes;
+	double used;
+	int a = raw_session(target, 20000), still = 0, i;
+
+	/* the stream stops growing once the drains are skipped */
+	for (i = 0; i < 100 && still < 3; i++) {
+		live_msleep(200);
+		bytes = status().bytes;
+		still = bytes == last ? still + 1 : 0;
+		last = bytes;
+	}
+	used = cpu_over_2s();
+	bytes = status().bytes;
+	fprintf(stderr,
+		"a client that reads nothing: %llu bytes queued for it (%s), fxsamplerd used %.3f "
+		"s of CPU in 2 s\n",
+		(unsigned long long)bytes, still >= 3 ? "no longer growing" : "still growing",
+		used);
+	close(a);
+	reap(target);
+	ck_assert_msg(still >= 3, "the stream to a client that reads nothing kept growing");
+	ck_assert_uint_eq(bytes, last);
+	ck_assert_msg(used < 0.3, "fxsamplerd used %.2f s of CPU in 2 s with drains held back",
+		      used);
+	ck_assert(wait_idle(5000));
+}
+END_TEST
+
 /* Whether the CLI is linked with the client (it goes through the daemon). */
 static bool cli_speaks_daemon(void)
 {
@@ -1666,6 +1785,8 @@ static Suite *daemon_suite(void)
 	tcase_add_test(tc, test_malformed_messages);
 	tcase_add_test(tc, test_connection_limit);
 	tcase_add_test(tc, test_sigterm_finishes_capture);
+	tcase_add_test(tc, test_idle_session_does_not_spin);
+	tcase_add_test(tc, test_backpressure_does_not_spin);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("continuous");
