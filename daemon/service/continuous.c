@@ -242,6 +242,7 @@ void cont_finish(struct daemon *d)
 {
 	struct session *s = &d->sess;
 	char part[PATH_MAX]; /* the temporary name, for the log: a commit clears it */
+	struct capture_stats st;
 	uint64_t before;
 	int err;
 
@@ -250,6 +251,7 @@ void cont_finish(struct daemon *d)
 	before = s->file_bytes;
 	err = capture_finish(s->cap);
 	d->cont_tail = s->file_bytes - before;
+	capture_stats(s->cap, &st);
 	session_clear(d);
 	if (d->tap)
 		scrape_tap_end(d->tap, clock_ns(CLOCK_BOOTTIME),
@@ -269,6 +271,16 @@ void cont_finish(struct daemon *d)
 		log_err("continuous capture '%s' failed: %s; salvaging what it holds", s->name,
 			strerror(-err));
 		salvage_outfile(d, &s->file, part, s->name, "of this daemon's failed capture");
+		return;
+	}
+	/*
+	 * Stopped as the file began (a SIGTERM waits while a new file's capture
+	 * loads): no sample, none lost, nothing to keep.
+	 */
+	if (stop_requested && !st.counters.v[FXS_CNT_WRITTEN] &&
+	    !st.counters.v[FXS_CNT_DROP_RING_FULL] && !st.offcpu.v[FXS_OC_WRITTEN]) {
+		outfile_abort(&s->file);
+		log_info("'%s' is not kept: the daemon stopped before its first sample", s->name);
 		return;
 	}
 	/* fsync, a rename that replaces nothing, the directory's fsync */
