@@ -42,7 +42,7 @@
  * within capture_next_drain_ms(): a new image's stacks are walked by frame
  * pointers (marked) for a few ms, not up to DRAIN_MS. Drains come at least
  * DRAIN_GAP_MS apart however often the rings wake us: a drain hands on only
- * records stamped 2 ms before it (capture's horizon while no write is in
+ * records stamped 1 ms before it (capture's horizon while no write is in
  * flight), so a sooner one could do little more than the last, and a host
  * full of execs would have us drain thousands of times a second.
  */
