@@ -408,16 +408,22 @@ fault:
  * been placed over: its code is gone, and what runs at its addresses now is
  * no module the walker knows yet.
  */
-static __always_inline bool cfi_stale_range(const struct fxs_cfi_walk *w,
+static __always_inline bool cfi_stale_holds(const struct fxs_cfi_stale_range *stale, __u32 n,
 					    const struct fxs_cfi_range *r)
 {
 	for (int i = 0; i < FXS_CFI_STALE; i++) {
-		if (i >= w->nr_stale)
+		if (i >= n)
 			break;
-		if (w->stale[i].start == r->start && w->stale[i].serial == r->serial)
+		if (stale[i].start == r->start && stale[i].serial == r->serial)
 			return true;
 	}
 	return false;
+}
+
+static __always_inline bool cfi_stale_range(const struct fxs_cfi_walk *w,
+					    const struct fxs_cfi_range *r)
+{
+	return cfi_stale_holds(w->stale, w->nr_stale, r);
 }
 
 /*
@@ -631,9 +637,8 @@ static __always_inline void cfi_add_stale(__u32 pid, const struct fxs_cfi_range 
 		bpf_map_delete_elem(&cfi_procs, &pid);
 		return;
 	}
-	for (int i = 0; i < FXS_CFI_STALE; i++)
-		if (i < st->n && st->r[i].start == r->start && st->r[i].serial == r->serial)
-			return;
+	if (cfi_stale_holds(st->r, st->n, r))
+		return;
 	n = st->n;
 	st->r[n % FXS_CFI_STALE].start = r->start;
 	st->r[n % FXS_CFI_STALE].serial = r->serial;
@@ -648,8 +653,8 @@ static __always_inline void cfi_add_stale(__u32 pid, const struct fxs_cfi_range 
  * is mapped there now, so every range of pid's slice that overlaps it is a
  * mapping that went (a dlclosed library), and the new mapping's code would
  * be walked by the old one's table until user space reads the new record:
- * those ranges are stale from now on. At most 16 are marked (one library
- * has a few).
+ * those ranges are stale from now on. At most FXS_CFI_STALE are marked
+ * (one library has a few; more would push out the first).
  */
 static __always_inline void cfi_area_reused(__u32 pid, __u64 addr, __u64 len)
 {
@@ -665,7 +670,7 @@ static __always_inline void cfi_area_reused(__u32 pid, __u64 addr, __u64 len)
 		return;
 	ri = cfi_range_below(proc->first_range, proc->nr_ranges, addr + len - 1);
 	/* back from the last range starting in the area while ranges reach into it */
-	for (int i = 0; i < 16 && ri >= 0 && (__u32)ri >= proc->first_range; i++, ri--) {
+	for (int i = 0; i < FXS_CFI_STALE && ri >= 0 && (__u32)ri >= proc->first_range; i++, ri--) {
 		key = ri;
 		r = bpf_map_lookup_elem(&cfi_ranges, &key);
 		if (!r || r->end <= addr)
