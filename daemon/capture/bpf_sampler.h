@@ -82,7 +82,10 @@ int bpf_sampler_counters(const struct bpf_sampler *b, struct fxs_counters *ret_t
 int bpf_sampler_untarget(struct bpf_sampler *b, uint32_t pid, bool exited);
 /* The off-CPU counters summed over CPUs (all zero without opts.offcpu). */
 int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_counters *ret);
-/* Wait up to timeout_ms for a ring to signal data (-EINTR on a signal). */
+/*
+ * Wait up to timeout_ms for a ring to signal data (-EINTR on a signal), and
+ * read what it holds; bpf_sampler's drain (sampler_read()) hands it on.
+ */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 /*
  * An fd that polls readable when a ring woke its reader (an exec, a walk that

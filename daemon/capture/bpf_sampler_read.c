@@ -154,19 +154,12 @@ int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms)
 	b->drain_until =
 		b->armed ? mono_ns() + (uint64_t)timeout_ms * 1000000ULL + DRAIN_BUDGET_NS : 0;
 	b->over_budget = false;
+	/*
+	 * What the poll reads waits in held: the drain that follows it
+	 * (capture_poll()) reads the side-band and hands on up to its horizon.
+	 */
 	n = ring_buffer__poll(b->rb, timeout_ms);
 	b->drain_until = 0;
-	if (n >= 0 || n == -EAGAIN) {
-		int err = b->sb ? sideband_read(b->sb, bpf_sampler_on_sideband, b) : 0;
-
-		/* the horizon of a drain that began before the poll's last read */
-		if (!err)
-			err = hand_on(b,
-				      b->armed ? clock_ns(CLOCK_BOOTTIME) - HOLD_NS : UINT64_MAX);
-
-		if (err)
-			return err;
-	}
 	if (b->over_budget)
 		return 0;
 	return n < 0 ? n : 0;
