@@ -9,154 +9,146 @@
 #include "util/containers.h"
 #include "util/idset.h"
 #include "report/report_internal.h"
+#include "report/report_paths.h"
 #include "report/report_svg.h"
 
 /* ---- flame graph SVG ---- */
 
-enum node_kind {
-	NODE_ROOT,
-	NODE_PROCESS,
-	NODE_THREAD,
-	NODE_SPECIAL,
-	NODE_FUNC,
-	NODE_INLINED,
-	NODE_UNRESOLVED,
-};
+/*
+ * The tree of the stacks' labels, in preorder: a node's children follow it,
+ * each after the previous child's subtree. Built from the paths sorted frame
+ * by frame (report_paths_tree_order()), so siblings come sorted by label and
+ * only the path being walked is open; 24 bytes a node, the labels interned.
+ */
+#define ROOT_LABEL UINT32_MAX
 
 struct node {
-	char *label;
-	enum node_kind kind;
+	uint32_t label; /* report_paths id; ROOT_LABEL: "all" */
+	uint32_t size;	/* nodes in its subtree, itself included */
 	uint64_t count;
-	struct node *children;
-	size_t nr, cap;
-	/* A process or thread frame: the processes and threads it holds. */
+	/* A process or thread frame: how many processes and threads it holds. */
+	uint32_t nr_pids, nr_tids;
+};
+
+struct tree {
+	struct report_paths paths;
+	struct node *v;
+	size_t n, cap;
+	unsigned depth; /* levels below the root, which is level 0 */
+};
+
+/* The open path's process and thread frames: the ids they hold. */
+struct held {
 	struct idset pids, tids;
 };
 
-static void node_free(struct node *n)
+static void held_close(struct held *h, struct node *n)
 {
-	size_t i;
-
-	for (i = 0; i < n->nr; i++)
-		node_free(&n->children[i]);
-	free(n->children);
-	free(n->label);
-	idset_free(&n->pids);
-	idset_free(&n->tids);
+	n->nr_pids = (uint32_t)h->pids.len;
+	n->nr_tids = (uint32_t)h->tids.len;
+	idset_free(&h->pids);
+	idset_free(&h->tids);
 }
 
-static struct node *node_child(struct node *n, const char *label, enum node_kind kind)
-{
-	struct node *c;
-	size_t i;
-
-	/* The last child is the likeliest: stacks of one thread come together. */
-	for (i = n->nr; i-- > 0;)
-		if (!strcmp(n->children[i].label, label))
-			return &n->children[i];
-	if (array_reserve((void **)&n->children, &n->cap, n->nr, sizeof(*n->children)))
-		return NULL;
-	c = &n->children[n->nr];
-	memset(c, 0, sizeof(*c));
-	c->label = strdup(label);
-	if (!c->label)
-		return NULL;
-	c->kind = kind;
-	n->nr++;
-	return c;
-}
-
-/* A process or thread frame holds the stack's process and thread. */
-static int node_hold(struct node *n, const struct stack *s)
+/* The stack's process and thread, in the frame that holds them. */
+static int held_add(struct held *h, const struct stack *s)
 {
 	/* idset refuses id 0, which no sampled process or thread has. */
-	return (s->pid && idset_add(&n->pids, s->pid) < 0) ||
-	       (s->tid && idset_add(&n->tids, s->tid) < 0);
+	return (s->pid && idset_add(&h->pids, s->pid) < 0) ||
+	       (s->tid && idset_add(&h->tids, s->tid) < 0);
 }
 
-static int node_order(const void *pa, const void *pb)
+static void tree_free(struct tree *t)
 {
-	return strcmp(((const struct node *)pa)->label, ((const struct node *)pb)->label);
+	report_paths_free(&t->paths);
+	free(t->v);
 }
 
-static unsigned node_depth(struct node *n)
+static enum report_label_kind node_kind(const struct tree *t, const struct node *n)
 {
-	unsigned d = 0, c;
-	size_t i;
+	return n->label == ROOT_LABEL ? LABEL_ROOT : t->paths.labels[n->label].kind;
+}
 
-	if (n->nr)
-		qsort(n->children, n->nr, sizeof(*n->children), node_order);
-	for (i = 0; i < n->nr; i++) {
-		c = node_depth(&n->children[i]);
-		if (c > d)
-			d = c;
+static const char *node_label(const struct tree *t, const struct node *n)
+{
+	return n->label == ROOT_LABEL ? "all" : t->paths.labels[n->label].text;
+}
+
+/* Close the open nodes from level `from` down; held[] is per level. */
+static void close_levels(struct tree *t, size_t *open, unsigned *nr_open, unsigned from,
+			 struct held *held)
+{
+	while (*nr_open > from) {
+		struct node *n = &t->v[open[--*nr_open]];
+		enum report_label_kind kind = node_kind(t, n);
+
+		n->size = (uint32_t)(t->n - open[*nr_open]);
+		if (kind == LABEL_PROCESS || kind == LABEL_THREAD)
+			held_close(&held[*nr_open], n);
 	}
-	return d + 1;
 }
 
-static int build_tree(struct report *r, struct node *root)
+static int build_tree(struct report *r, struct tree *t)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
-	const struct func *funcs = T(r->funcs, struct func);
-	const struct loc *locs = T(r->locs, struct loc);
-	struct sbuf b = {};
-	size_t i, k, nr;
-	int err = 0;
+	struct held *held = NULL;
+	size_t *order = NULL, *open = NULL, i, k;
+	unsigned nr_open = 0;
+	int err;
 
-	root->label = strdup("all");
-	if (!root->label)
-		return -ENOMEM;
-	root->kind = NODE_ROOT;
-	for (i = 0; i < r->stacks.n; i++) {
-		const struct stack *s = &stacks[i];
-		struct node *n = root;
-		const char *label;
-		unsigned roots = report_root_frames(r);
-		size_t fixed = roots + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
-		unsigned j = s->nr, ki = 0;
+	err = report_paths_build(r, &t->paths);
+	if (err)
+		return err;
+	t->depth = t->paths.max_len;
+	err = report_paths_tree_order(&t->paths, &order);
+	open = calloc(t->depth + 1, sizeof(*open));
+	held = calloc(t->depth + 1, sizeof(*held));
+	if (err || !open || !held || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	t->v[t->n] = (struct node){.label = ROOT_LABEL};
+	open[nr_open++] = t->n++;
+	for (i = 0; i < t->paths.nr; i++) {
+		const struct stack *s = &stacks[order[i]];
+		const uint32_t *ids = report_path(&t->paths, order[i]);
+		size_t nr = report_path_len(&t->paths, order[i]);
 
-		nr = report_stack_path(r, s, &b);
-		if (b.err) {
-			err = b.err;
-			break;
-		}
-		root->count += s->count;
-		for (k = 0, label = b.s; k < nr; k++, label += strlen(label) + 1) {
-			enum node_kind kind;
-
-			if (k == 0 && roots >= 1)
-				kind = NODE_PROCESS;
-			else if (k == 1 && roots >= 2)
-				kind = NODE_THREAD;
-			else if (k < fixed)
-				kind = NODE_SPECIAL;
-			else if (ki) {
-				/* stack_path's order: a frame, then its inlined ones. */
-				ki--;
-				kind = NODE_INLINED;
-			} else {
-				const struct loc *l = &locs[s->locs[--j]];
-				const struct func *f = &funcs[l->func];
-
-				kind = f->resolved ? NODE_FUNC
-				       : f->module ? NODE_UNRESOLVED
-						   : NODE_SPECIAL;
-				ki = l->nr_inl;
-			}
-			n = node_child(n, label, kind);
-			if (!n) {
+		/* Level k + 1 holds frame k: keep the levels this path shares. */
+		for (k = 0; k + 1 < nr_open && k < nr && t->v[open[k + 1]].label == ids[k]; k++)
+			;
+		close_levels(t, open, &nr_open, (unsigned)k + 1, held);
+		for (; k < nr; k++) {
+			if (t->n >= UINT32_MAX ||
+			    array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v))) {
 				err = -ENOMEM;
 				goto out;
 			}
+			t->v[t->n] = (struct node){.label = ids[k]};
+			open[nr_open++] = t->n++;
+		}
+		for (k = 0; k < nr_open; k++) {
+			struct node *n = &t->v[open[k]];
+			enum report_label_kind kind = node_kind(t, n);
+
 			n->count += s->count;
-			if ((kind == NODE_PROCESS || kind == NODE_THREAD) && node_hold(n, s)) {
+			if ((kind == LABEL_PROCESS || kind == LABEL_THREAD) &&
+			    held_add(&held[k], s)) {
 				err = -ENOMEM;
 				goto out;
 			}
 		}
 	}
+	close_levels(t, open, &nr_open, 0, held);
 out:
-	free(b.s);
+	if (held)
+		for (k = 0; k <= t->depth; k++) {
+			idset_free(&held[k].pids);
+			idset_free(&held[k].tids);
+		}
+	free(held);
+	free(open);
+	free(order);
 	return err;
 }
 
@@ -224,6 +216,7 @@ static void xml_text(FILE *out, const char *s)
 
 struct svg {
 	FILE *out;
+	const struct tree *tree;
 	uint64_t total;
 	double scale; /* pixels per sample */
 	unsigned height;
@@ -231,27 +224,28 @@ struct svg {
 	const char *unit; /* what a count is: ns; NULL: samples */
 };
 
-static void node_color(const struct node *n, unsigned *r, unsigned *g, unsigned *b)
+static void label_color(const char *label, enum report_label_kind kind, unsigned *r, unsigned *g,
+			unsigned *b)
 {
-	uint64_t h = fnv1a(FNV_INIT, n->label, strlen(n->label));
+	uint64_t h = fnv1a(FNV_INIT, label, strlen(label));
 
-	switch (n->kind) {
-	case NODE_ROOT:
-	case NODE_SPECIAL:
+	switch (kind) {
+	case LABEL_ROOT:
+	case LABEL_SPECIAL:
 		*r = *g = *b = 160 + (unsigned)(h % 40);
 		break;
-	case NODE_PROCESS:
-	case NODE_THREAD:
+	case LABEL_PROCESS:
+	case LABEL_THREAD:
 		*r = 80 + (unsigned)(h % 60);
 		*g = 160 + (unsigned)((h >> 8) % 60);
 		*b = 200 + (unsigned)((h >> 16) % 55);
 		break;
-	case NODE_INLINED:
+	case LABEL_INLINED:
 		*r = 60 + (unsigned)(h % 60);
 		*g = 180 + (unsigned)((h >> 8) % 50);
 		*b = 150 + (unsigned)((h >> 16) % 50);
 		break;
-	case NODE_UNRESOLVED:
+	case LABEL_UNRESOLVED:
 		*r = 200 + (unsigned)(h % 55);
 		*g = 150 + (unsigned)((h >> 8) % 50);
 		*b = 150 + (unsigned)((h >> 16) % 50);
@@ -274,27 +268,26 @@ static const char *svg_unit(const struct svg *s, uint64_t count)
  * processes and threads of a process frame of more than one process, the
  * threads of a thread frame of more than one thread. NULL: nothing to count.
  */
-static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uint64_t count,
+static void svg_frame(struct svg *s, const char *label, enum report_label_kind kind, uint64_t count,
 		      uint64_t offset, unsigned depth, const struct node *held)
 {
 	double x = SVG_PAD + (double)offset * s->scale, w = (double)count * s->scale;
 	double y = s->inverted ? SVG_HEADER + (double)depth * SVG_FRAME_H
 			       : s->height - SVG_FOOTER - (double)(depth + 1) * SVG_FRAME_H;
-	struct node tmp = {.label = (char *)label, .kind = kind};
 	unsigned r, g, b;
 	size_t chars;
 
-	node_color(&tmp, &r, &g, &b);
+	label_color(label, kind, &r, &g, &b);
 	fputs("<g><title>", s->out);
 	xml_text(s->out, label);
 	fprintf(s->out, " (%" PRIu64 " %s, %.2f%%", count, svg_unit(s, count),
 		report_pct(count, s->total));
-	if (held && held->kind == NODE_PROCESS && held->pids.len > 1)
-		fprintf(s->out, "; %zu processes, %zu thread%s", held->pids.len, held->tids.len,
-			held->tids.len == 1 ? "" : "s");
-	else if (held && held->kind == NODE_THREAD && held->tids.len > 1)
-		fprintf(s->out, "; %zu threads in %zu process%s", held->tids.len, held->pids.len,
-			held->pids.len == 1 ? "" : "es");
+	if (held && kind == LABEL_PROCESS && held->nr_pids > 1)
+		fprintf(s->out, "; %" PRIu32 " processes, %" PRIu32 " thread%s", held->nr_pids,
+			held->nr_tids, held->nr_tids == 1 ? "" : "s");
+	else if (held && kind == LABEL_THREAD && held->nr_tids > 1)
+		fprintf(s->out, "; %" PRIu32 " threads in %" PRIu32 " process%s", held->nr_tids,
+			held->nr_pids, held->nr_pids == 1 ? "" : "es");
 	fputs(")</title>", s->out);
 	fprintf(s->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" "
@@ -315,29 +308,30 @@ static void svg_frame(struct svg *s, const char *label, enum node_kind kind, uin
 
 static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsigned depth)
 {
+	const struct node *c = n + 1, *end = n + n->size, *run = NULL;
 	uint64_t off = offset, run_off = 0, run_count = 0;
-	size_t i, run_nr = 0;
+	size_t run_nr = 0;
 
 	if ((double)n->count * s->scale < SVG_MIN_W)
 		return;
-	svg_frame(s, n->label, n->kind, n->count, offset, depth, n);
-	for (i = 0; i <= n->nr; i++) {
-		const struct node *c = i < n->nr ? &n->children[i] : NULL;
-		bool narrow = c && (double)c->count * s->scale < SVG_MERGE_W;
+	svg_frame(s, node_label(s->tree, n), node_kind(s->tree, n), n->count, offset, depth, n);
+	for (;; c += c->size) {
+		bool narrow = c < end && (double)c->count * s->scale < SVG_MERGE_W;
 
 		/* A run of narrow siblings ends: one frame for all of them. */
 		if (!narrow && run_nr > 1 && (double)run_count * s->scale >= SVG_MIN_W) {
 			char label[64];
 
 			snprintf(label, sizeof(label), "[%zu frames, each under a pixel]", run_nr);
-			svg_frame(s, label, NODE_SPECIAL, run_count, run_off, depth + 1, NULL);
+			svg_frame(s, label, LABEL_SPECIAL, run_count, run_off, depth + 1, NULL);
 		} else if (!narrow && run_nr == 1) {
-			svg_node(s, &n->children[i - 1], run_off, depth + 1);
+			svg_node(s, run, run_off, depth + 1);
 		}
-		if (!c)
+		if (c >= end)
 			break;
 		if (narrow) {
 			if (!run_nr++) {
+				run = c;
 				run_off = off;
 				run_count = 0;
 			}
@@ -352,20 +346,24 @@ static void svg_node(struct svg *s, const struct node *n, uint64_t offset, unsig
 
 int report_write_svg(struct report *r, FILE *out)
 {
-	struct node root = {};
-	struct svg s = {
-		.out = out, .inverted = r->svg_inverted, .unit = r->time_mode ? "ns" : NULL};
+	struct tree t = {};
+	struct svg s = {.out = out,
+			.tree = &t,
+			.inverted = r->svg_inverted,
+			.unit = r->time_mode ? "ns" : NULL};
+	const struct node *root;
 	unsigned depth;
 	int err;
 
 	err = report_prepare(r);
 	if (!err)
-		err = build_tree(r, &root);
+		err = build_tree(r, &t);
 	if (err)
 		goto out;
-	depth = node_depth(&root);
-	s.total = root.count;
-	s.scale = root.count ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)root.count : 0;
+	root = &t.v[0];
+	depth = t.depth + 1;
+	s.total = root->count;
+	s.scale = root->count ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)root->count : 0;
 	s.height = SVG_HEADER + depth * SVG_FRAME_H + SVG_FOOTER;
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -390,17 +388,17 @@ int report_write_svg(struct report *r, FILE *out)
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH, s.height, SVG_WIDTH, s.height, SVG_WIDTH, SVG_PAD, SVG_CHAR_W,
-		SVG_FRAME_H, root.count, SVG_FONT, SVG_WIDTH, s.height, SVG_WIDTH / 2, root.count,
-		svg_unit(&s, root.count), s.inverted ? " (inverted)" : "", SVG_PAD,
+		SVG_FRAME_H, root->count, SVG_FONT, SVG_WIDTH, s.height, SVG_WIDTH / 2, root->count,
+		svg_unit(&s, root->count), s.inverted ? " (inverted)" : "", SVG_PAD,
 		SVG_WIDTH - SVG_PAD, SVG_WIDTH - SVG_PAD - 70, SVG_PAD, s.height - 9,
 		SVG_WIDTH - SVG_PAD, s.height - 9);
-	if (root.count)
-		svg_node(&s, &root, 0, 0);
+	if (root->count)
+		svg_node(&s, root, 0, 0);
 	fputs(report_svg_script, out);
 	fputs("</svg>\n", out);
 	if (ferror(out))
 		err = -EIO;
 out:
-	node_free(&root);
+	tree_free(&t);
 	return err;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/report_internal.h"
+#include "report/report_paths.h"
 
 /* ---- folded ---- */
 
@@ -140,64 +141,44 @@ size_t report_stack_path(const struct report *r, const struct stack *s, struct s
 	return n;
 }
 
-struct folded_line {
-	char *text;
-	uint64_t count;
-};
-
-static int folded_order(const void *pa, const void *pb)
+/* Path i's folded line: its labels separated by ';'. */
+static void put_line(FILE *out, const struct report_paths *p, size_t i)
 {
-	return strcmp(((const struct folded_line *)pa)->text,
-		      ((const struct folded_line *)pb)->text);
+	const uint32_t *ids = report_path(p, i);
+	size_t k, n = report_path_len(p, i);
+
+	for (k = 0; k < n; k++) {
+		if (k)
+			fputc(';', out);
+		fputs(p->labels[ids[k]].text, out);
+	}
 }
 
 int report_write_folded(struct report *r, FILE *out)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
-	struct folded_line *lines = NULL;
-	struct sbuf b = {};
-	size_t i, k, n = 0;
+	struct report_paths p;
+	size_t *order = NULL, i, k;
 	int err;
 
 	err = report_prepare(r);
+	if (!err)
+		err = report_paths_build(r, &p);
 	if (err)
 		return err;
-	lines = calloc(r->stacks.n ? r->stacks.n : 1, sizeof(*lines));
-	if (!lines)
-		return -ENOMEM;
-	for (i = 0; i < r->stacks.n; i++) {
-		size_t nr = report_stack_path(r, &stacks[i], &b);
-
-		if (b.err) {
-			err = b.err;
-			goto out;
-		}
-		/* The NULs between the labels become ';'. */
-		for (k = 0; nr && k + 1 < b.len; k++)
-			if (!b.s[k])
-				b.s[k] = ';';
-		lines[n].text = strdup(b.s);
-		if (!lines[n].text) {
-			err = -ENOMEM;
-			goto out;
-		}
-		lines[n++].count = stacks[i].count;
-	}
-	qsort(lines, n, sizeof(*lines), folded_order);
+	err = report_paths_text_order(&p, &order);
 	/* Different pcs in the same functions fold into one line. */
-	for (i = 0; i < n; i = k) {
+	for (i = 0; !err && i < p.nr; i = k) {
 		uint64_t count = 0;
 
-		for (k = i; k < n && !strcmp(lines[k].text, lines[i].text); k++)
-			count += lines[k].count;
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, count);
+		for (k = i; k < p.nr && !report_paths_text_cmp(&p, order[k], order[i]); k++)
+			count += stacks[order[k]].count;
+		put_line(out, &p, order[i]);
+		fprintf(out, " %" PRIu64 "\n", count);
 	}
-	if (ferror(out))
+	if (!err && ferror(out))
 		err = -EIO;
-out:
-	for (i = 0; i < n; i++)
-		free(lines[i].text);
-	free(lines);
-	free(b.s);
+	free(order);
+	report_paths_free(&p);
 	return err;
 }
