@@ -5,7 +5,12 @@
  * 4 threads, one module mapped, stacks of 8..40 frames drawn from a few
  * hundred call paths, 10 kHz timestamps.
  *
- *   fxtgen FILE [N]        (N defaults to 1000000)
+ * "host" draws them as a busy host's would be (report at scale, issue 39):
+ * a new process every 500 samples with 1-4 threads, stacks of 8..60 frames
+ * whose outer half comes from 64 call paths and whose inner frames from 20,000
+ * functions, so most stacks differ, as a C++ build's do.
+ *
+ *   fxtgen FILE [N [host]]        (N defaults to 1000000)
  */
 #include <errno.h>
 #include <stdint.h>
@@ -25,13 +30,14 @@ int main(int argc, char **argv)
 	static const uint8_t build_id[20] = {0xfe, 0xed};
 	const uint64_t pid = 4242, base = 0x555555554000ULL;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000;
+	int host = argc > 3 && !strcmp(argv[3], "host");
 	uint64_t frames[64], seed = 88172645463325252ULL;
 	struct fxt_stream *s;
 	FILE *f;
 	int err = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: fxtgen FILE [N]\n");
+		fprintf(stderr, "usage: fxtgen FILE [N [host]]\n");
 		return 2;
 	}
 	f = fopen(argv[1], "we");
@@ -56,7 +62,7 @@ int main(int argc, char **argv)
 					sizeof(build_id));
 	if (!err)
 		err = fxt_stream_mmap(s, 1, pid, 0, 5, base + 0x1000, 0x100000, 0x1000);
-	for (unsigned long i = 0; !err && i < n; i++) {
+	for (unsigned long i = 0; !err && !host && i < n; i++) {
 		unsigned nr, path;
 
 		seed ^= seed << 13;
@@ -67,6 +73,38 @@ int main(int argc, char **argv)
 		for (unsigned k = 0; k < nr; k++)
 			frames[k] = base + 0x1000 + ((path * 7919 + k * 104729) % 0xff000);
 		err = fxt_stream_backtrace(s, 1000 + i * 100000, pid, pid + i % 4, 0, frames, nr);
+	}
+	for (unsigned long i = 0; !err && host && i < n; i++) {
+		uint64_t hpid = 10000 + (i / 500) * 8, tid;
+		unsigned nr, outer, path, k;
+
+		if (i % 500 == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "cc1plus-%lu", (i / 500) % 7);
+			err = fxt_stream_process(s, hpid, name);
+			for (unsigned t = 0; !err && t < 1 + (i / 500) % 4; t++)
+				err = fxt_stream_thread(s, hpid, hpid + t, name);
+			if (!err)
+				err = fxt_stream_module(s, 1, hpid, 0, "/usr/bin/fxtgen-target",
+							build_id, sizeof(build_id));
+			if (!err)
+				err = fxt_stream_mmap(s, 1, hpid, 0, 5, base + 0x1000, 0x1000000,
+						      0x1000);
+		}
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		nr = 8 + seed % 53;
+		path = (seed >> 8) % 64;
+		outer = nr / 2;
+		/* Innermost first: the inner frames vary, the outer ones follow a path. */
+		for (k = 0; k < nr - outer; k++)
+			frames[k] = base + 0x1000 + ((seed >> (k % 40)) % 20000) * 0x200 + k;
+		for (; k < nr; k++)
+			frames[k] = base + 0x1000 + (path * 131 + (nr - k) * 977) % 20000 * 0x200;
+		tid = hpid + (seed >> 20) % (1 + (i / 500) % 4);
+		err = fxt_stream_backtrace(s, 1000 + i * 100000, hpid, tid, 0, frames, nr);
 	}
 	if (!err)
 		err = fxt_stream_flush(s);

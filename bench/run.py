@@ -11,7 +11,9 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,r,s,t,u,v)
+  FXS_BENCH_R_MAX         largest generated capture of section r (default 1000000;
+                          report_scale.py)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
   FXS_BENCH_HTTP_SECONDS  length of each continuous capture of section s (default 60)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
@@ -30,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import report_scale
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -946,6 +950,13 @@ def section_s():
 
 # --- g. report throughput ----------------------------------------------------------
 
+def report_samples(path):
+    """The sample count report gives a file, or None."""
+    r = subprocess.run([FXS, "report", "--top", "1", path], capture_output=True, text=True)
+    m = re.search(r"^Samples: (\d+)", r.stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
 def section_g():
     log("== g. report throughput")
     r = subprocess.run([FXS, "report", "--help"], capture_output=True, text=True)
@@ -1426,6 +1437,7 @@ def table():
         else:
             print("\ng. report on %d samples: %s samples/s, peak RSS %s kB" % (
                 g["samples"], fmt(g["samples_per_s"]), fmt(g["peak_rss_kb"])))
+    report_scale.table(s)
     if "h_rss" in s:
         h = s["h_rss"]
         print("\nh. record peak RSS over %.0f s (%s samples): %.1f MB total, %.1f MB ring buffers, "
@@ -1538,6 +1550,10 @@ def main():
             section_h()
         if want("g"):
             section_g()
+        if want("r"):
+            report_scale.section_r({"run": run, "log": log, "fxs": FXS, "fxtgen": FXTGEN,
+                                    "tmp": TMP, "here": HERE, "results": results,
+                                    "target": target, "samples": report_samples})
         if want("o"):
             section_o()
         if want("k"):
