@@ -66,6 +66,23 @@ ALL_CFLAGS += -DHAVE_MICROHTTPD
 HTTP_LIBS  := $(shell pkg-config --libs libmicrohttpd)
 endif
 endif
+# C++ and Rust names are demangled with libiberty's cplus_demangle
+# (libiberty-dev: /usr/include/libiberty/demangle.h and a static libiberty.a,
+# found for CC's own arch). Without it, or with NO_LIBIBERTY=1 (or when LIBS
+# is given on the command line), report shows names as the symbol tables
+# spell them (symbols/demangle.h).
+ifeq ($(origin LIBS),command line)
+NO_LIBIBERTY := 1
+endif
+ifneq ($(NO_LIBIBERTY),1)
+ifneq ($(wildcard /usr/include/libiberty/demangle.h),)
+ifneq ($(shell $(CC) -print-file-name=libiberty.a 2>/dev/null),libiberty.a)
+ALL_CFLAGS  += -DHAVE_LIBIBERTY
+IBERTY_LIBS := -liberty
+LIBS        += $(IBERTY_LIBS)
+endif
+endif
+endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 
@@ -279,6 +296,7 @@ check-deb: progs
 HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/null && \
 	command -v clang-format >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod libmicrohttpd && command -v valgrind >/dev/null && \
+	test -f /usr/include/libiberty/demangle.h && command -v c++filt >/dev/null && test -x /usr/bin/rustc && \
 	command -v go >/dev/null && command -v debootstrap >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
@@ -394,7 +412,7 @@ deb:
 # check-report's count of what a capped debuginfod fetch wrote).
 BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-config \
 	      libsystemd-dev make gcc binutils libdw-dev libdebuginfod-dev clang-format \
-	      libmicrohttpd-dev
+	      libmicrohttpd-dev libiberty-dev
 # make cross: file checks the results; debootstrap (in TEST_DEPS) makes the
 # Debian 13 build root; python3 reads kernel images for make vmlinux ARCH=...
 BUILD_DEPS += file python3
@@ -406,6 +424,9 @@ TEST_DEPS  += qemu-user-static
 # make check compares the CFI tables of Debian's arm64 and riscv64 libc and
 # ld.so (arch all packages, under /usr/TRIPLET/lib) with readelf's.
 TEST_DEPS  += libc6-arm64-cross libc6-riscv64-cross
+# check-report's demangle tier: Debian's rustc (legacy and v0 mangling), and
+# clang++ (from clang) compiling a C++ source, named as c++filt (binutils) names them.
+TEST_DEPS  += rustc
 # check_kernel (check-live) compares record --kernel with perf record -g.
 TEST_DEPS  += linux-perf
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
@@ -481,7 +502,8 @@ cross-static: $(CROSS_BINS) $(CROSS_PROGS)
 
 ifeq ($(FXS_STATIC),1)
 STATIC_LIBS := $(shell PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig \
-		 pkg-config --static --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
+		 pkg-config --static --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz) \
+		 $(IBERTY_LIBS)
 ALL_CFLAGS  += -Idaemon/static
 endif
 

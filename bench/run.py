@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,r,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,n,o,r,s,t,u,v)
   FXS_BENCH_R_MAX         largest generated capture of section r (default 1000000;
                           report_scale.py)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
@@ -19,6 +19,8 @@ Environment:
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
   (m: mapping events against /proc reads, record --no-mmap-events, on make -j2
   of bench/progs/minibuild, with -p and -a; at most 4 rounds, about 2 minutes)
+  (n: report's cost of demangling, --top of a clang++ -O2 -c capture with and
+  without --no-demangle, ROUNDS rounds in a shuffled order)
   FXS_BENCH_OUT           results file (default bench/results.json)
 """
 import json
@@ -985,6 +987,54 @@ def section_g():
         target("g: report >= 1M samples/s", "%.2fM/s" % (v / 1e6), ">= 1M/s", v >= 1e6)
 
 
+# --- n. the cost of demangling -----------------------------------------------------
+
+def section_n():
+    """report --top of a clang++ -O2 -c capture (libLLVM's and libclang-cpp's C++
+    symbols) with and without --no-demangle: wall time and peak RSS, side by side."""
+    log("== n. report: the cost of demangling (clang++ capture)")
+    src = os.path.join(TOP, "tests", "report", "demangle", "templates.cpp")
+    if not shutil.which("clang++"):
+        results["sections"]["n_demangle"] = {"status": "NOT RUN: clang++ missing"}
+        return
+    fxt = os.path.join(TMP, "clang.fxt")
+    rc, o, e, _, _ = run([FXS, "record", "-q", "-F", "999", "-o", fxt, "--", "clang++", "-O2",
+                          "-c", src, "-o", os.path.join(TMP, "templates.o")])
+    if rc != 0:
+        results["sections"]["n_demangle"] = {"status": "NOT RUN: record failed: " + e[-200:]}
+        return
+    conds = {"demangled": [], "no-demangle": []}
+    wall = {k: [] for k in conds}
+    rss = {k: [] for k in conds}
+    for i in range(ROUNDS):
+        order = list(conds)
+        random.shuffle(order)
+        for k in order:
+            extra = ["--no-demangle"] if k == "no-demangle" else []
+            rc, o, e, w, ru = run(["/usr/bin/time", "-v", FXS, "report", "--no-debuginfod",
+                                   "--top", "20"] + extra + [fxt])
+            m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", e)
+            wall[k].append(w * 1000 if rc == 0 else None)
+            rss[k].append(int(m.group(1)) if m else None)
+    rc, o, e, _, _ = run([FXS, "report", "--no-debuginfod", "--top", "100000", fxt])
+    funcs = sum(1 for line in o.splitlines() if re.match(r"^ +\d+ +[\d.]+% +\d+ +[\d.]+% ", line))
+    sec = {"samples": fxt_samples(fxt), "functions": funcs,
+           "wall_ms": {k: stats(v) for k, v in wall.items()},
+           "peak_rss_kb": {k: stats(v) for k, v in rss.items()},
+           "wall_ratio": stats([a / b for a, b in zip(wall["demangled"], wall["no-demangle"])
+                                if a and b]),
+           "rss_ratio": stats([a / b for a, b in zip(rss["demangled"], rss["no-demangle"])
+                               if a and b])}
+    results["sections"]["n_demangle"] = sec
+
+
+def fxt_samples(path):
+    r = subprocess.run([FXS, "report", "--no-debuginfod", "--top", "1", path],
+                       capture_output=True, text=True)
+    m = re.search(r"^Samples: (\d+)", r.stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
 # --- table -------------------------------------------------------------------------
 
 # --- o. off-CPU: a context-switch-heavy target, fxsampler vs offcputime ------
@@ -1438,6 +1488,18 @@ def table():
             print("\ng. report on %d samples: %s samples/s, peak RSS %s kB" % (
                 g["samples"], fmt(g["samples_per_s"]), fmt(g["peak_rss_kb"])))
     report_scale.table(s)
+    if "n_demangle" in s:
+        n = s["n_demangle"]
+        if "status" in n:
+            print("\nn. demangling: %s" % n["status"])
+        else:
+            print("\nn. report --top of a clang++ -O2 -c capture (%s samples, %s functions):"
+                  " demangled %s ms, %s kB peak RSS; --no-demangle %s ms, %s kB"
+                  " (ratios %s, %s)" % (
+                      n["samples"], n["functions"], fmt(n["wall_ms"]["demangled"]),
+                      fmt(n["peak_rss_kb"]["demangled"]), fmt(n["wall_ms"]["no-demangle"]),
+                      fmt(n["peak_rss_kb"]["no-demangle"]), fmt(n["wall_ratio"], digits=2),
+                      fmt(n["rss_ratio"], digits=2)))
     if "h_rss" in s:
         h = s["h_rss"]
         print("\nh. record peak RSS over %.0f s (%s samples): %.1f MB total, %.1f MB ring buffers, "
@@ -1554,6 +1616,8 @@ def main():
             report_scale.section_r({"run": run, "log": log, "fxs": FXS, "fxtgen": FXTGEN,
                                     "tmp": TMP, "here": HERE, "results": results,
                                     "target": target, "samples": report_samples})
+        if want("n"):
+            section_n()
         if want("o"):
             section_o()
         if want("k"):

@@ -17,6 +17,8 @@ arches="arm64 riscv64"
 pkgs="make pkg-config file"
 for a in $arches; do
 	pkgs="$pkgs crossbuild-essential-$a libbpf-dev:$a libelf-dev:$a zlib1g-dev:$a libzstd-dev:$a"
+	# demangling (symbols/demangle.h): libiberty.a of the arch
+	pkgs="$pkgs libiberty-dev:$a"
 done
 # tests/progs/leafchain on riscv64: GCC 12's leaf frame saves s0 but not ra.
 pkgs="$pkgs gcc-12-riscv64-linux-gnu"

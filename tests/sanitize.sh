@@ -54,6 +54,11 @@ asan()
 			libs="$libs $(pkg-config --libs libdebuginfod)"
 		fi
 	fi
+	# libiberty (a static archive) to demangle, as the Makefile links it.
+	if [ -f /usr/include/libiberty/demangle.h ]; then
+		cflags="$cflags -DHAVE_LIBIBERTY"
+		libs="$libs -liberty"
+	fi
 	check_cflags=$(pkg-config --cflags check 2>/dev/null || true)
 	check_libs=$(pkg-config --libs check 2>/dev/null || echo -lcheck)
 

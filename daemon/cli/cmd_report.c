@@ -20,7 +20,7 @@ static const char report_usage[] =
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"                        [--debuginfod-max-size SIZE] [--debuginfod-max-time DUR]\n"
 	"                        [--debuginfod-total-size SIZE] [--debuginfod-total-time DUR]\n"
-	"                        [--no-kernel]\n"
+	"                        [--no-kernel] [--no-demangle]\n"
 	"\n"
 	"Symbolize a capture with the ELF files on disk and show where the time went.\n"
 	"\n"
@@ -55,6 +55,8 @@ static const char report_usage[] =
 	"      --off-cpu      time off the CPU by stack, in ns (a capture made with\n"
 	"                     record --off-cpu), instead of samples\n"
 	"      --no-kernel    leave out the kernel frames (of a capture with kernel stacks)\n"
+	"      --no-demangle  C++ and Rust names as the symbol tables spell them\n"
+	"                     (_ZN4llvm...), not demangled (llvm::...)\n"
 	"      --wall         wall time by stack, in ns: samples times the period plus\n"
 	"                     the off-CPU intervals\n"
 	"  -h, --help         this text\n";
@@ -99,6 +101,7 @@ int cmd_report(int argc, char **argv)
 		OPT_DI_MAX_TIME,
 		OPT_DI_TOTAL_SIZE,
 		OPT_DI_TOTAL_TIME,
+		OPT_NO_DEMANGLE,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -116,6 +119,7 @@ int cmd_report(int argc, char **argv)
 		{"lines", no_argument, NULL, OPT_LINES},
 		{"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
 		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
 		{"wide", no_argument, NULL, OPT_WIDE},
 		{"svg-inverted", no_argument, NULL, OPT_SVG_INVERTED},
 		{"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -192,6 +196,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_KERNEL:
 			o.no_kernel = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.no_demangle = true;
 			break;
 		case OPT_NO_DEBUGINFOD:
 			o.no_debuginfod = true;

@@ -14,6 +14,7 @@
 #include "report/offcpu.h"
 #include "report/report.h"
 #include "report/report_internal.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 
 void report_table_free(struct table *t)
@@ -55,14 +56,20 @@ struct report *report__new(const struct report_opts *opts)
 		r->kern.hide = opts->no_kernel;
 		r->sym = opts->symbolizer;
 		r->sym_borrowed = !!opts->symbolizer;
+		r->dm = opts->no_demangle ? NULL : opts->demangler;
+		r->dm_borrowed = !!r->dm;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	if (!r->sym)
 		r->sym = symbolizer__new(&so);
+	if (!r->dm && !(opts && opts->no_demangle))
+		r->dm = demangler__new();
 	r->off = offcpu__new();
-	if (!r->sym || !r->off) {
+	if (!r->sym || !r->off || (!r->dm && !(opts && opts->no_demangle))) {
 		if (!r->sym_borrowed)
 			symbolizer__free(r->sym);
+		if (!r->dm_borrowed)
+			demangler__free(r->dm);
 		offcpu__free(r->off);
 		free(r);
 		errno = ENOMEM;
@@ -97,10 +104,18 @@ void report__free(struct report *r)
 	names_free(&r->tnames);
 	for (i = 0; i < r->nr_counters; i++)
 		free(r->counters[i].name);
+	for (i = 0; i < r->nr_unwind; i++)
+		free(r->unwind[i].name);
+	for (i = 0; i < r->nr_unwind_offcpu; i++)
+		free(r->unwind_offcpu[i].name);
+	for (i = 0; i < r->nr_cfi_tables; i++)
+		free(r->cfi_tables[i].name);
 	free(r->deltas);
 	free(r->samples_v);
 	if (!r->sym_borrowed)
 		symbolizer__free(r->sym);
+	if (!r->dm_borrowed)
+		demangler__free(r->dm);
 	offcpu__free(r->off);
 	report_kernel_free(&r->kern);
 	free(r);
@@ -344,8 +359,8 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	return 0;
 }
 
-/* The capture's totals counter: keep its latest values. */
-static int add_counters(struct report *r, const struct fxt_record *rec)
+/* A counter record of the capture's: keep its latest values in c (*nr of them). */
+static int add_counters(struct counter *c, unsigned *nr, const struct fxt_record *rec)
 {
 	unsigned i, j;
 
@@ -355,18 +370,18 @@ static int add_counters(struct report *r, const struct fxt_record *rec)
 		if (!a->name || (a->type != FXT_ARG_UINT64 && a->type != FXT_ARG_UINT32 &&
 				 a->type != FXT_ARG_INT64 && a->type != FXT_ARG_INT32))
 			continue;
-		for (j = 0; j < r->nr_counters; j++)
-			if (!strcmp(r->counters[j].name, a->name))
+		for (j = 0; j < *nr; j++)
+			if (!strcmp(c[j].name, a->name))
 				break;
-		if (j == r->nr_counters) {
+		if (j == *nr) {
 			if (j == FXT_READER_MAX_ARGS)
 				continue;
-			r->counters[j].name = strdup(a->name);
-			if (!r->counters[j].name)
+			c[j].name = strdup(a->name);
+			if (!c[j].name)
 				return -ENOMEM;
-			r->nr_counters++;
+			(*nr)++;
 		}
-		r->counters[j].value = a->u;
+		c[j].value = a->u;
 	}
 	return 0;
 }
@@ -423,8 +438,16 @@ int report_add(struct report *r, const struct fxt_record *rec)
 		return err;
 	case FXT_RT_EVENT:
 		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
-		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, "samples"))
-			return add_counters(r, rec);
+		    !strcmp(rec->category, "fxsampler")) {
+			if (!strcmp(rec->name, "samples"))
+				return add_counters(r->counters, &r->nr_counters, rec);
+			if (!strcmp(rec->name, "unwind"))
+				return add_counters(r->unwind, &r->nr_unwind, rec);
+			if (!strcmp(rec->name, "unwind_offcpu"))
+				return add_counters(r->unwind_offcpu, &r->nr_unwind_offcpu, rec);
+			if (!strcmp(rec->name, "cfi_tables"))
+				return add_counters(r->cfi_tables, &r->nr_cfi_tables, rec);
+		}
 		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))
 			add_clock(r, rec);

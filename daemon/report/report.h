@@ -16,6 +16,7 @@
 
 #include "symbols/debuginfod_fetch.h"
 
+struct demangler;
 struct fxt_record;
 struct symbolizer;
 
@@ -77,6 +78,14 @@ struct report_opts {
 	 * report makes its own.
 	 */
 	struct symbolizer *symbolizer;
+	/* Show C++ and Rust names as the symbol tables spell them (--no-demangle). */
+	bool no_demangle;
+	/*
+	 * A memo of demangled names the caller owns (fxsamplerd's HTTP windows
+	 * share one across scrapes, beside their symbolizer); NULL: the report
+	 * makes its own. Unused with no_demangle.
+	 */
+	struct demangler *demangler;
 };
 
 struct report;

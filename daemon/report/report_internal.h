@@ -25,6 +25,7 @@
 #include "report/report.h"
 #include "util/hash.h"
 
+struct demangler;
 struct offcpu;
 struct symbolizer;
 struct symbolizer_mapping;
@@ -84,7 +85,9 @@ struct loc {
 };
 
 struct func {
-	const char *name;   /* owned by the symbolizer, or a literal */
+	const char *name; /* owned by the symbolizer or the demangler, or a literal */
+	/* The name in the symbol table (pprof's system_name): mangled, or name. */
+	const char *system_name;
 	const char *module; /* module path or NULL */
 	bool resolved;
 	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
@@ -156,7 +159,9 @@ struct report {
 	uint64_t pid, tid;
 	uint64_t period_ns;
 	struct symbolizer *sym;
-	bool sym_borrowed; /* report_opts.symbolizer: the caller's, fed by the caller */
+	bool sym_borrowed;    /* report_opts.symbolizer: the caller's, fed by the caller */
+	struct demangler *dm; /* NULL: --no-demangle */
+	bool dm_borrowed;     /* report_opts.demangler: the caller's */
 
 	struct table procs;   /* struct name_ent, by pid */
 	struct table tnames;  /* struct name_ent, by tid */
@@ -172,6 +177,13 @@ struct report {
 	size_t nr_deltas, cap_deltas;
 	struct counter counters[FXT_READER_MAX_ARGS];
 	unsigned nr_counters;
+	/*
+	 * The CFI walker's counters ("unwind", "unwind_offcpu": why walks ended
+	 * or fell back; "cfi_tables": evicted, failed), for the header's why.
+	 */
+	struct counter unwind[FXT_READER_MAX_ARGS], unwind_offcpu[FXT_READER_MAX_ARGS],
+		cfi_tables[FXT_READER_MAX_ARGS];
+	unsigned nr_unwind, nr_unwind_offcpu, nr_cfi_tables;
 	bool records_dropped;
 	/* The capture's "clock" event (FXT_CLOCK_EVENT), when it has one. */
 	bool have_clock;

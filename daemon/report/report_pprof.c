@@ -436,7 +436,8 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, name);
-		pb_uint(&m, 3, name);
+		/* system_name = 3: the mangled name, as Go's pprof keeps it */
+		pb_uint(&m, 3, f->system_name ? str_index(&st, f->system_name) : name);
 		/* filename = 4, start_line = 5: the source when DWARF gave it. */
 		pb_uint(&m, 4, str_index(&st, f->file ?: f->module ?: ""));
 		pb_uint(&m, 5, f->start_line);

@@ -6,6 +6,7 @@
 
 #include "util/containers.h"
 #include "report/report_internal.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 
 void report_unprepare(struct report *r)
@@ -75,10 +76,31 @@ static int get_func(struct report *r, const char *name, const char *module, bool
 	f = &T(r->funcs, struct func)[r->funcs.n];
 	memset(f, 0, sizeof(*f));
 	f->name = name;
+	f->system_name = name;
 	f->module = module;
 	f->resolved = resolved;
 	*ret = r->funcs.n++;
 	return 0;
+}
+
+/*
+ * The function a symbol names: by its demangled name (demangled once per
+ * distinct name, symbols/demangle.h), with the symbol's own as its
+ * system_name. Two symbols one name demangles from (a constructor's C1 and
+ * C2, two instances of a Rust generic) are one function, as in perf and pprof.
+ */
+static int get_symbol_func(struct report *r, const char *symbol, const char *module, bool resolved,
+			   size_t *ret)
+{
+	const char *name = resolved && r->dm ? demangler_name(r->dm, symbol) : symbol;
+	int err;
+
+	if (!name)
+		return -ENOMEM;
+	err = get_func(r, name, module, resolved, ret);
+	if (!err && name != symbol)
+		T(r->funcs, struct func)[*ret].system_name = symbol;
+	return err;
 }
 
 /* The first declaration DWARF gives a function is its pprof filename and start_line. */
@@ -146,7 +168,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		return get_kernel_loc(r, pid, pc, h, ret);
 	err = symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	if (!err)
-		err = get_func(r, sf.function, sf.module, sf.resolved, &func);
+		err = get_symbol_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)
 		return err;
 	func_set_source(r, func, sf.decl_file, sf.decl_line);
@@ -158,7 +180,7 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	for (i = 0; i < sf.nr_inlined; i++) {
 		const struct dwarf_frame *df = &sf.inlined[i];
 
-		err = get_func(r, df->function, sf.module, true, &inl[i].func);
+		err = get_symbol_func(r, df->function, sf.module, true, &inl[i].func);
 		if (err) {
 			free(inl);
 			return err;

@@ -40,6 +40,60 @@ static int thread_order(const void *pa, const void *pb)
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+/* The value of counter name among c[0..n), 0 when absent. */
+static uint64_t counter_of(const struct counter *c, unsigned n, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return c[i].value;
+	return 0;
+}
+
+/*
+ * The stacks the CFI walker (--unwind=auto) took on by frame pointers, and
+ * why it had no table where it fell back: the capture's own counts of each
+ * reason (its "unwind" counter, every process of the capture), with the
+ * table cache's evictions and failures behind "no_table".
+ */
+static void print_fallback(const struct report *r, FILE *out)
+{
+	bool off = r->time_mode == REPORT_OFFCPU;
+	const struct counter *c = off ? r->unwind_offcpu : r->unwind;
+	unsigned n = off ? r->nr_unwind_offcpu : r->nr_unwind;
+	uint64_t all = counter_of(c, n, "fp_fallback"), jit = counter_of(c, n, "no_module"),
+		 table = counter_of(c, n, "no_table"), proc = counter_of(c, n, "no_process"),
+		 row = all > jit + table + proc ? all - jit - table - proc : 0;
+	uint64_t evicted = counter_of(r->cfi_tables, r->nr_cfi_tables, "evicted"),
+		 failed = counter_of(r->cfi_tables, r->nr_cfi_tables, "failed"),
+		 cap = counter_of(r->cfi_tables, r->nr_cfi_tables, "cap_bytes");
+
+	fprintf(out, "Stacks by frame pointers: %" PRIu64 " (%.2f%%)%s\n", r->fp_fallback,
+		report_pct(r->fp_fallback, r->samples),
+		all ? "; the CFI walker had no table for" : "");
+	if (!all)
+		return;
+	if (table) {
+		fprintf(out, "  %9" PRIu64 " a module (not made yet", table);
+		if (evicted || failed)
+			fprintf(out,
+				", %" PRIu64 " evicted past --cfi-memory %" PRIu64 "M, %" PRIu64
+				" failed",
+				evicted, cap >> 20, failed);
+		fprintf(out, ")\n");
+	}
+	if (jit)
+		fprintf(out,
+			"  %9" PRIu64
+			" a pc in no file (JIT or anonymous code, or a mapping not read yet)\n",
+			jit);
+	if (proc)
+		fprintf(out, "  %9" PRIu64 " the process (its first milliseconds)\n", proc);
+	if (row)
+		fprintf(out, "  %9" PRIu64 " a pc in its module's CFI\n", row);
+}
+
 static void write_header(struct report *r, FILE *out)
 {
 	size_t procs = 0, i, j;
@@ -71,8 +125,7 @@ static void write_header(struct report *r, FILE *out)
 		fprintf(out, "Truncated stacks: %" PRIu64 " (%.2f%%)\n", r->truncated,
 			report_pct(r->truncated, r->samples));
 	if (r->fp_fallback)
-		fprintf(out, "Stacks by frame pointers (before tables): %" PRIu64 " (%.2f%%)\n",
-			r->fp_fallback, report_pct(r->fp_fallback, r->samples));
+		print_fallback(r, out);
 	for (i = 0; i < r->nr_counters; i++)
 		if (!strncmp(r->counters[i].name, "dropped_", 8))
 			dropped += r->counters[i].value;

@@ -10,6 +10,7 @@
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
 #include "service/scrape.h"
+#include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
 #include "util/containers.h"
 
@@ -39,6 +40,7 @@ struct scrape_window {
 
 struct scrape_tap {
 	struct symbolizer *sym;	   /* for every window, as long as the tap lives */
+	struct demangler *dm;	   /* beside it: each name demangled once, not per scrape */
 	struct report *names;	   /* the current stream's process and thread names */
 	struct fxt_reader *rd;	   /* the current stream; NULL between streams */
 	uint64_t ticks_per_second; /* of the current stream */
@@ -68,8 +70,10 @@ struct scrape_tap *scrape_tap__new(const char *debug_dir)
 		return NULL;
 	}
 	t->sym = symbolizer__new(&so);
+	t->dm = demangler__new();
 	t->names_opts.symbolizer = t->sym;
-	t->names = t->sym ? report__new(&t->names_opts) : NULL;
+	t->names_opts.demangler = t->dm;
+	t->names = t->sym && t->dm ? report__new(&t->names_opts) : NULL;
 	if (!t->names) {
 		scrape_tap__free(t);
 		errno = ENOMEM;
@@ -88,6 +92,7 @@ void scrape_tap__free(struct scrape_tap *t)
 	fxt_reader__free(t->rd);
 	report__free(t->names);
 	symbolizer__free(t->sym);
+	demangler__free(t->dm);
 	free(t);
 }
 
@@ -321,6 +326,7 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 {
 	struct report_opts o = {.period_ns = period_ns,
 				.symbolizer = t->sym,
+				.demangler = t->dm,
 				.time_mode = offcpu ? REPORT_OFFCPU : REPORT_SAMPLES};
 	struct scrape_window *w = calloc(1, sizeof(*w));
 

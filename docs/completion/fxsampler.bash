@@ -89,8 +89,8 @@ _fxsampler()
 				--svg-inverted --perf-script --split-threads --split-processes
 				--no-thread-frames --merge-threads --pid --tid --debug-dir
 				--no-debuginfod --debuginfod-max-size --debuginfod-max-time
-				--debuginfod-total-size --debuginfod-total-time --no-kernel --off-cpu
-				--wall --help' -- "$cur"))
+				--debuginfod-total-size --debuginfod-total-time --no-kernel --no-demangle
+				--off-cpu --wall --help' -- "$cur"))
 		else
 			# captures, gzip-compressed ones too
 			_filedir 'fxt?(.gz)'

@@ -10,16 +10,18 @@
 #   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
 #   towers   the default flame graph of 200 short processes and 100 short threads of
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
+#   demangle C++ (clang++ compiling templates) and Rust (legacy and v0) names against
+#            c++filt, in --top, folded stacks and pprof (tests/report/demangle.sh);
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, the token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers http").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers http}
+tests=${TESTS:-names debuginfod caps svg towers demangle http}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -437,6 +439,18 @@ towers_tier()
 		alpha_leaf beta_leaf gamma_leaf || fail "towers in Chromium (screenshot $s/shot.png)"
 }
 
+# --- C++ and Rust names against c++filt (tests/report/demangle.sh) ---
+demangle_tier()
+{
+	mkdir -p "$tmp/demangle"
+	set -- sh tests/report/demangle.sh "$bin" "$tmp/demangle"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "demangle"
+	else
+		"$@" || fail "demangle"
+	fi
+}
+
 # --- fxsamplerd's HTTP endpoint (tests/report/http.sh) ---
 http_tier()
 {
@@ -455,6 +469,7 @@ for t in $tests; do
 	svg) svg_tier ;;
 	towers) towers_tier ;;
 	http) http_tier ;;
+	demangle) demangle_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;

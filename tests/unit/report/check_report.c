@@ -215,6 +215,27 @@ START_TEST(test_top_not_symbolized)
 }
 END_TEST
 
+/* An "fxsampler" counter record named name with up to four values (a NULL name ends them). */
+static void add_counter(struct report *r, const char *name, const char *n1, uint64_t v1,
+			const char *n2, uint64_t v2, const char *n3, uint64_t v3, const char *n4,
+			uint64_t v4)
+{
+	struct fxt_record rec = {.type = FXT_RT_EVENT,
+				 .subtype = FXT_EVENT_COUNTER,
+				 .category = "fxsampler",
+				 .name = name};
+	const char *names[] = {n1, n2, n3, n4};
+	const uint64_t values[] = {v1, v2, v3, v4};
+
+	for (unsigned i = 0; i < 4 && names[i]; i++) {
+		rec.args[i].type = FXT_ARG_UINT64;
+		rec.args[i].name = names[i];
+		rec.args[i].u = values[i];
+		rec.nr_args = i + 1;
+	}
+	ck_assert_int_eq(report_add(r, &rec), 0);
+}
+
 /*
  * A stack the CFI walker went on by frame pointers is counted in the top
  * view's header, and groups with the same frames walked by tables (the
@@ -229,8 +250,22 @@ START_TEST(test_fp_fallback)
 	ck_assert_int_eq(rec_backtrace(r, 13 * MS, 100, 101, FXT_BT_FLAG_FP_FALLBACK, rec, 3), 0);
 	ck_assert_int_eq(rec_backtrace(r, 14 * MS, 100, 101, 0, rec, 3), 0);
 	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
-	ck_assert_ptr_nonnull(strstr(capture_text(&c),
-				     "\nStacks by frame pointers (before tables): 1 (10.00%)\n"));
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c), "\nStacks by frame pointers: 1 (10.00%)\n\n"));
+	free(c.buf);
+	/* With the capture's counters, why the walker fell back: each reason it counted. */
+	add_counter(r, "unwind", "fp_fallback", 5, "no_module", 2, "no_table", 1, "no_process", 1);
+	add_counter(r, "cfi_tables", "evicted", 3, "failed", 0, "cap_bytes", 16 << 20, NULL, 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c),
+		       "\nStacks by frame pointers: 1 (10.00%); the CFI walker had no table for\n"
+		       "          1 a module (not made yet, 3 evicted past --cfi-memory 16M, 0 "
+		       "failed)\n"
+		       "          2 a pc in no file (JIT or anonymous code, or a mapping not read "
+		       "yet)\n"
+		       "          1 the process (its first milliseconds)\n"
+		       "          1 a pc in its module's CFI\n\n"));
 	free(c.buf);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 	ck_assert_ptr_nonnull(

@@ -4,6 +4,7 @@
 
 #include "pprof_reader.h"
 #include "report_fixture.h"
+#include "symbols/demangle.h"
 
 START_TEST(test_pprof)
 {
@@ -295,6 +296,96 @@ START_TEST(test_pprof_go_tool)
 }
 END_TEST
 
+/* The function named name in pr: its system_name, or NULL when there is none. */
+static const char *system_name_of(const struct profile *pr, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < pr->nr_functions; i++)
+		if (!strcmp(pr->strings[pr->function_names[i]], name))
+			return pr->strings[pr->function_system_names[i]];
+	return NULL;
+}
+
+/*
+ * Functions under a C++ and a Rust legacy symbol (the fixture's fxs_cxx and
+ * fxs_rust): in pprof, the demangled name in name and the symbol in
+ * system_name, as Go's profiles have them; demangled in the top view and
+ * folded stacks; the symbols with no_demangle; and in a window of
+ * fxsamplerd's endpoint, through the caller's demangler, each name once.
+ */
+START_TEST(test_pprof_demangle)
+{
+	const uint64_t pcs[] = {BASE + nm_addr("_ZN3fxs5alphaEi") + 1,
+				BASE + nm_addr("_ZN3fxs4beta17h0123456789abcdefE") + 4,
+				BASE + a_main + 4};
+	struct report_opts raw = {.no_demangle = true}, wo = {0};
+	struct report_pprof_window w = {.time_nanos = 1, .duration_nanos = 1000000};
+	struct profile pr = {0};
+	struct demangler *d;
+	struct capture c;
+	struct report *r;
+	uint8_t *unz;
+	size_t len;
+
+	if (!demangle_available()) {
+		fprintf(stderr, "SKIP: test_pprof_demangle: built without libiberty; NOT RUN\n");
+		return;
+	}
+	ck_assert_uint_gt(pcs[0], BASE + 1);
+	ck_assert_uint_gt(pcs[1], BASE + 4);
+	r = new_report(NULL);
+	ck_assert_int_eq(rec_backtrace(r, 15 * MS, 100, 101, 0, pcs, 3), 0);
+	pprof_of(r, &pr);
+	check_tables(&pr);
+	ck_assert_str_eq(system_name_of(&pr, "fxs::alpha(int)"), "_ZN3fxs5alphaEi");
+	ck_assert_str_eq(system_name_of(&pr, "fxs::beta"), "_ZN3fxs4beta17h0123456789abcdefE");
+	ck_assert_str_eq(system_name_of(&pr, "main"), "main");
+	free_profile(&pr);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_ptr_nonnull(
+		strstr(capture_text(&c), "\nprog;worker;main;fxs::beta;fxs::alpha(int) 1\n"));
+	free(c.buf);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_ptr_nonnull(strstr(capture_text(&c), "  fxs::alpha(int) [prog]\n"));
+	free(c.buf);
+	report__free(r);
+
+	r = new_report(&raw);
+	ck_assert_int_eq(rec_backtrace(r, 15 * MS, 100, 101, 0, pcs, 3), 0);
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	ck_assert_ptr_nonnull(strstr(capture_text(&c), "\nprog;worker;main;"
+						       "_ZN3fxs4beta17h0123456789abcdefE;"
+						       "_ZN3fxs5alphaEi 1\n"));
+	free(c.buf);
+	pprof_of(r, &pr);
+	ck_assert_str_eq(system_name_of(&pr, "_ZN3fxs5alphaEi"), "_ZN3fxs5alphaEi");
+	free_profile(&pr);
+	report__free(r);
+
+	d = demangler__new();
+	ck_assert_ptr_nonnull(d);
+	wo.demangler = d;
+	for (int round = 0; round < 2; round++) {
+		r = new_report(&wo);
+		ck_assert_int_eq(rec_backtrace(r, 15 * MS, 100, 101, 0, pcs, 3), 0);
+		ck_assert_int_eq(report_write_pprof_window(r, capture_open(&c), &w), 0);
+		capture_text(&c);
+		unz = gunzip(c.buf, c.len, &len);
+		memset(&pr, 0, sizeof(pr));
+		parse_profile(unz, len, &pr);
+		ck_assert_str_eq(system_name_of(&pr, "fxs::alpha(int)"), "_ZN3fxs5alphaEi");
+		free_profile(&pr);
+		free(unz);
+		free(c.buf);
+		report__free(r);
+		/* the second window finds both names demangled by the first */
+		ck_assert_uint_eq(demangler_demangled(d), 2);
+	}
+	demangler__free(d);
+}
+END_TEST
+
 /*
  * A pc in two mappings one after the other (a library closed and another
  * opened at its address): two locations, one per mapping, each with its own
@@ -353,6 +444,7 @@ static Suite *report_pprof_suite(void)
 	tcase_add_test(formats, test_pprof_go_build_id);
 	tcase_add_test(formats, test_pprof_go_tool);
 	tcase_add_test(formats, test_pprof_remapped);
+	tcase_add_test(formats, test_pprof_demangle);
 	/* go tool pprof starts slowly the first time; valgrind slows everything. */
 	tcase_set_timeout(formats, 120);
 	suite_add_tcase(s, formats);

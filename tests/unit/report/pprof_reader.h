@@ -67,6 +67,7 @@ struct profile {
 	uint64_t value_sum, cpu_sum; /* the two sample values */
 	unsigned max_location_ids;
 	uint64_t function_names[64];
+	uint64_t function_system_names[64];
 	uint64_t location_ids[64], location_used[64];
 	uint64_t function_ids[64], function_used[64];
 	uint64_t sample_types[2][2];
@@ -224,6 +225,8 @@ static FIXTURE_FN void parse_profile(const uint8_t *data, size_t len, struct pro
 					pr->function_ids[pr->nr_functions] = v2;
 				if (f2 == 2)
 					pr->function_names[pr->nr_functions] = v2;
+				if (f2 == 3)
+					pr->function_system_names[pr->nr_functions] = v2;
 			}
 			pr->nr_functions++;
 			break;

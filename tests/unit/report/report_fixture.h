@@ -44,7 +44,13 @@ static const char prog_src[] =
 	"\"\\tnop\\n\\tnop\\n\\tnop\\n\\tnop\\n\\tret\\n\"\n"
 	"\".globl fxs_outer\\n.type fxs_outer, %function\\nfxs_outer:\\n\\tnop\\n\\tret\\n\"\n"
 	"\".size fxs_outer, . - fxs_outer\\n\");\n"
-	"int main(int argc, char **argv) { return fxs_beta(argc) > 100; }\n";
+	/* C functions under a C++ and a Rust legacy symbol, for the demangling tests */
+	"int fxs_cxx(int x) __asm__(\"_ZN3fxs5alphaEi\");\n"
+	"__attribute__((noinline)) int fxs_cxx(int x) { return x + 7; }\n"
+	"int fxs_rust(int x) __asm__(\"_ZN3fxs4beta17h0123456789abcdefE\");\n"
+	"__attribute__((noinline)) int fxs_rust(int x) { return fxs_cxx(x) * 5; }\n"
+	"int main(int argc, char **argv) { return fxs_beta(argc) > 100 || fxs_rust(argc) > 100; "
+	"}\n";
 
 #define BUILD_ID "00112233445566778899aabbccddeeff00112233"
 #define BASE	 0x560000000000ULL
