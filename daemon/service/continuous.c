@@ -477,8 +477,9 @@ fail:
 /*
  * The memory ceiling (memory.h): every MEM_CHECK_EVERY_S, a heap over
  * MEM_HEAP_CAP asks the next stream to start the scrapes' symbolizer over,
- * and a continuous file is closed early for it, at most once per
- * MEM_RENEW_EVERY_S (a file may otherwise run for max_file_age).
+ * and the host capture (a continuous file, or the scrapes' own) is ended
+ * early for it, at most once per MEM_RENEW_EVERY_S (a file may otherwise run
+ * for max_file_age, the scrapes' capture as long as scrapes come).
  */
 static void cont_mem_check(struct daemon *d)
 {
@@ -492,10 +493,12 @@ static void cont_mem_check(struct daemon *d)
 	if (!d->tap || mem_heap_bytes() <= MEM_HEAP_CAP)
 		return;
 	d->mem_renew = true;
-	if (s->cap && !s->owner && !s->on_demand && now >= d->mem_renewed_s + MEM_RENEW_EVERY_S) {
+	if (s->cap && !s->owner && now >= d->mem_renewed_s + MEM_RENEW_EVERY_S) {
+		/* the scrapes' own capture restarts as soon as http.c sees it stopped */
 		log_info("'%s' closes early: the heap holds %llu MiB, over %llu MiB, and a new "
-			 "file lets the symbol caches start over",
-			 s->name, (unsigned long long)(mem_heap_bytes() >> 20),
+			 "stream lets the symbol caches start over",
+			 s->on_demand ? "the host capture for the HTTP scrapes" : s->name,
+			 (unsigned long long)(mem_heap_bytes() >> 20),
 			 (unsigned long long)(MEM_HEAP_CAP >> 20));
 		d->mem_renewed_s = now;
 		cont_finish(d);
