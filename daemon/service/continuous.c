@@ -356,12 +356,11 @@ void cont_start_for(struct daemon *d, bool on_demand)
 	s->on_demand = on_demand;
 	/* the new stream records every process again: the symbol caches can start over */
 	if (d->tap && d->mem_renew && !scrape_tap_renew_symbols(d->tap)) {
-		log_info("http: the symbol caches start over: the heap held %llu MiB, over %llu "
-			 "MiB",
+		log_info("http: the symbol caches start over: the heap held %llu MiB once the host "
+			 "capture ended, over %llu MiB",
 			 (unsigned long long)(mem_heap_bytes() >> 20),
-			 (unsigned long long)(MEM_HEAP_CAP >> 20));
+			 (unsigned long long)(MEM_SYMBOLS_CAP >> 20));
 		d->mem_renew = false;
-		d->mem_renewed_s = mono_s();
 		mem_trim();
 	}
 	if (d->tap && scrape_tap_begin(d->tap, clock_ns(CLOCK_BOOTTIME)))
@@ -475,35 +474,38 @@ fail:
 }
 
 /*
- * The memory ceiling (memory.h): every MEM_CHECK_EVERY_S, a heap over
- * MEM_HEAP_CAP asks the next stream to start the scrapes' symbolizer over,
- * and the host capture (a continuous file, or the scrapes' own) is ended
- * early for it, at most once per MEM_RENEW_EVERY_S (a file may otherwise run
- * for max_file_age, the scrapes' capture as long as scrapes come).
+ * The memory ceiling (memory.h): every MEM_CHECK_EVERY_MS, a heap over
+ * MEM_HEAP_CAP ends the host capture (a continuous file, or the scrapes'
+ * own, which http.c restarts) once it ran MEM_MIN_RUN_S, which frees its
+ * bookkeeping of the host's processes; a heap still over MEM_SYMBOLS_CAP
+ * then has the next stream start the scrapes' symbolizer over. A client's
+ * session is never ended for it.
  */
 static void cont_mem_check(struct daemon *d)
 {
 	struct session *s = &d->sess;
-	int64_t now = mono_s();
+	int64_t now = mono_ms();
+	uint64_t heap;
 
-	if (now < d->mem_checked_s + MEM_CHECK_EVERY_S)
+	if (now < d->mem_checked_ms + MEM_CHECK_EVERY_MS)
 		return;
-	d->mem_checked_s = now;
-	mem_trim();
-	if (!d->tap || mem_heap_bytes() <= MEM_HEAP_CAP)
-		return;
-	d->mem_renew = true;
-	if (s->cap && !s->owner && now >= d->mem_renewed_s + MEM_RENEW_EVERY_S) {
-		/* the scrapes' own capture restarts as soon as http.c sees it stopped */
-		log_info("'%s' closes early: the heap holds %llu MiB, over %llu MiB, and a new "
-			 "stream lets the symbol caches start over",
-			 s->on_demand ? "the host capture for the HTTP scrapes" : s->name,
-			 (unsigned long long)(mem_heap_bytes() >> 20),
-			 (unsigned long long)(MEM_HEAP_CAP >> 20));
-		d->mem_renewed_s = now;
-		cont_finish(d);
-		d->cont_retry_at = 0;
+	d->mem_checked_ms = now;
+	if (mono_s() >= d->mem_trimmed_s + 10) {
+		d->mem_trimmed_s = mono_s();
+		mem_trim();
 	}
+	heap = mem_heap_bytes();
+	if (heap <= MEM_HEAP_CAP || !s->cap || s->owner || mono_s() < s->started_s + MEM_MIN_RUN_S)
+		return;
+	cont_finish(d);
+	d->cont_retry_at = 0;
+	mem_trim();
+	d->mem_renew = d->tap && mem_heap_bytes() > MEM_SYMBOLS_CAP;
+	log_info("the host capture ended early: the heap held %llu MiB, over %llu MiB; %llu MiB "
+		 "once it ended%s",
+		 (unsigned long long)(heap >> 20), (unsigned long long)(MEM_HEAP_CAP >> 20),
+		 (unsigned long long)(mem_heap_bytes() >> 20),
+		 d->mem_renew ? ", so the symbol caches start over" : "");
 }
 
 void cont_tick(struct daemon *d)

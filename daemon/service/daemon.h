@@ -151,10 +151,11 @@ struct daemon {
 	 */
 	uint64_t cont_max_turn, cont_prev_turn, cont_tail;
 	/*
-	 * The memory ceiling (memory.h): when the heap was looked at and the
-	 * scrapes' symbolizer last started over; renew: at the next stream.
+	 * The memory ceiling (memory.h): when the heap was looked at (ms) and
+	 * last trimmed (s); renew: the scrapes' symbolizer starts over at the
+	 * next stream.
 	 */
-	int64_t mem_checked_s, mem_renewed_s;
+	int64_t mem_checked_ms, mem_trimmed_s;
 	bool mem_renew;
 	struct refusal_log refusals[REFUSAL_UIDS];
 	struct http *http;	/* the HTTP endpoint, when http_listen is set */

@@ -271,6 +271,20 @@ END_TEST
 
 /* --- the memory soak --- */
 
+/* How many lines of the file at path hold needle. */
+static unsigned count_lines(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	unsigned n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
 static unsigned long rss_kib(pid_t pid)
 {
 	char path[64], line[256];
@@ -465,9 +479,13 @@ START_TEST(test_memory_ceiling)
 	failed += reap_load(kids, 64);
 	ck_assert_int_eq(stop_daemon(d), 0);
 	printf("soak: %u s, %u scrapes, %u user captures, %u failed; RSS %lu KiB at the first "
-	       "sample, %lu KiB at most (ceiling %llu KiB); fds at most %u (ceiling %u)\n",
+	       "sample, %lu KiB at most (ceiling %llu KiB); fds at most %u (ceiling %u); the host "
+	       "capture ended early %u times for the heap, the symbol caches started over %u "
+	       "times\n",
 	       seconds, scrapes, captures, failed, first_rss, max_rss,
-	       (unsigned long long)(ceiling >> 10), max_fds, fd_ceiling);
+	       (unsigned long long)(ceiling >> 10), max_fds, fd_ceiling,
+	       count_lines(log, "the host capture ended early"),
+	       count_lines(log, "the symbol caches start over"));
 	ck_assert_msg(!failed, "%u of the soak's scrapes and captures failed", failed);
 }
 END_TEST
