@@ -126,7 +126,7 @@ BINS := fxsampler fxsamplerd
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live check-report check-systemd check-deb \
+.PHONY: all check check-asan check-valgrind check-live bench-soak check-report check-systemd check-deb \
 	check-browser \
 	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
@@ -362,6 +362,17 @@ bench: all
 			$$missing >/dev/null; } || \
 		echo "bench: could not install$$missing; the bench skips what is missing"; fi
 	$(MAKE) -C bench
+
+# The daemon's memory ceiling over a long soak (fxsamplerd(8), MEMORY):
+# continuous mode, a scrape every 5 s, a user's capture every 30 s, an exec
+# loop; RSS and open fds every 10 s against the ceiling. SOAK_SECONDS long
+# (1800 by default); make check-live runs the same case for 60 s.
+bench-soak: all progs $(OUTPUT)/tests/live/check_daemon_limits
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "SKIP: bench-soak needs root (BPF + perf_event_open); NOT RUN"; exit 0; fi; \
+	CK_RUN_CASE=soak FXS_SOAK_SECONDS=$(or $(SOAK_SECONDS),1800) \
+		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs \
+		$(OUTPUT)/tests/live/check_daemon_limits
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \

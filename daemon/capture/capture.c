@@ -437,6 +437,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		err = -errno;
 		goto fail;
 	}
+	fxt_stream_set_budget(c->fxt, opts->max_bytes);
 	err = write_config(c);
 	if (!err && opts->kernel) {
 		c->kstacks = kstacks__new(NULL);

@@ -64,6 +64,11 @@ struct capture_opts {
 	void *warn_ctx;
 	uint32_t unwind;	/* enum fxs_unwind_mode (record --unwind); 0: fp */
 	uint64_t cfi_cap_bytes; /* the CFI tables' memory cap (record --cfi-memory) */
+	/*
+	 * The stream's byte budget (fxt_stream_set_budget()): continuous mode's
+	 * max_file_size less what the finish writes. 0: none.
+	 */
+	uint64_t max_bytes;
 };
 
 /* The CFI tables' memory cap when none is given: 16 MiB, 2 M rows; its bounds. */
@@ -83,7 +88,8 @@ struct capture_stats {
 	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
 	struct cfi_tables_stats cfi;
-	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walked by frame pointers */
+	unsigned cfi_fallback;	    /* enum bpf_cfi_cause: why auto walked by frame pointers */
+	uint64_t over[FXT_OVER_NR]; /* records opts.max_bytes kept out (enum fxt_over_kind) */
 };
 
 struct capture;

@@ -143,8 +143,27 @@ static int write_mmap_counters(struct capture *c, uint64_t ts, bool *ret_dropped
 				  MAPS_NR);
 }
 
+/*
+ * What the byte budget (capture_opts.max_bytes) kept out of the file, a
+ * counter event "file_budget", only when it kept something out.
+ */
+static int write_budget_counters(struct capture *c, uint64_t ts, bool *ret_dropped)
+{
+	static const char *const names[FXT_OVER_NR] = {"samples", "mappings", "other"};
+	uint64_t v[FXT_OVER_NR];
+
+	for (unsigned k = 0; k < FXT_OVER_NR; k++)
+		v[k] = fxt_stream_over(c->fxt, k);
+	*ret_dropped = v[FXT_OVER_SAMPLES] || v[FXT_OVER_MAPPINGS] || v[FXT_OVER_OTHER];
+	if (!*ret_dropped)
+		return 0;
+	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "file_budget", 0, names, v,
+				  FXT_OVER_NR);
+}
+
 int capture_write_counters(struct capture *c, uint64_t ts)
 {
+	bool budget_dropped = false;
 	bool maps_dropped = false;
 	struct fxs_offcpu_counters off = {0};
 	const char *names[FXS_CNT_NR + 1];
@@ -185,9 +204,11 @@ int capture_write_counters(struct capture *c, uint64_t ts)
 		err = cfi_capture_write(c->cfi, c->fxt, ts);
 	if (!err)
 		err = write_mmap_counters(c, ts, &maps_dropped);
+	if (!err)
+		err = write_budget_counters(c, ts, &budget_dropped);
 	if (!err &&
-	    (maps_dropped || total.v[FXS_CNT_DROP_RING_FULL] || total.v[FXS_CNT_DROP_NO_REGS] ||
-	     off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
+	    (maps_dropped || budget_dropped || total.v[FXS_CNT_DROP_RING_FULL] ||
+	     total.v[FXS_CNT_DROP_NO_REGS] || off.v[FXS_OC_RING_FULL] || off.v[FXS_OC_NO_STORAGE]))
 		err = fxt_stream_dropped(c->fxt);
 out:
 	free(per_cpu);
@@ -212,6 +233,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
 			adjust_offcpu(c, &ret->offcpu);
 	capture_mmap_counters(c, ret->maps);
+	for (unsigned k = 0; c->fxt && k < FXT_OVER_NR; k++)
+		ret->over[k] = fxt_stream_over(c->fxt, k);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }

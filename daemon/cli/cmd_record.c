@@ -27,6 +27,7 @@
 #include "capture/guard.h"
 #include "capture/kfeatures.h"
 #include "capture/procinfo.h"
+#include "fxt/fxt_kstack.h"
 #include "fxt/fxt_reader.h"
 
 #define DRAIN_INTERVAL_MS  100
@@ -341,6 +342,9 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 	while ((n = fxt_reader_next(r, &rec)) > 0) {
 		if (rec.type == FXT_RT_KOBJ)
 			idset_add(rec.subtype == FXT_OBJ_THREAD ? &threads : &procs, rec.koid);
+		/* the daemon's stream names what its kallsyms could not: the warning's count */
+		if (rec.type == FXT_RT_BLOB && rec.name && !strcmp(rec.name, FXT_KSYMS_BLOB))
+			ret->kernel_unresolved += fxt_ksyms_unnamed(rec.blob, rec.blob_len);
 		if (rec.type != FXT_RT_EVENT || rec.subtype != FXT_EVENT_COUNTER || !rec.name)
 			continue;
 		if (!strncmp(rec.name, "cpu", 3)) {

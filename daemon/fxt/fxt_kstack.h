@@ -57,5 +57,12 @@ size_t fxt_ksym_format(char *buf, size_t size, uint32_t id, uint64_t offset, con
 		       const char *module);
 /* Parse the line at *p (up to end): true and *p past its newline; false: malformed. */
 bool fxt_ksym_parse(const char **p, const char *end, struct fxt_ksym_line *ret);
+/*
+ * How many lines of one FXT_KSYMS_BLOB payload no symbol named ("[unknown]",
+ * module "-"): what `record`'s summary warns of, read back from the stream
+ * the daemon sent (the client never sees the daemon's capture). A malformed
+ * line ends the count.
+ */
+uint64_t fxt_ksyms_unnamed(const void *data, size_t len);
 
 #endif /* FXS_DAEMON_FXT_FXT_KSTACK_H */

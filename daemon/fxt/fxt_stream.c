@@ -59,6 +59,8 @@ struct fxt_stream {
 	uint8_t thread_buckets[FXT_THREAD_BUCKETS];
 	unsigned nr_threads;
 	uint64_t clock;
+	uint64_t budget;	    /* fxt_stream_set_budget(); 0: none */
+	uint64_t over[FXT_OVER_NR]; /* records the budget dropped */
 };
 
 static unsigned thread_bucket(uint64_t pid, uint64_t tid)
@@ -336,6 +338,28 @@ int fxt_stream_error(const struct fxt_stream *s)
 	return s->err ? s->err : s->buf.err;
 }
 
+void fxt_stream_set_budget(struct fxt_stream *s, uint64_t budget)
+{
+	s->budget = budget;
+}
+
+uint64_t fxt_stream_over(const struct fxt_stream *s, unsigned kind)
+{
+	return kind < FXT_OVER_NR ? s->over[kind] : 0;
+}
+
+/*
+ * Whether a record of kind is dropped for the budget (and counted). A failed
+ * stream drops nothing: its calls return the error.
+ */
+static bool over_budget(struct fxt_stream *s, unsigned kind)
+{
+	if (!s->budget || fxt_stream_error(s) || fxt_stream_bytes(s) < s->budget)
+		return false;
+	s->over[kind]++;
+	return true;
+}
+
 /*
  * A kernel object record named name, with one argument arg_name = *arg
  * (none when arg is NULL); the strings are interned in that order.
@@ -346,6 +370,8 @@ static int stream_kobj(struct fxt_stream *s, unsigned obj_type, uint64_t koid, c
 	struct fxt_sref nref;
 	int err;
 
+	if (over_budget(s, FXT_OVER_OTHER))
+		return 0;
 	err = stream_begin(s);
 	if (!err)
 		err = stream_sref(s, name, &nref);
@@ -393,6 +419,8 @@ int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64
 	/* Check first so that a rejected sample costs no thread record. */
 	if (!nr_frames || nr_frames > 255 || !frames || (bt_flags & ~FXT_BT_FLAGS_KNOWN))
 		return -EINVAL;
+	if (over_budget(s, FXT_OVER_SAMPLES))
+		return 0;
 	err = stream_thread_ref(s, pid, tid, &tref);
 	if (!err)
 		err = fxt_put_backtrace(&s->buf, ts, tref, bt_flags, frames, nr_frames);
@@ -411,6 +439,8 @@ int fxt_stream_module(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t 
 		return err;
 	if (build_id_len > FXT_MAX_SHORT_NAME || (build_id_len && !build_id))
 		return -EINVAL;
+	if (over_budget(s, FXT_OVER_MAPPINGS))
+		return 0;
 	/* The tail of a path names the file; its head is the least useful part. */
 	if (len > FXT_MAX_SHORT_NAME) {
 		path += len - FXT_MAX_SHORT_NAME;
@@ -435,6 +465,8 @@ int fxt_stream_mmap(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint16_t mo
 	/* Three bits: ELF p_flags PF_X/PF_W/PF_R (§3.5). */
 	if (flags > 7)
 		return -EINVAL;
+	if (over_budget(s, FXT_OVER_MAPPINGS))
+		return 0;
 	err = stream_process_ref(s, pid, &tref);
 	if (!err)
 		err = fxt_put_mmap(&s->buf, ts, tref, module_id, flags, start, size, vaddr);
@@ -485,6 +517,8 @@ int fxt_stream_instant(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t
 		       const char *category, const char *name, const char *const *names,
 		       const uint64_t *values, unsigned nr)
 {
+	if (over_budget(s, FXT_OVER_OTHER))
+		return 0;
 	return stream_event(s, FXT_EVENT_INSTANT, ts, pid, tid, category, name, 0, names, values,
 			    nr);
 }
@@ -499,6 +533,10 @@ int fxt_stream_blob(struct fxt_stream *s, const char *name, const void *data, si
 		return err;
 	if (len > FXT_MAX_BLOB_LEN)
 		return -EINVAL;
+	/* a kernel stack goes with the backtrace after it */
+	if (over_budget(s, name && !strcmp(name, "fxsampler.kstack") ? FXT_OVER_SAMPLES
+								     : FXT_OVER_OTHER))
+		return 0;
 	err = stream_sref(s, name, &nref);
 	if (!err)
 		err = fxt_put_blob(&s->buf, nref, FXT_BLOB_RAW, data, len);
@@ -527,6 +565,8 @@ int fxt_stream_context_switch(struct fxt_stream *s, uint64_t ts, unsigned cpu, u
 		return err;
 	if (cpu > 0xffff || out_state > 0xf)
 		return -EINVAL;
+	if (over_budget(s, FXT_OVER_OTHER))
+		return 0;
 	err = stream_sref(s, out_idle ? "outgoing_weight" : "incoming_weight", &arg.name);
 	if (!err)
 		err = fxt_put_context_switch(&s->buf, ts, cpu, out_state, out_idle ? 0 : out_tid,

@@ -39,6 +39,25 @@ uint64_t fxt_stream_bytes(const struct fxt_stream *s);
  */
 int fxt_stream_error(const struct fxt_stream *s);
 
+/*
+ * A byte budget (continuous mode's max_file_size, less what the file's
+ * finish will write; 0: none, the default): once the stream holds budget
+ * bytes, the records that a target can multiply (samples, mappings and
+ * modules, processes, threads, blobs, context switches, instants) are
+ * dropped and counted by kind, and the calls return 0. Counters, the
+ * dropped-records event and the string and thread tables that they need are
+ * always written: the file ends with its accounting.
+ */
+enum fxt_over_kind {
+	FXT_OVER_SAMPLES,  /* backtraces (and a kernel stack's blob) */
+	FXT_OVER_MAPPINGS, /* module and mmap records */
+	FXT_OVER_OTHER,	   /* processes, threads, other blobs, context switches, instants */
+	FXT_OVER_NR,
+};
+void fxt_stream_set_budget(struct fxt_stream *s, uint64_t budget);
+/* How many records of kind (enum fxt_over_kind) the budget dropped. */
+uint64_t fxt_stream_over(const struct fxt_stream *s, unsigned kind);
+
 int fxt_stream_process(struct fxt_stream *s, uint64_t pid, const char *name);
 /*
  * The same with a "cmdline" string argument (left out when cmdline is NULL

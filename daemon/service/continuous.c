@@ -19,6 +19,7 @@
 #include "util/io.h"
 #include "util/outfile.h"
 #include "service/daemon.h"
+#include "service/memory.h"
 #include "service/rotate.h"
 #include "service/scrape.h"
 
@@ -33,6 +34,17 @@
  * write before one has been measured.
  */
 #define CONT_TAIL_GUESS (16 * 1024)
+
+/*
+ * What the next finish is taken to write: what the last one wrote (or a
+ * guess), at most half of max_file_size, as rotate_due() caps its reserve.
+ */
+static uint64_t cont_tail_reserve(const struct daemon *d)
+{
+	uint64_t tail = d->cont_tail ? d->cont_tail : CONT_TAIL_GUESS;
+
+	return tail < d->cfg.max_file_size / 2 ? tail : d->cfg.max_file_size / 2;
+}
 
 /* --- continuous mode --- */
 
@@ -291,8 +303,18 @@ void cont_finish(struct daemon *d)
 			d->cfg.directory, part, s->name, strerror(-err));
 		return;
 	}
-	log_info("wrote '%s/%s' (%llu bytes)", d->cfg.directory, s->name,
-		 (unsigned long long)s->file_bytes);
+	if (st.over[FXT_OVER_SAMPLES] || st.over[FXT_OVER_MAPPINGS] || st.over[FXT_OVER_OTHER])
+		log_warn("wrote '%s/%s' (%llu bytes); kept out for max_file_size = %llu: %llu "
+			 "samples, %llu mapping records, %llu other records (its 'file_budget' "
+			 "counter)",
+			 d->cfg.directory, s->name, (unsigned long long)s->file_bytes,
+			 (unsigned long long)d->cfg.max_file_size,
+			 (unsigned long long)st.over[FXT_OVER_SAMPLES],
+			 (unsigned long long)st.over[FXT_OVER_MAPPINGS],
+			 (unsigned long long)st.over[FXT_OVER_OTHER]);
+	else
+		log_info("wrote '%s/%s' (%llu bytes)", d->cfg.directory, s->name,
+			 (unsigned long long)s->file_bytes);
 	strcpy(d->cont_last, s->name);
 	d->cont_last_mtime = time(NULL);
 }
@@ -332,6 +354,15 @@ void cont_start_for(struct daemon *d, bool on_demand)
 		return;
 	s->tap = d->tap;
 	s->on_demand = on_demand;
+	/* the new stream records every process again: the symbol caches can start over */
+	if (d->tap && d->mem_renew && !scrape_tap_renew_symbols(d->tap)) {
+		log_info("http: the symbol caches start over: the heap held %llu MiB once the host "
+			 "capture ended, over %llu MiB",
+			 (unsigned long long)(mem_heap_bytes() >> 20),
+			 (unsigned long long)(MEM_SYMBOLS_CAP >> 20));
+		d->mem_renew = false;
+		mem_trim();
+	}
 	if (d->tap && scrape_tap_begin(d->tap, clock_ns(CLOCK_BOOTTIME)))
 		log_warn("http: out of memory: the scrapes miss this capture");
 	if (on_demand) {
@@ -365,6 +396,15 @@ void cont_start_for(struct daemon *d, bool on_demand)
 		err = -ENAMETOOLONG;
 	if (err)
 		goto fail;
+	/*
+	 * Whatever a target does, the file stays within max_file_size: past
+	 * the size less its finish, what the capture would add is kept out and
+	 * counted (fxt_stream_set_budget()).
+	 */
+	o.max_bytes = d->cfg.max_file_size - cont_tail_reserve(d);
+	/* a burst of mappings weighs on this file's rotation and the next's */
+	d->cont_prev_turn = d->cont_max_turn;
+	d->cont_max_turn = 0;
 	/* under outfile's temporary name until cont_finish() commits it */
 	err = outfile_create(&s->file, path, 0640);
 	if (err)
@@ -433,12 +473,49 @@ fail:
 	d->cont_warned = true;
 }
 
+/*
+ * The memory ceiling (memory.h): every MEM_CHECK_EVERY_MS, a heap over
+ * MEM_HEAP_CAP ends the host capture (a continuous file, or the scrapes'
+ * own, which http.c restarts) once it ran MEM_MIN_RUN_S, which frees its
+ * bookkeeping of the host's processes; a heap still over MEM_SYMBOLS_CAP
+ * then has the next stream start the scrapes' symbolizer over. A client's
+ * session is never ended for it.
+ */
+static void cont_mem_check(struct daemon *d)
+{
+	struct session *s = &d->sess;
+	int64_t now = mono_ms();
+	uint64_t heap;
+
+	if (now < d->mem_checked_ms + MEM_CHECK_EVERY_MS)
+		return;
+	d->mem_checked_ms = now;
+	if (mono_s() >= d->mem_trimmed_s + 10) {
+		d->mem_trimmed_s = mono_s();
+		mem_trim();
+	}
+	heap = mem_heap_bytes();
+	if (heap <= MEM_HEAP_CAP || !s->cap || s->owner || mono_s() < s->started_s + MEM_MIN_RUN_S)
+		return;
+	cont_finish(d);
+	d->cont_retry_at = 0;
+	mem_trim();
+	d->mem_renew = d->tap && mem_heap_bytes() > MEM_SYMBOLS_CAP;
+	log_info("the host capture ended early: the heap held %llu MiB, over %llu MiB; %llu MiB "
+		 "once it ended%s",
+		 (unsigned long long)(heap >> 20), (unsigned long long)(MEM_HEAP_CAP >> 20),
+		 (unsigned long long)(mem_heap_bytes() >> 20),
+		 d->mem_renew ? ", so the symbol caches start over" : "");
+}
+
 void cont_tick(struct daemon *d)
 {
 	struct session *s = &d->sess;
 	struct rotate_policy pol = {d->cfg.max_file_size, d->cfg.max_file_age_s,
 				    d->cfg.max_total_size};
 	int err;
+
+	cont_mem_check(d);
 
 	/*
 	 * A file closes before it would pass max_file_size: what the largest
@@ -450,9 +527,11 @@ void cont_tick(struct daemon *d)
 	if (s->cap)
 		s->tick_bytes = s->file_bytes;
 	if (s->cap && !s->owner && !s->on_demand &&
-	    rotate_due(&pol, s->file_bytes,
-		       d->cont_max_turn + (d->cont_tail ? d->cont_tail : CONT_TAIL_GUESS),
-		       s->started_s, mono_s())) {
+	    rotate_due(
+		    &pol, s->file_bytes,
+		    (d->cont_max_turn > d->cont_prev_turn ? d->cont_max_turn : d->cont_prev_turn) +
+			    cont_tail_reserve(d),
+		    s->started_s, mono_s())) {
 		cont_finish(d);
 		d->cont_retry_at = 0;
 	}

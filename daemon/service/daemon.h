@@ -145,9 +145,18 @@ struct daemon {
 	int64_t cont_last_mtime;
 	/*
 	 * What a continuous file may still get before it can close: the most one
-	 * turn of the loop (a drain) wrote, and what the last finish wrote.
+	 * turn of the loop (a drain) wrote in this file and the one before (a
+	 * burst of mappings is forgotten two files later), and what the last
+	 * finish wrote.
 	 */
-	uint64_t cont_max_turn, cont_tail;
+	uint64_t cont_max_turn, cont_prev_turn, cont_tail;
+	/*
+	 * The memory ceiling (memory.h): when the heap was looked at (ms) and
+	 * last trimmed (s); renew: the scrapes' symbolizer starts over at the
+	 * next stream.
+	 */
+	int64_t mem_checked_ms, mem_trimmed_s;
+	bool mem_renew;
 	struct refusal_log refusals[REFUSAL_UIDS];
 	struct http *http;	/* the HTTP endpoint, when http_listen is set */
 	struct scrape_tap *tap; /* its windows on the host profile's stream */

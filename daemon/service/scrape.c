@@ -26,9 +26,10 @@
 struct scrape_window {
 	struct scrape_window *next, *prev;
 	struct report *r;
-	uint64_t start;	     /* boottime ns */
-	uint64_t real_ns;    /* realtime ns at start */
-	uint64_t sampled_ns; /* the stream ran this long within the window, so far */
+	struct symbolizer *sym; /* the one r names frames with: the tap's, or its old one */
+	uint64_t start;		/* boottime ns */
+	uint64_t real_ns;	/* realtime ns at start */
+	uint64_t sampled_ns;	/* the stream ran this long within the window, so far */
 	bool in_gap;
 	uint64_t gap_start;
 	char gap_why[WHY_MAX];
@@ -39,8 +40,14 @@ struct scrape_window {
 };
 
 struct scrape_tap {
-	struct symbolizer *sym;	   /* for every window, as long as the tap lives */
-	struct demangler *dm;	   /* beside it: each name demangled once, not per scrape */
+	struct demangler *dm;	/* each name demangled once, not per scrape; kept across renewals */
+	struct symbolizer *sym; /* for every window, until scrape_tap_renew_symbols() */
+	/*
+	 * The symbolizer renewed last, kept (and fed the mapping records) for
+	 * the windows opened before, until the last of them closes.
+	 */
+	struct symbolizer *old_sym;
+	struct symbolizer_opts sym_opts;
 	struct report *names;	   /* the current stream's process and thread names */
 	struct fxt_reader *rd;	   /* the current stream; NULL between streams */
 	uint64_t ticks_per_second; /* of the current stream */
@@ -62,15 +69,15 @@ struct scrape_tap {
 
 struct scrape_tap *scrape_tap__new(const char *debug_dir)
 {
-	struct symbolizer_opts so = {.debug_dir = debug_dir};
 	struct scrape_tap *t = calloc(1, sizeof(*t));
 
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->sym = symbolizer__new(&so);
 	t->dm = demangler__new();
+	t->sym_opts.debug_dir = debug_dir ? strdup(debug_dir) : NULL;
+	t->sym = symbolizer__new(&t->sym_opts);
 	t->names_opts.symbolizer = t->sym;
 	t->names_opts.demangler = t->dm;
 	t->names = t->sym && t->dm ? report__new(&t->names_opts) : NULL;
@@ -93,7 +100,38 @@ void scrape_tap__free(struct scrape_tap *t)
 	report__free(t->names);
 	symbolizer__free(t->sym);
 	demangler__free(t->dm);
+	symbolizer__free(t->old_sym);
+	free((char *)t->sym_opts.debug_dir);
 	free(t);
+}
+
+int scrape_tap_renew_symbols(struct scrape_tap *t)
+{
+	struct symbolizer *sym;
+	struct report *names;
+	struct report_opts o;
+
+	if (t->old_sym)
+		return -EBUSY;
+	sym = symbolizer__new(&t->sym_opts);
+	if (!sym)
+		return -ENOMEM;
+	o = t->names_opts;
+	o.symbolizer = sym;
+	names = report__new(&o);
+	if (!names) {
+		symbolizer__free(sym);
+		return -ENOMEM;
+	}
+	report__free(t->names);
+	t->names = names;
+	t->names_opts = o;
+	if (t->nr_windows)
+		t->old_sym = t->sym;
+	else
+		symbolizer__free(t->sym);
+	t->sym = sym;
+	return 0;
 }
 
 bool scrape_tap_running(const struct scrape_tap *t)
@@ -263,8 +301,10 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 		}
 		return 0;
 	case FXT_RT_PROFILER:
-		if (rec->subtype != FXT_PROF_BACKTRACE)
-			return symbolizer_add_record(t->sym, rec);
+		if (rec->subtype != FXT_PROF_BACKTRACE) {
+			err = t->old_sym ? symbolizer_add_record(t->old_sym, rec) : 0;
+			return err ? err : symbolizer_add_record(t->sym, rec);
+		}
 		off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
 		ts = ticks_to_ns(t, rec->ts);
 		/* an interval counts where it ends: a wait longer than a window is not lost */
@@ -337,6 +377,7 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 		free(w);
 		return NULL;
 	}
+	w->sym = t->sym;
 	w->start = now;
 	w->real_ns = real_ns;
 	w->offcpu = offcpu;
@@ -367,6 +408,17 @@ void scrape_window_free(struct scrape_tap *t, struct scrape_window *w)
 		w->next->prev = w->prev;
 	t->nr_windows--;
 	report__free(w->r);
+	/* the last window of the old symbolizer takes it away */
+	if (t->old_sym && w->sym == t->old_sym) {
+		struct scrape_window *o = t->windows;
+
+		while (o && o->sym != t->old_sym)
+			o = o->next;
+		if (!o) {
+			symbolizer__free(t->old_sym);
+			t->old_sym = NULL;
+		}
+	}
 	for (i = 0; i < w->nr_comments; i++)
 		free(w->comments[i]);
 	free(w->comments);

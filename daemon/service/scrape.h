@@ -30,6 +30,15 @@ struct scrape_window;
 struct scrape_tap *scrape_tap__new(const char *debug_dir);
 /* Frees the open windows too. NULL-safe. */
 void scrape_tap__free(struct scrape_tap *t);
+/*
+ * Start the symbolizer over, its ELF, DWARF and name caches with it (they
+ * grow with every binary the host runs): call it right before
+ * scrape_tap_begin(), whose stream records again every process it samples.
+ * The windows open now keep the old one (fed the new stream's mapping
+ * records too) until the last of them closes. 0, -ENOMEM, or -EBUSY while
+ * the one renewed before is still kept.
+ */
+int scrape_tap_renew_symbols(struct scrape_tap *t);
 
 /*
  * A host capture begins at now: its stream's bytes follow (the prologue

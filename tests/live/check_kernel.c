@@ -541,6 +541,59 @@ START_TEST(test_daemon_user)
 }
 END_TEST
 
+/* How many locations of f's ksyms no symbol named. */
+static size_t unnamed_in(const struct kfile *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < MAX_KLOCATIONS; i++)
+		n += f->names[i] && !strcmp(f->names[i], "[unknown]");
+	return n;
+}
+
+/*
+ * kptr_restrict=2 and perf_event_paranoid=1 (issue 40): the kernel frames of
+ * a user's record through fxsamplerd stay unnamed, and the user's summary
+ * says how many, as root's own record does (fxsampler-record(1)): the very
+ * number of unnamed locations the file holds.
+ */
+START_TEST(test_daemon_user_unnamed)
+{
+	char sock[300], want[96];
+	const char *path = out_path("unnamed.fxt");
+	struct run *r = calloc(1, sizeof(*r));
+	uid_t uid = test_user();
+	struct kfile *f;
+	size_t unnamed;
+	pid_t d;
+	int st;
+
+	ck_assert_ptr_nonnull(r);
+	d = live_start_tmp_daemon(sock, sizeof(sock));
+	ck_assert_int_gt(d, 0);
+	write_sysctl(PARANOID, "1");
+	write_sysctl(KPTR_RESTRICT, "2");
+	run_as(r, uid,
+	       (const char *const[]){"record", "-q", "--daemon", "--socket", sock, "--kernel", "-o",
+				     path, "--", "timeout", "1", "dd", "if=/dev/zero",
+				     "of=/dev/null", "bs=512", NULL});
+	write_sysctl(KPTR_RESTRICT, saved_kptr);
+	write_sysctl(PARANOID, saved_paranoid);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	ck_assert_msg(exit_code(r) == 0, "record as a user: %s", r->err);
+	f = kload(path);
+	ck_assert_uint_gt(f->kstack_blobs, 100);
+	unnamed = unnamed_in(f);
+	kfile_free(f);
+	ck_assert_uint_gt(unnamed, 0);
+	snprintf(want, sizeof(want), "warning: %zu kernel locations left unnamed", unnamed);
+	printf("through the daemon, kptr_restrict=2: '%s'\n", want);
+	ck_assert_msg(strstr(r->err, want), "no '%s' in:\n%s", want, r->err);
+	free(r);
+}
+END_TEST
+
 static Suite *kernel_suite(void)
 {
 	Suite *s = suite_create("kernel-live");
@@ -552,6 +605,7 @@ static Suite *kernel_suite(void)
 	tcase_add_test(tc, test_offcpu_kernel_stacks);
 	tcase_add_test(tc, test_report_without_kallsyms);
 	tcase_add_test(tc, test_daemon_user);
+	tcase_add_test(tc, test_daemon_user_unnamed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -168,6 +168,20 @@ START_TEST(test_ksym_lines)
 }
 END_TEST
 
+/* The unnamed lines kstacks_write_symbols() writes are counted; a malformed line ends the count. */
+START_TEST(test_ksyms_unnamed)
+{
+	const char *text = "1 0x0 [unknown] -\n2 0x1f ksys_read vmlinux\n3 0x0 [unknown] -\n"
+			   "4 0x0 [unknown] nf_tables\n";
+	const char *cut = "1 0x0 [unknown] -\n2 0x0 [unknown]\n3 0x0 [unknown] -\n";
+
+	ck_assert_uint_eq(fxt_ksyms_unnamed(text, strlen(text)), 2);
+	ck_assert_uint_eq(fxt_ksyms_unnamed(cut, strlen(cut)), 1);
+	ck_assert_uint_eq(fxt_ksyms_unnamed(text, 0), 0);
+	ck_assert_uint_eq(fxt_ksyms_unnamed(NULL, 0), 0);
+}
+END_TEST
+
 static Suite *fxt_kstack_suite(void)
 {
 	Suite *s = suite_create("fxt_kstack");
@@ -178,6 +192,7 @@ static Suite *fxt_kstack_suite(void)
 	tcase_add_test(tc, test_blob_malformed);
 	tcase_add_test(tc, test_kstack_payload);
 	tcase_add_test(tc, test_ksym_lines);
+	tcase_add_test(tc, test_ksyms_unnamed);
 	suite_add_tcase(s, tc);
 	return s;
 }

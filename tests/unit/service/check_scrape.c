@@ -408,6 +408,61 @@ START_TEST(test_forget_processes)
 }
 END_TEST
 
+/*
+ * The memory ceiling starts the symbolizer over at a new stream
+ * (scrape_tap_renew_symbols()): a window open across it keeps the old one,
+ * fed the new stream's mappings, and names the samples of both streams; a
+ * window opened after uses the new one; a second renewal waits until the
+ * old one is gone (with the last window that used it).
+ */
+START_TEST(test_renew_symbols)
+{
+	struct feeder fd = {st_process, st_thread, st_module, st_mmap, st_backtrace};
+	struct scrape_tap *t = scrape_tap__new(NULL);
+	struct scrape_window *a, *b;
+	struct fxt_stream *s;
+	struct profile pa, pb;
+
+	ck_assert_ptr_nonnull(t);
+	/* no window: renewed at once, and again */
+	ck_assert_int_eq(scrape_tap_renew_symbols(t), 0);
+	ck_assert_int_eq(scrape_tap_renew_symbols(t), 0);
+	s = begin(t, 0);
+	a = scrape_window_open(t, 0, 1000, PERIOD, false);
+	ck_assert_ptr_nonnull(a);
+	fd.ctx = s;
+	feed_profile(&fd);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	scrape_tap_end(t, 60 * MS, "test");
+
+	ck_assert_int_eq(scrape_tap_renew_symbols(t), 0);
+	ck_assert_int_eq(scrape_tap_renew_symbols(t), -EBUSY);
+	s = begin(t, 100 * MS);
+	/* the fixture's samples are at 0..50 ms again: b's span holds them too */
+	b = scrape_window_open(t, 0, 2000, PERIOD, false);
+	ck_assert_ptr_nonnull(b);
+	fd.ctx = s;
+	feed_profile(&fd);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	ck_assert_uint_eq(scrape_window_samples(a), 16);
+	ck_assert_uint_eq(scrape_window_samples(b), 8);
+
+	close_into(t, a, 200 * MS, &pa);
+	ck_assert_uint_eq(pa.value_sum, 16);
+	ck_assert(has_string(&pa, "fxs_alpha"));
+	/* the old symbolizer went with a: renewing works again */
+	ck_assert_int_eq(scrape_tap_renew_symbols(t), 0);
+	close_into(t, b, 200 * MS, &pb);
+	ck_assert_uint_eq(pb.value_sum, 8);
+	ck_assert(has_string(&pb, "fxs_alpha"));
+	free_profile(&pa);
+	free_profile(&pb);
+	scrape_tap__free(t);
+}
+END_TEST
+
 static Suite *scrape_suite(void)
 {
 	Suite *s = suite_create("scrape");
@@ -419,6 +474,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_never_sampled);
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_forget_processes);
+	tcase_add_test(tc, test_renew_symbols);
 	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_remapped);
 	suite_add_tcase(s, tc);
