@@ -55,6 +55,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->kern.hide = opts->no_kernel;
 		r->sym = opts->symbolizer;
 		r->sym_borrowed = !!opts->symbolizer;
+		r->sym_cache = opts->symbolizer ? opts->sym_cache : NULL;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	if (!r->sym)

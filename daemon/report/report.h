@@ -77,6 +77,11 @@ struct report_opts {
 	 * report makes its own.
 	 */
 	struct symbolizer *symbolizer;
+	/*
+	 * With symbolizer: the frames it resolved for earlier reports, kept
+	 * (sym_cache.h) and used for this one's addresses. NULL: none.
+	 */
+	struct sym_cache *sym_cache;
 };
 
 struct report;

@@ -156,7 +156,8 @@ struct report {
 	uint64_t pid, tid;
 	uint64_t period_ns;
 	struct symbolizer *sym;
-	bool sym_borrowed; /* report_opts.symbolizer: the caller's, fed by the caller */
+	bool sym_borrowed;	     /* report_opts.symbolizer: the caller's, fed by the caller */
+	struct sym_cache *sym_cache; /* report_opts.sym_cache: the caller's, or NULL */
 
 	struct table procs;   /* struct name_ent, by pid */
 	struct table tnames;  /* struct name_ent, by tid */

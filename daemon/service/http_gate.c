@@ -27,12 +27,14 @@ struct gate_conn {
 	socklen_t len;
 	uint64_t deadline; /* boottime ns */
 	bool lingering;	   /* answered: its unread bytes are dropped until EOF or the deadline */
+	bool dead;	   /* dropped: freed at the end of the run (an event may still name it) */
 };
 
 struct http_gate {
 	struct http_gate_opts o;
 	int epfd;
 	struct gate_conn *head, *tail;
+	struct gate_conn *dead; /* dropped during this run, through next */
 	unsigned nr;
 	uint64_t log_minute;
 	unsigned logged, unlogged;
@@ -94,7 +96,19 @@ static void drop(struct http_gate *g, struct gate_conn *c, bool close_fd)
 	if (close_fd)
 		close(c->fd);
 	unlink_conn(g, c);
-	free(c);
+	c->dead = true;
+	c->next = g->dead;
+	g->dead = c;
+}
+
+static void free_dead(struct http_gate *g)
+{
+	struct gate_conn *c;
+
+	while ((c = g->dead)) {
+		g->dead = c->next;
+		free(c);
+	}
 }
 
 /* A refusal for the log: at info level up to GATE_LOG_PER_MINUTE a minute. */
@@ -161,8 +175,11 @@ static bool token_ok(const struct http_gate *g, const struct http_head *h)
 	return http_bearer_ok(hdr, g->o.token, g->o.token_len);
 }
 
-/* What has arrived of c's request: wait for more, refuse it, or hand it on. */
-static void read_request(struct http_gate *g, struct gate_conn *c, uint64_t now)
+/*
+ * What has arrived of c's request: wait for more, refuse it, or hand it on.
+ * hup: the client has closed its side, so what has arrived is all there is.
+ */
+static void read_request(struct http_gate *g, struct gate_conn *c, uint64_t now, bool hup)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLET | EPOLLRDHUP};
 	struct http_head h;
@@ -179,6 +196,9 @@ static void read_request(struct http_gate *g, struct gate_conn *c, uint64_t now)
 	}
 	switch (http_head_parse(g->buf, (size_t)n, &h)) {
 	case HTTP_HEAD_INCOMPLETE:
+		/* a peek sees the bytes before the end: the end says nothing more comes */
+		if (hup)
+			drop(g, c, true);
 		return;
 	case HTTP_HEAD_BAD:
 		say(g, now, c, h.why);
@@ -195,6 +215,12 @@ static void read_request(struct http_gate *g, struct gate_conn *c, uint64_t now)
 		       "is missing or wrong");
 		return;
 	}
+	if ((size_t)n < h.len + h.body_len) {
+		/* its body is on its way, unless the client is done sending */
+		if (hup)
+			drop(g, c, true);
+		return;
+	}
 	busy[0] = '\0';
 	epoll_ctl(g->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	if (g->o.pass(g->o.ctx, c->fd, (const struct sockaddr *)&c->ss, c->len, busy,
@@ -205,9 +231,7 @@ static void read_request(struct http_gate *g, struct gate_conn *c, uint64_t now)
 	/* back in the set, to linger after the answer */
 	ev.data.ptr = c;
 	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, c->fd, &ev)) {
-		close(c->fd);
-		unlink_conn(g, c);
-		free(c);
+		drop(g, c, true);
 		return;
 	}
 	snprintf(why, sizeof(why), "503: %s", busy);
@@ -311,10 +335,12 @@ void http_gate_run(struct http_gate *g, uint64_t now)
 		c = evs[i].data.ptr;
 		if (c == (void *)listen_tag)
 			accept_new(g, now);
+		else if (c->dead)
+			continue;
 		else if (c->lingering)
 			linger_read(g, c);
 		else
-			read_request(g, c, now);
+			read_request(g, c, now, evs[i].events & (EPOLLRDHUP | EPOLLHUP));
 	}
 	for (c = g->head; c; c = next) {
 		next = c->next;
@@ -328,6 +354,7 @@ void http_gate_run(struct http_gate *g, uint64_t now)
 			 HTTP_GATE_DEADLINE_MS / 1000);
 		cut_off(g, c, now, why);
 	}
+	free_dead(g);
 }
 
 int http_gate_timeout_ms(const struct http_gate *g, uint64_t now)
@@ -380,6 +407,7 @@ void http_gate__free(struct http_gate *g)
 		return;
 	while (g->head)
 		drop(g, g->head, true);
+	free_dead(g);
 	close(g->epfd);
 	free(g);
 }

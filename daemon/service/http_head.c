@@ -168,7 +168,7 @@ enum http_head_state http_head_parse(const char *buf, size_t len, struct http_he
 		return bad(h, 400, "missing required Host header");
 	if (auths != 1)
 		h->auth = NULL, h->auth_len = 0;
-	return len >= h->len + h->body_len ? HTTP_HEAD_OK : HTTP_HEAD_INCOMPLETE;
+	return HTTP_HEAD_OK;
 }
 
 const char *http_status_text(unsigned status)

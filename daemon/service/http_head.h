@@ -19,7 +19,7 @@
 
 enum http_head_state {
 	HTTP_HEAD_INCOMPLETE, /* more bytes may make it whole */
-	HTTP_HEAD_OK,	      /* head (and body) whole and well formed */
+	HTTP_HEAD_OK,	      /* the head whole and well formed */
 	HTTP_HEAD_BAD,	      /* answer status with why */
 };
 
@@ -36,8 +36,8 @@ struct http_head {
 
 /*
  * Read the len bytes a client sent so far. A malformed request line is
- * answered as soon as the line is whole, not after the headers. OK only once
- * the head and Content-Length bytes of body are all in buf.
+ * answered as soon as the line is whole, not after the headers. OK once the
+ * head is whole: its body (body_len bytes after len) may still be on its way.
  */
 enum http_head_state http_head_parse(const char *buf, size_t len, struct http_head *h);
 

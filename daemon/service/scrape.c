@@ -10,6 +10,7 @@
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
 #include "service/scrape.h"
+#include "symbols/sym_cache.h"
 #include "symbols/symbolizer.h"
 #include "util/containers.h"
 
@@ -39,6 +40,7 @@ struct scrape_window {
 
 struct scrape_tap {
 	struct symbolizer *sym;	   /* for every window, as long as the tap lives */
+	struct sym_cache *cache;   /* the frames sym resolved, across windows */
 	struct report *names;	   /* the current stream's process and thread names */
 	struct fxt_reader *rd;	   /* the current stream; NULL between streams */
 	uint64_t ticks_per_second; /* of the current stream */
@@ -68,8 +70,9 @@ struct scrape_tap *scrape_tap__new(const char *debug_dir)
 		return NULL;
 	}
 	t->sym = symbolizer__new(&so);
+	t->cache = t->sym ? sym_cache__new(t->sym) : NULL;
 	t->names_opts.symbolizer = t->sym;
-	t->names = t->sym ? report__new(&t->names_opts) : NULL;
+	t->names = t->cache ? report__new(&t->names_opts) : NULL;
 	if (!t->names) {
 		scrape_tap__free(t);
 		errno = ENOMEM;
@@ -87,6 +90,7 @@ void scrape_tap__free(struct scrape_tap *t)
 		scrape_window_free(t, t->windows);
 	fxt_reader__free(t->rd);
 	report__free(t->names);
+	sym_cache__free(t->cache);
 	symbolizer__free(t->sym);
 	free(t);
 }
@@ -104,6 +108,11 @@ unsigned scrape_tap_windows(const struct scrape_tap *t)
 unsigned scrape_tap_streams(const struct scrape_tap *t)
 {
 	return t->streams;
+}
+
+void scrape_tap_cache_stats(const struct scrape_tap *t, struct sym_cache_stats *ret)
+{
+	sym_cache_stats(t->cache, ret);
 }
 
 static int vnote(struct scrape_window *w, const char *fmt, va_list ap)
@@ -178,8 +187,11 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	}
 	report__free(t->names);
 	t->names = names;
-	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES)
+	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES) {
+		/* the cached frames point into the processes' tables */
+		sym_cache_clear(t->cache);
 		symbolizer_forget_processes(t->sym);
+	}
 	t->ticks_per_second = 1000000000ULL;
 	t->last_in_tid = t->last_in_ts = 0;
 	for (w = t->windows; w; w = w->next)
@@ -258,8 +270,10 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 		}
 		return 0;
 	case FXT_RT_PROFILER:
-		if (rec->subtype != FXT_PROF_BACKTRACE)
-			return symbolizer_add_record(t->sym, rec);
+		if (rec->subtype != FXT_PROF_BACKTRACE) {
+			err = sym_cache_note_record(t->cache, rec);
+			return err ? err : symbolizer_add_record(t->sym, rec);
+		}
 		off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
 		ts = ticks_to_ns(t, rec->ts);
 		/* an interval counts where it ends: a wait longer than a window is not lost */
@@ -321,6 +335,7 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 {
 	struct report_opts o = {.period_ns = period_ns,
 				.symbolizer = t->sym,
+				.sym_cache = t->cache,
 				.time_mode = offcpu ? REPORT_OFFCPU : REPORT_SAMPLES};
 	struct scrape_window *w = calloc(1, sizeof(*w));
 
@@ -385,6 +400,7 @@ int scrape_window_close(struct scrape_tap *t, struct scrape_window *w, uint64_t 
 	} else if (w->in_gap) {
 		gap_done(w, now);
 	}
+	sym_cache_tick(t->cache, now);
 	err = report_adopt_names(w->r, t->names);
 	pw.time_nanos = w->real_ns;
 	pw.duration_nanos = w->sampled_ns;

@@ -11,7 +11,8 @@
 #   towers   the default flame graph of 200 short processes and 100 short threads of
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
-#            cadence with Alloy's checks, bad requests, the token (tests/report/http.sh).
+#            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
+#            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
