@@ -233,6 +233,7 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	struct http *h = d->http;
 	uint64_t lost = host_lost(d, sc->offcpu);
 	const char *what = sc->offcpu ? "off-CPU intervals" : "samples";
+	struct sym_cache_stats cs;
 	FILE *f;
 	int err;
 
@@ -261,6 +262,10 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	sc->answered = true;
 	pending_remove(h, sc);
 	MHD_resume_connection(sc->con);
+	scrape_tap_cache_stats(d->tap, &cs);
+	log_debug("http: frames resolved across scrapes: %llu from the cache, %llu resolved, "
+		  "%zu kept",
+		  (unsigned long long)cs.hits, (unsigned long long)cs.misses, cs.entries);
 }
 
 /* Drain the host capture so that the samples up to now reach the windows. */
