@@ -234,6 +234,7 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	uint64_t lost = host_lost(d, sc->offcpu);
 	const char *what = sc->offcpu ? "off-CPU intervals" : "samples";
 	struct sym_cache_stats cs;
+	uint64_t cpu;
 	FILE *f;
 	int err;
 
@@ -246,8 +247,10 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 				   "%s lost (a per-CPU ring was full): at least %llu (the "
 				   "host capture restarted during the window)",
 				   what, (unsigned long long)lost);
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	f = open_memstream(&sc->body, &sc->len);
 	err = f ? scrape_window_close(d->tap, sc->win, now, f) : -ENOMEM;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	if (!f)
 		scrape_window_free(d->tap, sc->win);
 	sc->win = NULL;
@@ -263,9 +266,10 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	pending_remove(h, sc);
 	MHD_resume_connection(sc->con);
 	scrape_tap_cache_stats(d->tap, &cs);
-	log_debug("http: frames resolved across scrapes: %llu from the cache, %llu resolved, "
-		  "%zu kept",
-		  (unsigned long long)cs.hits, (unsigned long long)cs.misses, cs.entries);
+	log_debug("http: %s: its profile took %.1f ms of CPU; frames so far: %llu from the "
+		  "cache, %llu resolved, %zu kept",
+		  sc->what, cpu / 1e6, (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+		  cs.entries);
 }
 
 /* Drain the host capture so that the samples up to now reach the windows. */
