@@ -58,6 +58,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->sym_borrowed = !!opts->symbolizer;
 		r->dm = opts->no_demangle ? NULL : opts->demangler;
 		r->dm_borrowed = !!r->dm;
+		r->sym_cache = opts->symbolizer ? opts->sym_cache : NULL;
 	}
 	r->ticks_per_second = 1000000000ULL;
 	if (!r->sym)

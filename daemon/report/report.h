@@ -86,6 +86,11 @@ struct report_opts {
 	 * makes its own. Unused with no_demangle.
 	 */
 	struct demangler *demangler;
+	/*
+	 * With symbolizer: the frames it resolved for earlier reports, kept
+	 * (sym_cache.h) and used for this one's addresses. NULL: none.
+	 */
+	struct sym_cache *sym_cache;
 };
 
 struct report;

@@ -159,9 +159,10 @@ struct report {
 	uint64_t pid, tid;
 	uint64_t period_ns;
 	struct symbolizer *sym;
-	bool sym_borrowed;    /* report_opts.symbolizer: the caller's, fed by the caller */
-	struct demangler *dm; /* NULL: --no-demangle */
-	bool dm_borrowed;     /* report_opts.demangler: the caller's */
+	bool sym_borrowed;	     /* report_opts.symbolizer: the caller's, fed by the caller */
+	struct demangler *dm;	     /* NULL: --no-demangle */
+	bool dm_borrowed;	     /* report_opts.demangler: the caller's */
+	struct sym_cache *sym_cache; /* report_opts.sym_cache: the caller's, or NULL */
 
 	struct table procs;   /* struct name_ent, by pid */
 	struct table tnames;  /* struct name_ent, by tid */

@@ -7,6 +7,7 @@
 #include "util/containers.h"
 #include "report/report_internal.h"
 #include "symbols/demangle.h"
+#include "symbols/sym_cache.h"
 #include "symbols/symbolizer.h"
 
 void report_unprepare(struct report *r)
@@ -166,7 +167,8 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		return 0;
 	if (pc & KFRAME_TAG)
 		return get_kernel_loc(r, pid, pc, h, ret);
-	err = symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
+	err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
+			   : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	if (!err)
 		err = get_symbol_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)

@@ -6,6 +6,9 @@
  * A scrape opens a window on the host profile's stream (scrape.h), its connection is suspended
  * until the window's end, then resumed with the profile. Without continuous mode the host capture
  * is started while any scrape needs it. The rules without a server are in http_rules.c.
+ * libmicrohttpd listens on nothing: the gate (http_gate.h) accepts, and hands on a connection
+ * once its request has arrived whole, well formed and with the token; every answer closes its
+ * connection, so that every request passes the gate.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +25,8 @@
 #include <unistd.h>
 
 #include "service/daemon.h"
+#include "service/http_gate.h"
+#include "service/http_head.h"
 #include "service/http_rules.h"
 #include "service/scrape.h"
 #include "util/clock.h"
@@ -61,12 +66,12 @@ bool http_owns_event(const struct daemon *d, const void *tag)
 
 #include <microhttpd.h>
 
-/* Connections at once: more are accepted and closed at once by libmicrohttpd. */
+/* Requests libmicrohttpd serves at once (scrapes in their window included): more get 503. */
 #define HTTP_MAX_CONNECTIONS 64
-/* A client that sends or reads nothing for this long is cut off (not while it waits). */
+/* A client that reads nothing of its answer for this long is cut off (not while it waits). */
 #define HTTP_IO_TIMEOUT_S    10
-/* Per connection, the request with its headers included: a bigger one gets 431. */
-#define HTTP_MEMORY_LIMIT    (32 * 1024)
+/* Per connection: the gate lets through heads and bodies half this size at most. */
+#define HTTP_MEMORY_LIMIT    (2 * (HTTP_HEAD_MAX + HTTP_BODY_MAX))
 #define HTTP_BACKLOG	     128
 
 /* One scrape, from its request to its answer. */
@@ -88,6 +93,7 @@ struct http_scrape {
 
 struct http {
 	struct MHD_Daemon *mhd;
+	struct http_gate *gate;
 	int listen_fd;
 	int mhd_epfd;
 	struct http_addr addr;
@@ -148,6 +154,7 @@ static enum MHD_Result answer(struct MHD_Connection *con, unsigned status, const
 	MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "X-Go-Pprof", "1");
+	MHD_add_response_header(resp, "Connection", "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, "Allow", "GET");
 	if (status == MHD_HTTP_UNAUTHORIZED)
@@ -171,6 +178,7 @@ static enum MHD_Result answer_profile(struct http_scrape *sc)
 	MHD_add_response_header(resp, "Content-Type", "application/octet-stream");
 	MHD_add_response_header(resp, "Content-Disposition", "attachment; filename=\"profile\"");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Connection", "close");
 	ret = MHD_queue_response(sc->con, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -225,6 +233,8 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	struct http *h = d->http;
 	uint64_t lost = host_lost(d, sc->offcpu);
 	const char *what = sc->offcpu ? "off-CPU intervals" : "samples";
+	struct sym_cache_stats cs;
+	uint64_t cpu;
 	FILE *f;
 	int err;
 
@@ -237,8 +247,10 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 				   "%s lost (a per-CPU ring was full): at least %llu (the "
 				   "host capture restarted during the window)",
 				   what, (unsigned long long)lost);
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	f = open_memstream(&sc->body, &sc->len);
 	err = f ? scrape_window_close(d->tap, sc->win, now, f) : -ENOMEM;
+	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	if (!f)
 		scrape_window_free(d->tap, sc->win);
 	sc->win = NULL;
@@ -253,6 +265,11 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	sc->answered = true;
 	pending_remove(h, sc);
 	MHD_resume_connection(sc->con);
+	scrape_tap_cache_stats(d->tap, &cs);
+	log_debug("http: %s: its profile took %.1f ms of CPU; frames so far: %llu from the "
+		  "cache, %llu resolved, %zu kept",
+		  sc->what, cpu / 1e6, (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+		  cs.entries);
 }
 
 /* Drain the host capture so that the samples up to now reach the windows. */
@@ -266,6 +283,37 @@ static void host_drain(struct daemon *d)
 
 /* --- requests --- */
 
+static enum MHD_Result count_seconds(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
+{
+	*(unsigned *)cls += !strcmp(key, "seconds");
+	return MHD_YES;
+}
+
+/*
+ * The seconds argument: NULL when absent. A NUL in it (seconds=1%00) or a
+ * second one (seconds=1&seconds=2) is refused, not read as 1 or as one of them.
+ */
+static int seconds_arg(struct MHD_Connection *con, const char **ret, char *msg, size_t msg_len)
+{
+	unsigned n = 0;
+	size_t len = 0;
+
+	MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, count_seconds, &n);
+	*ret = NULL;
+	if (n > 1) {
+		snprintf(msg, msg_len, "seconds: given %u times, once at most", n);
+		return -EINVAL;
+	}
+	if (MHD_lookup_connection_value_n(con, MHD_GET_ARGUMENT_KIND, "seconds", 7, ret, &len) ==
+		    MHD_YES &&
+	    *ret && strlen(*ret) != len) {
+		snprintf(msg, msg_len, "seconds: a NUL byte in it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **con_cls)
@@ -278,6 +326,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	bool offcpu;
 	uint64_t now;
 	unsigned seconds;
+	int bad_secs;
 
 	if (sc) {
 		/* resumed: the window ended */
@@ -291,7 +340,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 			return answer(con, sc->status, "the profile could not be made\n");
 		return answer_profile(sc);
 	}
-	secs = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "seconds");
+	bad_secs = seconds_arg(con, &secs, msg, sizeof(msg));
 	log_info("http: %s %s%s%s from %s", loggable(method, lmethod, sizeof(lmethod)),
 		 loggable(url, lurl, sizeof(lurl)), secs ? "?seconds=" : "",
 		 loggable(secs, lsecs, sizeof(lsecs)), peer_name(con, peer, sizeof(peer)));
@@ -313,6 +362,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 		return answer(
 			con, MHD_HTTP_NOT_FOUND,
 			"the host profile records no off-CPU time: continuous_off_cpu = no\n");
+	if (bad_secs)
+		return answer(con, MHD_HTTP_BAD_REQUEST, "%s\n", msg);
 	if (http_seconds_parse(secs, (unsigned)d->cfg.http_max_seconds, &seconds, msg, sizeof(msg)))
 		return answer(con, MHD_HTTP_BAD_REQUEST, "%s\n", msg);
 	if (h->nr_pending >= d->cfg.http_max_scrapes)
@@ -376,6 +427,27 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* --- the listening socket --- */
+
+/* The gate passed a request: libmicrohttpd serves it, if it has room. */
+static bool hand_over(void *ctx, int fd, const struct sockaddr *sa, socklen_t len, char *busy,
+		      size_t busy_len)
+{
+	struct http *h = ctx;
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	if (info && info->num_connections >= HTTP_MAX_CONNECTIONS) {
+		snprintf(busy, busy_len,
+			 "%u requests are being served, the most fxsamplerd serves at once: try "
+			 "again later",
+			 info->num_connections);
+		return false;
+	}
+	/* on failure libmicrohttpd has closed fd */
+	if (MHD_add_connection(h->mhd, fd, sa, len) != MHD_YES)
+		log_debug("http: libmicrohttpd did not take a connection: %s", strerror(errno));
+	return true;
+}
 
 static int http_socket(struct daemon *d, struct http *h)
 {
@@ -452,10 +524,10 @@ int http_open(struct daemon *d)
 				: "");
 		return err;
 	}
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0,
-				  NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-				  NULL, MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+					  MHD_USE_NO_LISTEN_SOCKET,
+				  0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+				  NULL, MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IO_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, d, MHD_OPTION_END);
@@ -467,6 +539,15 @@ int http_open(struct daemon *d)
 	h->mhd_epfd = info ? info->epoll_fd : -1;
 	if (h->mhd_epfd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, h->mhd_epfd, &ev)) {
 		log_err("http: cannot watch libmicrohttpd's epoll descriptor");
+		return -EIO;
+	}
+	h->gate = http_gate__new(&(struct http_gate_opts){.listen_fd = h->listen_fd,
+							  .token = h->token,
+							  .token_len = h->token_len,
+							  .pass = hand_over,
+							  .ctx = h});
+	if (!h->gate || epoll_ctl(d->epfd, EPOLL_CTL_ADD, http_gate_fd(h->gate), &ev)) {
+		log_err("http: cannot watch the listening socket: %s", strerror(errno));
 		return -EIO;
 	}
 	log_info("http: serving /debug/pprof/profile on %s%s", d->cfg.http_listen,
@@ -492,6 +573,7 @@ void http_close(struct daemon *d)
 		pending_remove(h, sc);
 		MHD_resume_connection(sc->con);
 	}
+	http_gate__free(h->gate);
 	if (h->mhd) {
 		MHD_run(h->mhd);
 		MHD_stop_daemon(h->mhd);
@@ -514,12 +596,16 @@ int http_timeout_ms(struct daemon *d)
 	MHD_UNSIGNED_LONG_LONG mt;
 	uint64_t now, t = UINT64_MAX;
 	struct http_scrape *sc;
+	int gt;
 
-	if (!h || !h->mhd)
+	if (!h || !h->mhd || !h->gate)
 		return -1;
 	if (MHD_get_timeout(h->mhd, &mt) == MHD_YES)
 		t = mt;
 	now = boot_ns();
+	gt = http_gate_timeout_ms(h->gate, now);
+	if (gt >= 0 && (uint64_t)gt < t)
+		t = (uint64_t)gt;
 	for (sc = h->pending; sc; sc = sc->next) {
 		uint64_t left = sc->deadline > now ? (sc->deadline - now + 999999) / 1000000 : 0;
 
@@ -553,8 +639,9 @@ void http_run(struct daemon *d)
 	uint64_t now;
 	bool drained = false;
 
-	if (!h || !h->mhd)
+	if (!h || !h->mhd || !h->gate)
 		return;
+	http_gate_run(h->gate, boot_ns());
 	MHD_run(h->mhd);
 	if (!scrape_tap_running(d->tap) && s->cap && s->owner) {
 		snprintf(why, sizeof(why),

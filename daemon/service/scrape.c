@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "service/scrape.h"
 #include "symbols/demangle.h"
+#include "symbols/sym_cache.h"
 #include "symbols/symbolizer.h"
 #include "util/containers.h"
 
@@ -48,9 +49,11 @@ struct scrape_tap {
 	 */
 	struct symbolizer *old_sym;
 	struct symbolizer_opts sym_opts;
-	struct report *names;	   /* the current stream's process and thread names */
-	struct fxt_reader *rd;	   /* the current stream; NULL between streams */
-	uint64_t ticks_per_second; /* of the current stream */
+	struct sym_cache *cache;     /* the frames sym resolved, across windows */
+	struct sym_cache *old_cache; /* old_sym's, kept and freed with it */
+	struct report *names;	     /* the current stream's process and thread names */
+	struct fxt_reader *rd;	     /* the current stream; NULL between streams */
+	uint64_t ticks_per_second;   /* of the current stream */
 	bool running;
 	bool broken; /* the stream could not be read: its samples reach no window */
 	uint64_t run_start;
@@ -78,9 +81,10 @@ struct scrape_tap *scrape_tap__new(const char *debug_dir)
 	t->dm = demangler__new();
 	t->sym_opts.debug_dir = debug_dir ? strdup(debug_dir) : NULL;
 	t->sym = symbolizer__new(&t->sym_opts);
+	t->cache = t->sym ? sym_cache__new(t->sym) : NULL;
 	t->names_opts.symbolizer = t->sym;
 	t->names_opts.demangler = t->dm;
-	t->names = t->sym && t->dm ? report__new(&t->names_opts) : NULL;
+	t->names = t->cache && t->dm ? report__new(&t->names_opts) : NULL;
 	if (!t->names) {
 		scrape_tap__free(t);
 		errno = ENOMEM;
@@ -98,8 +102,10 @@ void scrape_tap__free(struct scrape_tap *t)
 		scrape_window_free(t, t->windows);
 	fxt_reader__free(t->rd);
 	report__free(t->names);
+	sym_cache__free(t->cache);
 	symbolizer__free(t->sym);
 	demangler__free(t->dm);
+	sym_cache__free(t->old_cache);
 	symbolizer__free(t->old_sym);
 	free((char *)t->sym_opts.debug_dir);
 	free(t);
@@ -108,29 +114,38 @@ void scrape_tap__free(struct scrape_tap *t)
 int scrape_tap_renew_symbols(struct scrape_tap *t)
 {
 	struct symbolizer *sym;
+	struct sym_cache *cache;
 	struct report *names;
 	struct report_opts o;
 
 	if (t->old_sym)
 		return -EBUSY;
 	sym = symbolizer__new(&t->sym_opts);
-	if (!sym)
+	cache = sym ? sym_cache__new(sym) : NULL;
+	if (!cache) {
+		symbolizer__free(sym);
 		return -ENOMEM;
+	}
 	o = t->names_opts;
 	o.symbolizer = sym;
 	names = report__new(&o);
 	if (!names) {
+		sym_cache__free(cache);
 		symbolizer__free(sym);
 		return -ENOMEM;
 	}
 	report__free(t->names);
 	t->names = names;
 	t->names_opts = o;
-	if (t->nr_windows)
+	if (t->nr_windows) {
 		t->old_sym = t->sym;
-	else
+		t->old_cache = t->cache;
+	} else {
+		sym_cache__free(t->cache);
 		symbolizer__free(t->sym);
+	}
 	t->sym = sym;
+	t->cache = cache;
 	return 0;
 }
 
@@ -147,6 +162,11 @@ unsigned scrape_tap_windows(const struct scrape_tap *t)
 unsigned scrape_tap_streams(const struct scrape_tap *t)
 {
 	return t->streams;
+}
+
+void scrape_tap_cache_stats(const struct scrape_tap *t, struct sym_cache_stats *ret)
+{
+	sym_cache_stats(t->cache, ret);
 }
 
 static int vnote(struct scrape_window *w, const char *fmt, va_list ap)
@@ -221,8 +241,11 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	}
 	report__free(t->names);
 	t->names = names;
-	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES)
+	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES) {
+		/* the cached frames point into the processes' tables */
+		sym_cache_clear(t->cache);
 		symbolizer_forget_processes(t->sym);
+	}
 	t->ticks_per_second = 1000000000ULL;
 	t->last_in_tid = t->last_in_ts = 0;
 	for (w = t->windows; w; w = w->next)
@@ -303,6 +326,10 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 	case FXT_RT_PROFILER:
 		if (rec->subtype != FXT_PROF_BACKTRACE) {
 			err = t->old_sym ? symbolizer_add_record(t->old_sym, rec) : 0;
+			if (!err && t->old_cache)
+				err = sym_cache_note_record(t->old_cache, rec);
+			if (!err)
+				err = sym_cache_note_record(t->cache, rec);
 			return err ? err : symbolizer_add_record(t->sym, rec);
 		}
 		off = rec->bt_flags & FXT_BT_FLAG_OFFCPU;
@@ -367,6 +394,7 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 	struct report_opts o = {.period_ns = period_ns,
 				.symbolizer = t->sym,
 				.demangler = t->dm,
+				.sym_cache = t->cache,
 				.time_mode = offcpu ? REPORT_OFFCPU : REPORT_SAMPLES};
 	struct scrape_window *w = calloc(1, sizeof(*w));
 
@@ -415,7 +443,9 @@ void scrape_window_free(struct scrape_tap *t, struct scrape_window *w)
 		while (o && o->sym != t->old_sym)
 			o = o->next;
 		if (!o) {
+			sym_cache__free(t->old_cache);
 			symbolizer__free(t->old_sym);
+			t->old_cache = NULL;
 			t->old_sym = NULL;
 		}
 	}
@@ -443,6 +473,9 @@ int scrape_window_close(struct scrape_tap *t, struct scrape_window *w, uint64_t 
 	} else if (w->in_gap) {
 		gap_done(w, now);
 	}
+	sym_cache_tick(t->cache, now);
+	if (t->old_cache)
+		sym_cache_tick(t->old_cache, now);
 	err = report_adopt_names(w->r, t->names);
 	pw.time_nanos = w->real_ns;
 	pw.duration_nanos = w->sampled_ns;

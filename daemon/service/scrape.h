@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "symbols/sym_cache.h"
+
 struct scrape_tap;
 struct scrape_window;
 
@@ -60,6 +62,8 @@ bool scrape_tap_running(const struct scrape_tap *t);
 unsigned scrape_tap_windows(const struct scrape_tap *t);
 /* Streams begun so far: a window sees whether the host capture restarted. */
 unsigned scrape_tap_streams(const struct scrape_tap *t);
+/* The frames kept across windows (sym_cache.h): hits, misses, entries. */
+void scrape_tap_cache_stats(const struct scrape_tap *t, struct sym_cache_stats *ret);
 
 /*
  * A window from now on: samples are counted by their timestamps from now

@@ -15,9 +15,20 @@
 #   - bad requests (seconds 0, -1, abc, over the cap; unknown paths; other
 #     methods; 64 KiB headers; 1,000 connections; slow and deaf clients), one
 #     scrape over http_max_scrapes: clear statuses, and the daemon serves on;
+#   - hostile clients (http_hostile.py), raw bytes: each HTTP detail answered
+#     as Go's server does, in text/plain with X-Go-Pprof: 1 (junk request
+#     line, no Host, 431, seconds=1%00, seconds given twice...), 408 for a
+#     request that never ends, 429 past 8 at once from an address; 200
+#     slowloris connections (a header byte a second) from 127.0.0.2 for
+#     FXS_HTTP_SLOWLORIS_S seconds (10 by default; the 60 s: make
+#     check-report TESTS=http FXS_HTTP_SLOWLORIS_S=60) while 3 s scrapes run
+#     back to back: each answered within 5 s;
 #   - a daemon on 0.0.0.0 with a bearer token and without continuous mode: 401
-#     without it, a profile with it from a sampler started for the scrape and
-#     stopped after; 0.0.0.0 without a token refused at start;
+#     without it (before a promised body arrives), a profile with it from a
+#     sampler started for the scrape and stopped after, and scrapes with it
+#     served within their window plus 2 s while 200 slow connections without
+#     it, each from its own address (127.0.0.2..), stay open; 0.0.0.0 without
+#     a token refused at start;
 #   - /debug/pprof/offcpu with continuous_off_cpu: tests/progs/offcpu's sleeper
 #     thread's waits under its chain, in off_cpu/nanoseconds;
 #   - a unix socket: its file mode, and a scrape through it.
@@ -30,7 +41,9 @@ progs=$3
 tmp=$4
 here=$(dirname "$0")
 check="python3 $here/http_check.py"
+hostile="python3 $here/http_hostile.py"
 cadence=${FXS_HTTP_CADENCE_S:-20}
+slowloris=${FXS_HTTP_SLOWLORIS_S:-10}
 dpid=
 demo=
 
@@ -108,6 +121,11 @@ echo "== http: bad requests, limits, slow clients"
 $check bad "$url" 30 || fail "bad requests"
 $check limits "$url" 5 || fail "limits"
 kill -0 "$dpid" || fail "fxsamplerd died"
+
+echo "== http: hostile clients: each HTTP detail as Go answers it, $slowloris s of slowloris"
+$hostile details "$url" || fail "HTTP details"
+$hostile slowloris "$url" "$slowloris" 200 0 || fail "slowloris from one address"
+kill -0 "$dpid" || fail "fxsamplerd died"
 stop
 
 echo "== http: 0.0.0.0 with a bearer token, no continuous mode (a sampler on demand)"
@@ -126,11 +144,14 @@ start_daemon "$tmp/conf2"
 "$progs/demo" 600 1 >/dev/null &
 demo=$!
 $check token "http://127.0.0.1:$port/debug/pprof/profile" "fxs-$$-token" || fail "the token"
+$hostile token_first "http://127.0.0.1:$port/debug/pprof/profile" || fail "the token first"
 grep -q "host capture at 99 Hz for the HTTP scrapes" "$tmp/log" || fail "no sampler on demand"
 sleep 1
 grep -q "no scrape needs the host capture: stopping it" "$tmp/log" ||
 	fail "the sampler on demand did not stop after the scrapes"
 echo "   the sampler started for the scrape, and stopped after it"
+$hostile slowloris "http://127.0.0.1:$port/debug/pprof/profile" "$slowloris" 200 1 "fxs-$$-token" ||
+	fail "slowloris from 200 addresses, a scraper with the token"
 stop
 
 echo "== http: /debug/pprof/offcpu with continuous_off_cpu = yes"

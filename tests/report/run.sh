@@ -13,7 +13,8 @@
 #   demangle C++ (clang++ compiling templates) and Rust (legacy and v0) names against
 #            c++filt, in --top, folded stacks and pprof (tests/report/demangle.sh);
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
-#            cadence with Alloy's checks, bad requests, the token (tests/report/http.sh).
+#            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
+#            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,

@@ -369,6 +369,76 @@ START_TEST(test_remapped)
 }
 END_TEST
 
+/*
+ * Frames are resolved once across windows (sym_cache.h): a second window of
+ * the same pcs asks the symbolizer nothing; a library opened at the same
+ * address is a new mapping, not the old name; a process recorded again by
+ * a new capture has its frames resolved again.
+ */
+START_TEST(test_cache_across_windows)
+{
+	const uint64_t pc[] = {BASE + a_alpha + 1};
+	struct scrape_tap *t = scrape_tap__new(NULL);
+	struct sym_cache_stats st, st2;
+	struct scrape_window *w;
+	struct fxt_stream *s;
+	struct profile pr;
+
+	ck_assert_ptr_nonnull(t);
+	s = begin(t, 0);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
+	stream_prog_at(s, 0, 0, 1 * MS);
+	/* the first window resolves the pc */
+	w = scrape_window_open(t, 0, 1, PERIOD, false);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 2 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 5 * MS, &pr);
+	ck_assert(has_string(&pr, "fxs_alpha"));
+	free_profile(&pr);
+	scrape_tap_cache_stats(t, &st);
+	ck_assert_uint_eq(st.hits, 0);
+	ck_assert_uint_ge(st.misses, 1);
+	ck_assert_uint_ge(st.entries, 1);
+	/* the second one finds it kept */
+	w = scrape_window_open(t, 5 * MS, 2, PERIOD, false);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 6 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 8 * MS, &pr);
+	ck_assert(has_string(&pr, "fxs_alpha"));
+	free_profile(&pr);
+	scrape_tap_cache_stats(t, &st2);
+	ck_assert_uint_eq(st2.misses, st.misses);
+	ck_assert_uint_ge(st2.hits, 1);
+	/* another library at the same address: the same pc is named by it */
+	w = scrape_window_open(t, 8 * MS, 3, PERIOD, false);
+	stream_prog_at(s, 1, a_beta - a_alpha, 10 * MS);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 11 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 12 * MS, &pr);
+	ck_assert(has_string(&pr, "fxs_beta"));
+	ck_assert(!has_string(&pr, "fxs_alpha"));
+	free_profile(&pr);
+	fxt_stream__free(s);
+	/* a new capture records the process again: resolved again, not from freed modules */
+	scrape_tap_cache_stats(t, &st);
+	s = begin(t, 20 * MS);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
+	stream_prog_at(s, 1, a_beta - a_alpha, 21 * MS);
+	w = scrape_window_open(t, 20 * MS, 4, PERIOD, false);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 22 * MS, 100, 100, 0, pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 23 * MS, &pr);
+	ck_assert(has_string(&pr, "fxs_beta"));
+	free_profile(&pr);
+	scrape_tap_cache_stats(t, &st2);
+	ck_assert_uint_gt(st2.misses, st.misses);
+	fxt_stream__free(s);
+	scrape_tap__free(t);
+}
+END_TEST
+
 /* The tap's symbolizer outlives captures: it can forget processes and keep its files. */
 START_TEST(test_forget_processes)
 {
@@ -477,6 +547,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_renew_symbols);
 	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_remapped);
+	tcase_add_test(tc, test_cache_across_windows);
 	suite_add_tcase(s, tc);
 	return s;
 }
