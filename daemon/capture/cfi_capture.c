@@ -3,9 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/cfi_capture.h"
 #include "unwind/cfi_table.h"
+
+/* The modules without a table named in the file, at most (a host has thousands). */
+#define CFI_MODULES_WRITTEN 256
 
 /* Time for making tables after each drain (at least one table is made). */
 #define CFI_WORK_NS 20000000ULL
@@ -27,6 +31,17 @@ static const char *const count_names[CFI_COUNT_NR] = {
 const char *cfi_count_name(unsigned slot)
 {
 	return slot < CFI_COUNT_NR ? count_names[slot] : "?";
+}
+
+uint64_t cfi_capture_default_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 256 : 0;
+
+	if (mem < CFI_MEMORY_FLOOR)
+		return CFI_MEMORY_FLOOR;
+	/* whole MiB: the summary's figure reads as what was chosen */
+	return mem > CFI_MEMORY_CEIL ? CFI_MEMORY_CEIL : mem & ~((1ULL << 20) - 1);
 }
 
 static const char *const fallback_names[] = {"no_bpf_loop", "jit_off", "rejected"};
@@ -89,9 +104,32 @@ static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *
 	return 0;
 }
 
+/*
+ * The path in modules' key "major:minor:inode:path", with ":build-id-hex"
+ * after it when the kernel gave the build id: what the summary names.
+ */
+static void key_path(const char *key, size_t build_id_len, char *out, size_t len)
+{
+	const char *p = key;
+	size_t n;
+
+	for (int colons = 0; colons < 3 && p; colons++) {
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
+	if (!p)
+		p = key;
+	n = strlen(p);
+	if (build_id_len && n > 2 * build_id_len + 1 && p[n - 2 * build_id_len - 1] == ':')
+		n -= 2 * build_id_len + 1;
+	snprintf(out, len, "%.*s", (int)n, p);
+}
+
 static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, const char *key, int fd)
 {
 	struct cfi_capture *cc = ctx;
+	char path[4096];
 	int id;
 
 	/* The build id names the content: every copy of a library shares one table. */
@@ -99,6 +137,9 @@ static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, cons
 		id = cfi_tables_module(cc->tables, build_id, build_id_len, fd);
 	else
 		id = cfi_tables_module(cc->tables, key, strlen(key), fd);
+	key_path(key, build_id_len, path, sizeof(path));
+	if (id >= 0 && cfi_tables_name(cc->tables, id, path))
+		return -1;
 	/* No table for it (no room, no memory): its frames end with a reason. */
 	return id < 0 ? -1 : id;
 }
@@ -195,16 +236,24 @@ void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_sta
 	cfi_tables_stats(cc->tables, ret);
 }
 
+size_t cfi_capture_modules(const struct cfi_capture *cc, struct cfi_mod_info *out, size_t max)
+{
+	return cfi_tables_modules(cc->tables, out, max);
+}
+
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 {
 	static const char *const table_names[] = {
-		"tables",  "loaded",	"generated", "no_cfi", "failed",
-		"evicted", "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
+		"tables",   "loaded",	 "generated", "no_cfi", "failed",
+		"evicted",  "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
+		"left_out",
 	};
 	/* slot 0 (not a CFI walk) is never counted here: the names start at END */
 	const char *names[CFI_COUNT_NR - 1];
 	struct cfi_tables_stats st;
-	uint64_t v[10];
+	uint64_t v[11];
+	struct cfi_mod_info mods[CFI_MODULES_WRITTEN];
+	size_t nr_mods;
 	int err;
 
 	for (unsigned i = 1; i < CFI_COUNT_NR; i++)
@@ -225,8 +274,19 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	v[7] = st.cap_bytes;
 	v[8] = st.gen_ns;
 	v[9] = st.proc_dropped;
+	v[10] = st.left_out;
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "cfi_tables", 0, table_names, v,
-					 10);
+					 11);
+	/* each module without a table, once (capture_finish writes this once) */
+	nr_mods = cfi_capture_modules(cc, mods, CFI_MODULES_WRITTEN);
+	for (size_t i = 0; !err && i < nr_mods && i < CFI_MODULES_WRITTEN; i++) {
+		const char *args[CFI_MODULE_ARGS];
+		uint64_t vals[CFI_MODULE_ARGS];
+
+		cfi_mod_encode(&mods[i], args, vals);
+		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", CFI_MODULE_EVENT, 0, args, vals,
+					 CFI_MODULE_ARGS);
+	}
 	return err;
 }

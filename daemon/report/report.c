@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "report/report_internal.h"
 #include "symbols/symbolizer.h"
+#include "unwind/cfi_status.h"
 
 void report_table_free(struct table *t)
 {
@@ -97,6 +98,7 @@ void report__free(struct report *r)
 	names_free(&r->tnames);
 	for (i = 0; i < r->nr_counters; i++)
 		free(r->counters[i].name);
+	report_cfi_free(r);
 	free(r->deltas);
 	free(r->samples_v);
 	if (!r->sym_borrowed)
@@ -425,6 +427,9 @@ int report_add(struct report *r, const struct fxt_record *rec)
 		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, "samples"))
 			return add_counters(r, rec);
+		if (rec->subtype == FXT_EVENT_COUNTER && rec->category && rec->name &&
+		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, CFI_MODULE_EVENT))
+			return report_cfi_module(r, rec);
 		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))
 			add_clock(r, rec);
