@@ -26,6 +26,7 @@ struct mod {
 	uint32_t need;		   /* rows it needs (once generated) */
 	struct fxs_cfi_row *ready; /* rows made, waiting for the room evictions give */
 	unsigned tries;		   /* times it was left out */
+	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
 	uint64_t last_used;
 };
 
@@ -610,8 +611,16 @@ static int make_one(struct cfi_tables *t, size_t id)
 	int64_t first;
 	int err = 0;
 
-	if (!rows) {
-		err = t->ops.generate(t->ops.ctx, m->fd, &rows, &n);
+	if (!rows && m->started) {
+		uint64_t ns = 0;
+
+		err = t->ops.collect(t->ops.gen_ctx, (uint32_t)id, &rows, &n, &ns);
+		if (err == -EINPROGRESS)
+			return err;
+		m->started = false;
+		t->stats.gen_ns += ns;
+	} else if (!rows) {
+		err = t->ops.generate(t->ops.gen_ctx, m->fd, &rows, &n);
 		t->stats.gen_ns += mono_ns() - t0;
 	}
 	if (err == -ENOENT || (!err && !n)) {
@@ -687,6 +696,7 @@ static int retry_left_out(struct cfi_tables *t)
 		if (m->state != CFI_MOD_LEFT_OUT || m->fd < 0 || m->need > room || !used[i])
 			continue;
 		m->state = CFI_MOD_QUEUED;
+		m->started = false;
 		room -= m->need;
 		if (i < t->next_queued)
 			t->next_queued = i;
@@ -730,6 +740,7 @@ static void sweep(struct cfi_tables *t)
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 {
 	uint64_t until = mono_ns() + budget_ns;
+	bool waiting = false;
 	int made = 0, r;
 
 	t->gen++;
@@ -737,19 +748,34 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 	release_held(t);
 	if (retry_left_out(t))
 		return -ENOMEM;
-	while (t->next_queued < t->nr_mods) {
-		if (t->mods[t->next_queued].state != CFI_MOD_QUEUED) {
-			t->next_queued++;
+	/* Workers make every queued table at once (ops.start), in the order queued. */
+	for (size_t i = t->next_queued; t->ops.start && i < t->nr_mods; i++) {
+		struct mod *m = &t->mods[i];
+
+		if (m->state == CFI_MOD_QUEUED && !m->started && !m->ready && m->fd >= 0)
+			m->started = t->ops.start(t->ops.gen_ctx, (uint32_t)i, m->fd);
+	}
+	for (size_t i = t->next_queued; i < t->nr_mods; i++) {
+		if (t->mods[i].state != CFI_MOD_QUEUED) {
+			if (!waiting)
+				t->next_queued = i + 1;
 			continue;
 		}
 		if (made && mono_ns() >= until)
 			break;
-		r = make_one(t, t->next_queued);
+		r = make_one(t, i);
+		if (r == -EINPROGRESS) {
+			/* a worker is still making it: the next ones may be made */
+			waiting = true;
+			continue;
+		}
 		if (r == -EAGAIN)
 			break;
 		if (r < 0)
 			return r;
 		made += r;
+		if (!waiting && t->mods[i].state != CFI_MOD_QUEUED)
+			t->next_queued = i + 1;
 	}
 	return made;
 }

@@ -68,7 +68,18 @@ struct cfi_tables_ops {
 	 * pointers); another -errno when no table can be had.
 	 */
 	int (*generate)(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n);
+	/*
+	 * May be NULL. Begin making table id's rows from fd (borrowed: dup it)
+	 * off this thread, as generate() would: true when begun, and then
+	 * collect() gives them (-EINPROGRESS until they are made). A big
+	 * library's rows take 80 ms or more (libLLVM's 950 k): made one after
+	 * the other between drains, a new program's stacks waited for all.
+	 */
+	bool (*start)(void *ctx, uint32_t id, int fd);
+	int (*collect)(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
+		       uint64_t *ret_ns);
 	void *ctx;
+	void *gen_ctx; /* generate's, start's and collect's */
 };
 
 struct cfi_tables_stats {

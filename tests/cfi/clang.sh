@@ -129,7 +129,7 @@ grep 'unwind' "$tmp/ours.small.err" | sed 's/^/  /'
 if [ "$small" -lt 100 ]; then
 	echo "FAIL clang --cfi-memory 16M: ${small}‰ reach the entry (the tables that fit should give some)"; failed=1
 fi
-if ! grep -q 'unwind table: libclang-cpp.so.14: left out.*raise --cfi-memory\|unwind table: libLLVM-14.so.1: left out.*raise --cfi-memory' "$tmp/ours.small.err"; then
+if ! grep -q 'unwind table: [^:]*: left out.*raise --cfi-memory' "$tmp/ours.small.err"; then
 	echo "FAIL clang --cfi-memory 16M: the summary names no module left out"; failed=1
 fi
 if grep -q '[1-9][0-9]* evicted' "$tmp/ours.small.err"; then

@@ -364,6 +364,66 @@ START_TEST(test_in_use_never_evicted)
 }
 END_TEST
 
+/* Tables made off the loop (ops.start/collect): one still being made does not hold the others. */
+static bool async_done[8];
+static bool fake_start(void *ctx, uint32_t id, int fd)
+{
+	(void)ctx;
+	(void)fd;
+	return id < 8;
+}
+
+static int fake_collect(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
+			uint64_t *ret_ns)
+{
+	if (!async_done[id])
+		return -EINPROGRESS;
+	*ret_ns = 1000;
+	return generate(ctx, 3, ret_rows, ret_n);
+}
+
+START_TEST(test_made_off_the_loop)
+{
+	struct cfi_tables_ops ops = {
+		.rows = fk.rows,
+		.nr_rows = NR_ROWS,
+		.ranges = fk.ranges,
+		.nr_ranges = NR_RANGES,
+		.set_table = set_table,
+		.set_proc = set_proc,
+		.has_proc = has_proc,
+		.replace_proc = replace_proc,
+		.now = fake_now,
+		.generate = generate,
+		.start = fake_start,
+		.collect = fake_collect,
+	};
+	struct cfi_tables *t;
+	int fd = devnull(), a, b;
+
+	memset(&fk, 0, sizeof(fk));
+	memset(async_done, 0, sizeof(async_done));
+	t = cfi_tables__new(&ops);
+	fk.gen_rows = 10;
+	a = cfi_tables_module(t, "a", 1, fd);
+	b = cfi_tables_module(t, "b", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert(cfi_tables_pending(t));
+	/* b is made before a: b loads, a still waits */
+	async_done[b] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 10);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	ck_assert(cfi_tables_pending(t));
+	async_done[a] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
+	ck_assert(!cfi_tables_pending(t));
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
 /* A module without any FDE (libicudata: data, no code) is no failure. */
 START_TEST(test_no_code_is_no_failure)
 {
@@ -597,6 +657,7 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_in_use_never_evicted);
 	tcase_add_test(tc, test_no_code_is_no_failure);
+	tcase_add_test(tc, test_made_off_the_loop);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
 	tcase_add_test(tc, test_dropped_by_the_kernel);
 	tcase_add_test(tc, test_fork_inherits);
