@@ -108,6 +108,7 @@ LIVE_BINS := $(patsubst tests/live/%.c,$(OUTPUT)/tests/live/%,$(LIVE_SRCS))
 # Programs whose call chains are known: frame pointers kept, no inlining.
 PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) $(OUTPUT)/progs/nofp_leaf \
+	     $(OUTPUT)/progs/recurse_nofp \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c)) \
 	     $(OUTPUT)/progs/reopen $(OUTPUT)/progs/libshape_a.so $(OUTPUT)/progs/libshape_b.so
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
@@ -195,6 +196,10 @@ NOFP_CFLAGS := -D_GNU_SOURCE -O2 -g -fno-inline -fno-optimize-sibling-calls
 $(OUTPUT)/progs/nofp: tests/progs/nofp.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
+# A deep stack without frame pointers (check_cfi: the default --max-frames reaches main).
+$(OUTPUT)/progs/recurse_nofp: tests/progs/recurse.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
 $(OUTPUT)/progs/nofp_leaf: tests/progs/nofp.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -fno-omit-frame-pointer -momit-leaf-frame-pointer $< -o $@
@@ -245,9 +250,12 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 	$(MAKE) --no-print-directory check-cfi
 
 # Debian's own python3.11, xz, sqlite3 and perl (no frame pointers) under the
-# CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh).
+# CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh);
+# then a big program: clang++ -O2 -c against perf dwarf,65528, and below its
+# tables' working set (tests/cfi/clang.sh).
 check-cfi: all
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
+	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/clang.sh
 
 # Debian's own kernels booted under qemu (TCG) with an initramfs of the static
 # `make cross` builds: the live capture checks on each arch and kernel, and

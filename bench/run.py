@@ -342,7 +342,7 @@ def filtered_run_cost():
 
 # --- u. the CFI walker against the frame-pointer walker (record --unwind) ------
 
-K_DEPTHS = [12, 32]
+K_DEPTHS = [12, 32, 127]
 
 
 def section_u():

@@ -12,7 +12,7 @@
 #endif
 
 #define FXS_COMM_LEN	   16
-#define FXS_DEFAULT_FRAMES 64
+#define FXS_DEFAULT_FRAMES 255
 /* FXT's backtrace frame count is an 8-bit field. */
 #define FXS_MAX_FRAMES 255
 /*

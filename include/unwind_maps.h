@@ -83,7 +83,9 @@ struct fxs_cfi_stale {
 };
 
 /* Largest slices the walker's binary searches reach (2^k entries). */
-#define FXS_CFI_ROWS_LOG   24
+#define FXS_CFI_ROWS_LOG 24
+/* The rows of all tables together, at most (1 GiB: --cfi-memory's bound). */
+#define FXS_CFI_ROWS_TOTAL (1U << 27)
 #define FXS_CFI_RANGES_LOG 12
 #define FXS_CFI_MAX_TABLES 8192
 #define FXS_CFI_MAX_PROCS  16384

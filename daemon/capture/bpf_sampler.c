@@ -324,7 +324,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (b->opts.unwind != FXS_UNWIND_FP) {
 		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
 
-		if (rows < 1 || rows > (1ULL << FXS_CFI_ROWS_LOG)) {
+		if (rows < 1 || rows > FXS_CFI_ROWS_TOTAL) {
 			err = -EINVAL;
 			goto fail;
 		}

@@ -378,7 +378,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.mmap_events = !c->opts.proc_maps_only;
 	bopts.unwind = c->opts.unwind;
 	bopts.cfi_cap_bytes =
-		c->opts.cfi_cap_bytes ? c->opts.cfi_cap_bytes : CAPTURE_CFI_CAP_DEFAULT;
+		c->opts.cfi_cap_bytes ? c->opts.cfi_cap_bytes : cfi_capture_default_memory();
 	bopts.on_sample = on_sample;
 	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;

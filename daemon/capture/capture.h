@@ -71,10 +71,12 @@ struct capture_opts {
 	uint64_t max_bytes;
 };
 
-/* The CFI tables' memory cap when none is given: 16 MiB, 2 M rows; its bounds. */
-#define CAPTURE_CFI_CAP_DEFAULT (16ULL << 20)
-#define CAPTURE_CFI_CAP_MIN	(64ULL << 10)
-#define CAPTURE_CFI_CAP_MAX	(128ULL << 20)
+/*
+ * The CFI tables' memory cap: given, or 0 for cfi_capture_default_memory()
+ * (1/256 of the machine's memory, 32 to 128 MiB); its bounds.
+ */
+#define CAPTURE_CFI_CAP_MIN (64ULL << 10)
+#define CAPTURE_CFI_CAP_MAX (1ULL << 30)
 
 /* Totals of one capture, for the summary and `fxsampler status`. */
 struct capture_stats {
@@ -122,6 +124,11 @@ int capture_stop(struct capture *c);
 /* After stop: write the counters (and the "records dropped" event), flush. */
 int capture_finish(struct capture *c);
 void capture_stats(const struct capture *c, struct capture_stats *ret);
+/*
+ * The modules whose frames went without a CFI table (unwind/cfi_status.h):
+ * fills at most max of out (valid until capture__free()), returns how many.
+ */
+size_t capture_cfi_modules(const struct capture *c, struct cfi_mod_info *out, size_t max);
 /* How long cpu was sampled, in ns (0: never). */
 uint64_t capture_cpu_ns(const struct capture *c, unsigned cpu);
 /* The name the .fxt and the summary give a counter (FXS_CNT_*). */

@@ -215,6 +215,11 @@ out:
 	return err;
 }
 
+size_t capture_cfi_modules(const struct capture *c, struct cfi_mod_info *out, size_t max)
+{
+	return c->cfi ? cfi_capture_modules(c->cfi, out, max) : 0;
+}
+
 void capture_stats(const struct capture *c, struct capture_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));

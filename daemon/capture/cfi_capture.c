@@ -3,15 +3,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/cfi_capture.h"
+#include "capture/cfi_workers.h"
 #include "unwind/cfi_table.h"
+
+/* The modules without a table named in the file, at most (a host has thousands). */
+#define CFI_MODULES_WRITTEN 256
+
+/*
+ * Threads making tables: two big libraries of a new program side by side
+ * (clang++'s whole stacks waited 300 ms for its 21 tables made one by one).
+ */
+#define CFI_WORKERS 2
 
 /* Time for making tables after each drain (at least one table is made). */
 #define CFI_WORK_NS 20000000ULL
 
 struct cfi_capture {
 	struct cfi_tables *tables;
+	struct cfi_workers *workers;
 	struct cfi_counts counts;
 };
 
@@ -27,6 +39,17 @@ static const char *const count_names[CFI_COUNT_NR] = {
 const char *cfi_count_name(unsigned slot)
 {
 	return slot < CFI_COUNT_NR ? count_names[slot] : "?";
+}
+
+uint64_t cfi_capture_default_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 256 : 0;
+
+	if (mem < CFI_MEMORY_FLOOR)
+		return CFI_MEMORY_FLOOR;
+	/* whole MiB: the summary's figure reads as what was chosen */
+	return mem > CFI_MEMORY_CEIL ? CFI_MEMORY_CEIL : mem & ~((1ULL << 20) - 1);
 }
 
 static const char *const fallback_names[] = {"no_bpf_loop", "jit_off", "rejected"};
@@ -71,13 +94,12 @@ unsigned cfi_fallback_cause(const char *arg_name)
 }
 
 /* A table from the file behind fd (opened where the process's maps are read). */
-static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+static int make_rows(int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	struct cfi_table *t;
 	char path[64];
 	int err;
 
-	(void)ctx;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	err = cfi_table_from_path(path, NULL, &t);
 	if (err)
@@ -89,9 +111,53 @@ static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *
 	return 0;
 }
 
+static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+{
+	(void)ctx;
+	return make_rows(fd, ret_rows, ret_n);
+}
+
+static bool start(void *ctx, uint32_t id, int fd)
+{
+	struct cfi_capture *cc = ctx;
+
+	return cfi_workers_start(cc->workers, id, fd);
+}
+
+static int collect(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
+		   uint64_t *ret_ns)
+{
+	struct cfi_capture *cc = ctx;
+
+	return cfi_workers_collect(cc->workers, id, ret_rows, ret_n, ret_ns);
+}
+
+/*
+ * The path in modules' key "major:minor:inode:path", with ":build-id-hex"
+ * after it when the kernel gave the build id: what the summary names.
+ */
+static void key_path(const char *key, size_t build_id_len, char *out, size_t len)
+{
+	const char *p = key;
+	size_t n;
+
+	for (int colons = 0; colons < 3 && p; colons++) {
+		p = strchr(p, ':');
+		if (p)
+			p++;
+	}
+	if (!p)
+		p = key;
+	n = strlen(p);
+	if (build_id_len && n > 2 * build_id_len + 1 && p[n - 2 * build_id_len - 1] == ':')
+		n -= 2 * build_id_len + 1;
+	snprintf(out, len, "%.*s", (int)n, p);
+}
+
 static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, const char *key, int fd)
 {
 	struct cfi_capture *cc = ctx;
+	char path[4096];
 	int id;
 
 	/* The build id names the content: every copy of a library shares one table. */
@@ -99,6 +165,9 @@ static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, cons
 		id = cfi_tables_module(cc->tables, build_id, build_id_len, fd);
 	else
 		id = cfi_tables_module(cc->tables, key, strlen(key), fd);
+	key_path(key, build_id_len, path, sizeof(path));
+	if (id >= 0 && cfi_tables_name(cc->tables, id, path))
+		return -1;
 	/* No table for it (no room, no memory): its frames end with a reason. */
 	return id < 0 ? -1 : id;
 }
@@ -137,8 +206,15 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 		return NULL;
 	}
 	ops.generate = generate;
+	cc->workers = cfi_workers__new(CFI_WORKERS, make_rows);
+	if (cc->workers) {
+		ops.start = start;
+		ops.collect = collect;
+	}
+	ops.gen_ctx = cc;
 	cc->tables = cfi_tables__new(&ops);
 	if (!cc->tables) {
+		cfi_workers__free(cc->workers);
 		free(cc);
 		return NULL;
 	}
@@ -151,6 +227,8 @@ void cfi_capture__free(struct cfi_capture *cc)
 {
 	if (!cc)
 		return;
+	/* the workers first: a table being made is waited for, then dropped */
+	cfi_workers__free(cc->workers);
 	cfi_tables__free(cc->tables);
 	free(cc);
 }
@@ -195,16 +273,24 @@ void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_sta
 	cfi_tables_stats(cc->tables, ret);
 }
 
+size_t cfi_capture_modules(const struct cfi_capture *cc, struct cfi_mod_info *out, size_t max)
+{
+	return cfi_tables_modules(cc->tables, out, max);
+}
+
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 {
 	static const char *const table_names[] = {
-		"tables",  "loaded",	"generated", "no_cfi", "failed",
-		"evicted", "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
+		"tables",   "loaded",	 "generated", "no_cfi", "failed",
+		"evicted",  "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
+		"left_out",
 	};
 	/* slot 0 (not a CFI walk) is never counted here: the names start at END */
 	const char *names[CFI_COUNT_NR - 1];
 	struct cfi_tables_stats st;
-	uint64_t v[10];
+	uint64_t v[11];
+	struct cfi_mod_info mods[CFI_MODULES_WRITTEN];
+	size_t nr_mods;
 	int err;
 
 	for (unsigned i = 1; i < CFI_COUNT_NR; i++)
@@ -225,8 +311,19 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	v[7] = st.cap_bytes;
 	v[8] = st.gen_ns;
 	v[9] = st.proc_dropped;
+	v[10] = st.left_out;
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "cfi_tables", 0, table_names, v,
-					 10);
+					 11);
+	/* each module without a table, once (capture_finish writes this once) */
+	nr_mods = cfi_capture_modules(cc, mods, CFI_MODULES_WRITTEN);
+	for (size_t i = 0; !err && i < nr_mods && i < CFI_MODULES_WRITTEN; i++) {
+		const char *args[CFI_MODULE_ARGS];
+		uint64_t vals[CFI_MODULE_ARGS];
+
+		cfi_mod_encode(&mods[i], args, vals);
+		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", CFI_MODULE_EVENT, 0, args, vals,
+					 CFI_MODULE_ARGS);
+	}
 	return err;
 }

@@ -28,6 +28,17 @@ struct cfi_counts {
 
 struct cfi_capture;
 
+/*
+ * The tables' memory when none is given: 1/256 of the machine's memory,
+ * at least 32 MiB and at most 128 MiB. clang++ (Debian 12's clang 14) needs
+ * 16.2 MB of rows (libclang-cpp 8.0 MB, libLLVM 7.6 MB), gcc's cc1plus 4.1 MB:
+ * the floor holds a compiler's with room for the host's; the memory is the
+ * kernel's, allocated at load, once per capture.
+ */
+#define CFI_MEMORY_FLOOR (32ULL << 20)
+#define CFI_MEMORY_CEIL	 (128ULL << 20)
+uint64_t cfi_capture_default_memory(void);
+
 /* After the sampler's setup; listens to m. NULL with errno set. */
 struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m);
 void cfi_capture__free(struct cfi_capture *cc);
@@ -50,6 +61,8 @@ int cfi_capture_fork(struct cfi_capture *cc, pid_t ppid, pid_t cpid, bool inheri
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts);
 void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret);
 void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_stats *ret);
+/* cfi_tables_modules() of the capture's tables. */
+size_t cfi_capture_modules(const struct cfi_capture *cc, struct cfi_mod_info *out, size_t max);
 /* Why --unwind=auto walks by frame pointers (enum bpf_cfi_cause), in words. */
 const char *cfi_fallback_text(unsigned cause);
 /*

@@ -12,20 +12,21 @@
 
 #define KEY_MAX 64
 
-enum mod_state {
-	MOD_QUEUED,  /* its table is to be made (fd open) */
-	MOD_LOADED,  /* rows [first, first + n) */
-	MOD_NO_CFI,  /* frame pointers */
-	MOD_FAILED,  /* no table: unreadable, malformed, larger than the cap */
-	MOD_EVICTED, /* its rows went for the cap */
-};
+/* A module left out is tried again at most this many times, as room comes. */
+#define LEFT_OUT_TRIES 3
 
 struct mod {
 	uint8_t key[KEY_MAX];
 	size_t key_len;
-	enum mod_state state;
-	int fd;
+	char *name; /* its path, for the summary (cfi_tables_name) */
+	enum cfi_mod_state state;
+	int err; /* CFI_MOD_FAILED: why (-errno) */
+	int fd;	 /* open while QUEUED or LEFT_OUT: the table may still be made */
 	uint32_t first, n;
+	uint32_t need;		   /* rows it needs (once generated) */
+	struct fxs_cfi_row *ready; /* rows made, waiting for the room evictions give */
+	unsigned tries;		   /* times it was left out */
+	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
 	uint64_t last_used;
 };
 
@@ -195,9 +196,12 @@ void cfi_tables__free(struct cfi_tables *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_mods; i++)
+	for (size_t i = 0; i < t->nr_mods; i++) {
 		if (t->mods[i].fd >= 0)
 			close(t->mods[i].fd);
+		free(t->mods[i].ready);
+		free(t->mods[i].name);
+	}
 	for (size_t i = 0; i < t->nr_procs; i++)
 		free(t->procs[i].r);
 	free(t->mods);
@@ -230,11 +234,47 @@ int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int
 	m = &t->mods[t->nr_mods];
 	*m = (struct mod){.key_len = key_len, .fd = dup};
 	memcpy(m->key, key, key_len);
-	m->state = dup >= 0 ? MOD_QUEUED : MOD_FAILED;
+	m->state = dup >= 0 ? CFI_MOD_QUEUED : CFI_MOD_FAILED;
+	m->err = dup >= 0 ? 0 : -EBADF;
 	t->stats.tables++;
 	if (dup < 0)
 		t->stats.failed++;
 	return (int)t->nr_mods++;
+}
+
+int cfi_tables_name(struct cfi_tables *t, int id, const char *name)
+{
+	char *copy;
+
+	if (id < 0 || (size_t)id >= t->nr_mods || t->mods[id].name)
+		return 0;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	t->mods[id].name = copy;
+	return 0;
+}
+
+size_t cfi_tables_modules(const struct cfi_tables *t, struct cfi_mod_info *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr_mods; i++) {
+		const struct mod *m = &t->mods[i];
+
+		if (m->state == CFI_MOD_QUEUED || m->state == CFI_MOD_LOADED ||
+		    m->state == CFI_MOD_NO_CODE)
+			continue;
+		if (n < max)
+			out[n] = (struct cfi_mod_info){
+				.name = m->name ? m->name : "?",
+				.state = m->state,
+				.err = m->err,
+				.bytes = (uint64_t)m->need * sizeof(struct fxs_cfi_row),
+			};
+		n++;
+	}
+	return n;
 }
 
 static int cmp_pid(const void *key, const void *elem)
@@ -458,91 +498,211 @@ static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_
 }
 
 /*
- * n rows found no room: evict least recently used tables until they could
- * (at least one when nothing is on its way back: the free rows are in
- * pieces). false: they never will.
+ * Which modules a process of the capture maps now (its ranges, published or
+ * about to be): those a walk may need at any moment. Dropped processes have
+ * none. used[] has nr_mods entries.
  */
-static bool evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
+static void mark_in_use(const struct cfi_tables *t, bool *used)
+{
+	memset(used, 0, t->nr_mods * sizeof(*used));
+	for (size_t i = 0; i < t->nr_procs; i++)
+		for (size_t j = 0; j < t->procs[i].n; j++) {
+			const struct fxs_cfi_range *r = &t->procs[i].r[j];
+
+			if (r->kind == FXS_CFI_RANGE_TABLE && r->table < t->nr_mods)
+				used[r->table] = true;
+		}
+}
+
+/* Rows freed and waiting out the walks that may still read them. */
+static uint64_t rows_coming(const struct cfi_tables *t)
 {
 	uint64_t coming = 0;
-	bool first = true;
 
-	if (n > t->ops.nr_rows)
-		return false;
 	for (size_t i = 0; i < t->nr_held; i++)
 		if (t->held[i].rows)
 			coming += t->held[i].e.len;
+	return coming;
+}
+
+static void evict(struct cfi_tables *t, struct mod *m)
+{
+	set_table(t, (uint32_t)(m - t->mods), 0, 0);
+	hold(t, m->first, m->n, true);
+	t->stats.row_bytes -= (uint64_t)m->n * sizeof(struct fxs_cfi_row);
+	t->stats.loaded--;
+	t->stats.evicted++;
+	m->state = CFI_MOD_EVICTED;
+}
+
+/*
+ * n rows found no room: evict the least recently used tables that no
+ * process maps now until they could (at least one when nothing is on its way
+ * back: the free rows are in pieces). A table in use is never evicted for
+ * another: when modules in use do not fit together, the one that came last
+ * is left out (its frames go by frame pointers, marked), which is better than
+ * each evicting the other in turn and none being there when a walk needs it.
+ * -ENOMEM; 1: room is coming; 0: not without evicting a table in use.
+ */
+static int evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
+{
+	uint64_t coming = rows_coming(t);
+	bool first = true, *used;
+
+	used = malloc(t->nr_mods * sizeof(*used) + 1);
+	if (!used)
+		return -ENOMEM;
+	mark_in_use(t, used);
 	while (t->free_rows.total + coming < n || (first && !coming)) {
 		struct mod *lru = NULL;
 
 		for (size_t i = 0; i < t->nr_mods; i++)
-			if (i != keep && t->mods[i].state == MOD_LOADED &&
+			if (i != keep && t->mods[i].state == CFI_MOD_LOADED && !used[i] &&
 			    (!lru || t->mods[i].last_used < lru->last_used))
 				lru = &t->mods[i];
 		if (!lru)
-			return coming > 0;
-		set_table(t, (uint32_t)(lru - t->mods), 0, 0);
-		hold(t, lru->first, lru->n, true);
+			break;
+		evict(t, lru);
 		coming += lru->n;
-		t->stats.row_bytes -= (uint64_t)lru->n * sizeof(struct fxs_cfi_row);
-		t->stats.loaded--;
-		t->stats.evicted++;
-		lru->state = MOD_EVICTED;
 		first = false;
 	}
-	return true;
+	free(used);
+	return t->free_rows.total + coming >= n && coming > 0;
 }
 
-static void mod_done(struct cfi_tables *t, struct mod *m, enum mod_state state)
+static void mod_done(struct cfi_tables *t, struct mod *m, enum cfi_mod_state state)
 {
-	close(m->fd);
+	(void)t;
+	if (m->fd >= 0)
+		close(m->fd);
 	m->fd = -1;
 	m->state = state;
+}
+
+static void fail(struct cfi_tables *t, struct mod *m, int err)
+{
+	mod_done(t, m, CFI_MOD_FAILED);
+	m->err = err;
+	t->stats.failed++;
+}
+
+/* No room beside the modules in use: left out, its fd kept to try again. */
+static void leave_out(struct cfi_tables *t, struct mod *m)
+{
+	free(m->ready);
+	m->ready = NULL;
+	m->state = CFI_MOD_LEFT_OUT;
+	if (!m->tries++)
+		t->stats.left_out++;
+	if (m->tries > LEFT_OUT_TRIES || m->need > t->ops.nr_rows) {
+		/* larger than the whole memory, or room never came whole: it stays out */
+		close(m->fd);
+		m->fd = -1;
+	}
 }
 
 /* Make one queued module's table: 1 made, 0 not (or not yet: waits for room). */
 static int make_one(struct cfi_tables *t, size_t id)
 {
 	struct mod *m = &t->mods[id];
-	struct fxs_cfi_row *rows = NULL;
+	struct fxs_cfi_row *rows = m->ready;
 	uint64_t t0 = mono_ns();
-	uint32_t n = 0;
+	uint32_t n = m->need;
 	int64_t first;
-	int err;
+	int err = 0;
 
-	err = t->ops.generate(t->ops.ctx, m->fd, &rows, &n);
-	t->stats.gen_ns += mono_ns() - t0;
-	if (err == -ENOENT) {
-		mod_done(t, m, MOD_NO_CFI);
-		t->stats.no_cfi++;
+	if (!rows && m->started) {
+		uint64_t ns = 0;
+
+		err = t->ops.collect(t->ops.gen_ctx, (uint32_t)id, &rows, &n, &ns);
+		if (err == -EINPROGRESS)
+			return err;
+		m->started = false;
+		t->stats.gen_ns += ns;
+	} else if (!rows) {
+		err = t->ops.generate(t->ops.gen_ctx, m->fd, &rows, &n);
+		t->stats.gen_ns += mono_ns() - t0;
+	}
+	if (err == -ENOENT || (!err && !n)) {
+		/* no CFI, or no code to unwind at all (libicudata): its frames, if any, by fp */
+		free(rows);
+		mod_done(t, m, err ? CFI_MOD_NO_CFI : CFI_MOD_NO_CODE);
+		if (err)
+			t->stats.no_cfi++;
 		set_table(t, (uint32_t)id, FXS_CFI_TABLE_FP, 0);
 		return 0;
 	}
-	if (err || !n) {
+	if (err) {
 		free(rows);
-		mod_done(t, m, MOD_FAILED);
-		t->stats.failed++;
+		fail(t, m, err);
 		return err == -ENOMEM ? err : 0;
 	}
+	m->need = n;
+	m->ready = NULL;
 	first = fl_alloc(&t->free_rows, n);
 	if (first < 0) {
+		int r = n > t->ops.nr_rows ? 0 : evict_for(t, n, id);
+
+		if (r < 0) {
+			free(rows);
+			return r;
+		}
+		if (r) {
+			m->ready = rows; /* the room comes when what was evicted is released */
+			return -EAGAIN;
+		}
 		free(rows);
-		if (evict_for(t, n, id))
-			return -EAGAIN; /* the room comes when what was evicted is released */
-		mod_done(t, m, MOD_FAILED);
-		t->stats.failed++;
+		leave_out(t, m);
 		return 0;
 	}
 	memcpy(&t->ops.rows[first], rows, (size_t)n * sizeof(*rows));
 	free(rows);
 	m->first = (uint32_t)first;
 	m->n = n;
-	mod_done(t, m, MOD_LOADED);
+	mod_done(t, m, CFI_MOD_LOADED);
 	set_table(t, (uint32_t)id, m->first, n);
-	t->stats.generated++;
+	if (!m->tries)
+		t->stats.generated++;
+	else
+		t->stats.left_out--; /* room came: it is in after all */
 	t->stats.loaded++;
 	t->stats.row_bytes += (uint64_t)n * sizeof(struct fxs_cfi_row);
 	return 1;
+}
+
+/*
+ * Modules left out for want of room go back in the queue once the rows free,
+ * coming back, or held by tables no process maps now would hold them.
+ */
+static int retry_left_out(struct cfi_tables *t)
+{
+	uint64_t room = t->free_rows.total + rows_coming(t);
+	bool *used = NULL, any = false;
+
+	for (size_t i = 0; i < t->nr_mods; i++)
+		any |= t->mods[i].state == CFI_MOD_LEFT_OUT && t->mods[i].fd >= 0;
+	if (!any)
+		return 0;
+	used = malloc(t->nr_mods * sizeof(*used) + 1);
+	if (!used)
+		return -ENOMEM;
+	mark_in_use(t, used);
+	for (size_t i = 0; i < t->nr_mods; i++)
+		if (t->mods[i].state == CFI_MOD_LOADED && !used[i])
+			room += t->mods[i].n;
+	for (size_t i = 0; i < t->nr_mods; i++) {
+		struct mod *m = &t->mods[i];
+
+		if (m->state != CFI_MOD_LEFT_OUT || m->fd < 0 || m->need > room || !used[i])
+			continue;
+		m->state = CFI_MOD_QUEUED;
+		m->started = false;
+		room -= m->need;
+		if (i < t->next_queued)
+			t->next_queued = i;
+	}
+	free(used);
+	return 0;
 }
 
 /*
@@ -580,24 +740,42 @@ static void sweep(struct cfi_tables *t)
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 {
 	uint64_t until = mono_ns() + budget_ns;
+	bool waiting = false;
 	int made = 0, r;
 
 	t->gen++;
 	sweep(t);
 	release_held(t);
-	while (t->next_queued < t->nr_mods) {
-		if (t->mods[t->next_queued].state != MOD_QUEUED) {
-			t->next_queued++;
+	if (retry_left_out(t))
+		return -ENOMEM;
+	/* Workers make every queued table at once (ops.start), in the order queued. */
+	for (size_t i = t->next_queued; t->ops.start && i < t->nr_mods; i++) {
+		struct mod *m = &t->mods[i];
+
+		if (m->state == CFI_MOD_QUEUED && !m->started && !m->ready && m->fd >= 0)
+			m->started = t->ops.start(t->ops.gen_ctx, (uint32_t)i, m->fd);
+	}
+	for (size_t i = t->next_queued; i < t->nr_mods; i++) {
+		if (t->mods[i].state != CFI_MOD_QUEUED) {
+			if (!waiting)
+				t->next_queued = i + 1;
 			continue;
 		}
 		if (made && mono_ns() >= until)
 			break;
-		r = make_one(t, t->next_queued);
+		r = make_one(t, i);
+		if (r == -EINPROGRESS) {
+			/* a worker is still making it: the next ones may be made */
+			waiting = true;
+			continue;
+		}
 		if (r == -EAGAIN)
 			break;
 		if (r < 0)
 			return r;
 		made += r;
+		if (!waiting && t->mods[i].state != CFI_MOD_QUEUED)
+			t->next_queued = i + 1;
 	}
 	return made;
 }
@@ -605,7 +783,7 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 bool cfi_tables_pending(const struct cfi_tables *t)
 {
 	for (size_t i = t->next_queued; i < t->nr_mods; i++)
-		if (t->mods[i].state == MOD_QUEUED)
+		if (t->mods[i].state == CFI_MOD_QUEUED)
 			return true;
 	return false;
 }

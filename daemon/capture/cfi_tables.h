@@ -12,9 +12,13 @@
  * --unwind=auto, goes on by the frame-pointer chain, marked).
  *
  * Memory: the rows of every table share one array of a fixed size (the cap).
- * A table that does not fit evicts the least recently used tables (a table is
- * used when a process that maps it is published); an evicted table is not
- * made again in this capture, and its frames end with FXS_UE_NO_TABLE.
+ * A table that does not fit evicts the least recently used tables that no
+ * process of the capture maps now (a table is used when a process that maps
+ * it is published); an evicted table is not made again in this capture, and
+ * its frames end with FXS_UE_NO_TABLE. A table in use is never evicted: when
+ * the modules in use do not fit together, the one that came last is left out
+ * (FXS_UE_NO_TABLE too: by frame pointers under auto, marked) and made once
+ * room comes (processes that mapped others exit), at most a few times.
  *
  * Pure: writes the rows and ranges arrays it is given (the mmapped maps), and
  * publishes through the ops; no libbpf.
@@ -29,6 +33,7 @@
 
 #include "unwind.h"
 #include "unwind_maps.h"
+#include "unwind/cfi_status.h"
 
 struct cfi_tables_ops {
 	struct fxs_cfi_row *rows; /* the cfi_rows array, nr_rows long */
@@ -63,7 +68,18 @@ struct cfi_tables_ops {
 	 * pointers); another -errno when no table can be had.
 	 */
 	int (*generate)(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n);
+	/*
+	 * May be NULL. Begin making table id's rows from fd (borrowed: dup it)
+	 * off this thread, as generate() would: true when begun, and then
+	 * collect() gives them (-EINPROGRESS until they are made). A big
+	 * library's rows take 80 ms or more (libLLVM's 950 k): made one after
+	 * the other between drains, a new program's stacks waited for all.
+	 */
+	bool (*start)(void *ctx, uint32_t id, int fd);
+	int (*collect)(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
+		       uint64_t *ret_ns);
 	void *ctx;
+	void *gen_ctx; /* generate's, start's and collect's */
 };
 
 struct cfi_tables_stats {
@@ -77,6 +93,7 @@ struct cfi_tables_stats {
 	uint64_t cap_bytes;    /* the cap */
 	uint64_t gen_ns;       /* time spent making tables */
 	uint64_t proc_dropped; /* processes whose ranges did not fit */
+	uint64_t left_out;     /* modules in use without a table: no room (CFI_MOD_LEFT_OUT) */
 };
 
 struct cfi_tables;
@@ -93,6 +110,14 @@ void cfi_tables__free(struct cfi_tables *t);
  * none (dev:inode:path).
  */
 int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd);
+/* The name the summary gives table id (its first name sticks). 0 or -ENOMEM. */
+int cfi_tables_name(struct cfi_tables *t, int id, const char *name);
+/*
+ * The modules the summary names: those without a table that frames of theirs
+ * might need (no CFI, failed, evicted, left out), in the order they were
+ * learned. Fills at most max of out; returns how many there are.
+ */
+size_t cfi_tables_modules(const struct cfi_tables *t, struct cfi_mod_info *out, size_t max);
 /*
  * A new executable mapping of pid, [start, end), whose module vaddr is
  * pc - bias, of the module cfi_tables_module() returned id for.

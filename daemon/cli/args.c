@@ -27,7 +27,7 @@ const char args_record_usage[] =
 	"  -d, --duration DUR     stop after DUR (e.g. 10s, 500ms, 2m)\n"
 	"  -o, --output FILE      where to write (default fxsampler.fxt; - for stdout)\n"
 	"      --buffer-size SIZE ring buffer per CPU, a power of two >= 4K (default 2M)\n"
-	"      --max-frames N     deepest stack to walk, 1..255 (default 64)\n"
+	"      --max-frames N     deepest stack to walk, 1..255 (default 255)\n"
 	"  -z, --compress         gzip the output (dump and report read it as is)\n"
 	"      --no-inherit       do not follow the targets' children\n"
 	"  -q, --quiet            no live status line\n"
@@ -50,8 +50,9 @@ const char args_record_usage[] =
 	"                         modules' .eh_frame where loaded, else frame pointers\n"
 	"                         (marked); cfi: tables only, a frame without one ends\n"
 	"                         the stack; fp: frame pointers only\n"
-	"      --cfi-memory SIZE  memory for unwind tables (default 16M); past it the\n"
-	"                         least recently used are evicted\n"
+	"      --cfi-memory SIZE  memory for unwind tables, up to 1G (default: 1/256 of\n"
+	"                         RAM, 32M to 128M); modules that do not fit beside\n"
+	"                         those in use go by frame pointers, named\n"
 	"      --walker KIND      fast (bulk reads, the default) or simple (one read\n"
 	"                         per frame); as root, for comparing the two\n"
 	"      --no-mmap-events   read mappings from /proc/PID/maps after each process's\n"
@@ -178,7 +179,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				.max_frames = FXS_DEFAULT_FRAMES,
 				.inherit = true,
 				.unwind = FXS_UNWIND_AUTO,
-				.cfi_cap_bytes = CAPTURE_CFI_CAP_DEFAULT,
+				.cfi_cap_bytes = 0, /* cfi_capture_default_memory() */
 			},
 		.output = ARGS_DEFAULT_OUTPUT,
 	};
@@ -304,7 +305,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			if (units_parse_size(optarg, &v) || v < CAPTURE_CFI_CAP_MIN ||
 			    v > CAPTURE_CFI_CAP_MAX)
 				return fail(err, err_size,
-					    "invalid --cfi-memory '%s': a size from 64K to 128M",
+					    "invalid --cfi-memory '%s': a size from 64K to 1G",
 					    optarg);
 			a.capture.cfi_cap_bytes = v;
 			break;

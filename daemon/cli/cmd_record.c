@@ -23,6 +23,7 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/record_output.h"
+#include "cli/record_unwind.h"
 #include "capture/capture.h"
 #include "capture/guard.h"
 #include "capture/kfeatures.h"
@@ -122,38 +123,14 @@ static void print_offcpu_summary(const struct fxs_offcpu_counters *oc)
 		(unsigned long long)o[FXS_OC_CLOSED_NOT_RUNNING]);
 }
 
-/* Only with --unwind=auto|cfi: how the CFI walks ended, and the tables behind them. */
-static void print_unwind_summary(const struct capture_stats *st)
+/* The modules the summary names, before the capture goes. */
+static void name_cfi_modules(const struct capture *cap)
 {
-	const uint64_t *u = st->unwind.samples, *o = st->unwind.offcpu;
-	char early[512];
-	size_t len = 0;
-	uint64_t all = 0;
+	struct cfi_mod_info mods[256];
+	size_t n = capture_cfi_modules(cap, mods, 256);
 
-	if (st->cfi_fallback)
-		cli_say("unwind: by frame pointers: the CFI walker did not load (%s)",
-			cfi_fallback_text(st->cfi_fallback));
-	for (unsigned k = FXS_UE_END; k < CFI_COUNT_NR; k++)
-		all += u[k] + o[k];
-	if (!all)
-		return;
-	early[0] = '\0';
-	for (unsigned k = FXS_UE_TRUNCATED; k < FXS_UE_NR && len < sizeof(early); k++)
-		if (u[k] + o[k])
-			len += snprintf(early + len, sizeof(early) - len, "%s%llu %s",
-					len ? ", " : "", (unsigned long long)(u[k] + o[k]),
-					cfi_count_name(k));
-	cli_say("unwind: %llu stacks whole (to the outermost frame), %llu went on by frame "
-		"pointers; ended early: %s",
-		(unsigned long long)(u[FXS_UE_END] + o[FXS_UE_END]),
-		(unsigned long long)(u[CFI_COUNT_FP_FALLBACK] + o[CFI_COUNT_FP_FALLBACK]),
-		len ? early : "none");
-	cli_say("unwind tables: %llu modules, %llu KiB of %llu KiB loaded, %llu evicted, %llu "
-		"without CFI, %llu failed; made in %llu ms",
-		(unsigned long long)st->cfi.tables, (unsigned long long)st->cfi.row_bytes / 1024,
-		(unsigned long long)st->cfi.cap_bytes / 1024, (unsigned long long)st->cfi.evicted,
-		(unsigned long long)st->cfi.no_cfi, (unsigned long long)st->cfi.failed,
-		(unsigned long long)st->cfi.gen_ns / 1000000);
+	for (size_t i = 0; i < n && i < 256; i++)
+		record_unwind_module(&mods[i]);
 }
 
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
@@ -202,7 +179,7 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 		cli_say("warning: %llu kernel locations left unnamed: /proc/kallsyms gave no "
 			"address for them (kptr_restrict, or a module unloaded)",
 			(unsigned long long)st->kernel_unresolved);
-	print_unwind_summary(st);
+	record_unwind_print(st);
 }
 
 /* Which CPUs were sampled and for how long (ns by CPU, 0: not): CPUs come and go. */
@@ -298,29 +275,6 @@ static void on_child_exit(int sig)
 	stop_requested = 1;
 }
 
-/* The CFI walker's counters (cfi_capture_write()) back into the summary's stats. */
-static void unwind_stats(const struct fxt_record *rec, struct capture_stats *ret)
-{
-	static const char *const tables[] = {"tables", "row_bytes", "cap_bytes", "evicted",
-					     "no_cfi", "failed",    "gen_ns"};
-	uint64_t *t[] = {&ret->cfi.tables,  &ret->cfi.row_bytes, &ret->cfi.cap_bytes,
-			 &ret->cfi.evicted, &ret->cfi.no_cfi,	 &ret->cfi.failed,
-			 &ret->cfi.gen_ns};
-	uint64_t *v = !strcmp(rec->name, "unwind") ? ret->unwind.samples : ret->unwind.offcpu;
-	bool is_tables = !strcmp(rec->name, "cfi_tables");
-
-	for (unsigned i = 0; i < rec->nr_args; i++) {
-		if (!rec->args[i].name)
-			continue;
-		for (unsigned k = 0; is_tables && k < sizeof(tables) / sizeof(tables[0]); k++)
-			if (!strcmp(rec->args[i].name, tables[k]))
-				*t[k] = rec->args[i].u;
-		for (unsigned k = 1; !is_tables && k < CFI_COUNT_NR; k++)
-			if (!strcmp(rec->args[i].name, cfi_count_name(k)))
-				v[k] = rec->args[i].u;
-	}
-}
-
 /*
  * The summary from the counters in the stream itself, read back from the
  * file: what the file holds, whoever ended the capture. 0, or -ENODATA when
@@ -367,11 +321,8 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 		for (unsigned i = 0; !strcmp(rec.name, "cfi_fallback") && i < rec.nr_args; i++)
 			if (rec.args[i].u)
 				ret->cfi_fallback = cfi_fallback_cause(rec.args[i].name);
-		if (!strcmp(rec.name, "unwind") || !strcmp(rec.name, "unwind_offcpu") ||
-		    !strcmp(rec.name, "cfi_tables")) {
-			unwind_stats(&rec, ret);
+		if (record_unwind_read(&rec, ret))
 			continue;
-		}
 		if (strcmp(rec.name, "samples"))
 			continue;
 		totals = true;
@@ -744,6 +695,7 @@ int cmd_record(int argc, char **argv)
 		goto fail;
 	}
 	capture_stats(cap, &st);
+	name_cfi_modules(cap);
 	for (unsigned cpu = 0; cpu < FXS_MAX_CPUS; cpu++)
 		cpu_ns[cpu] = capture_cpu_ns(cap, cpu);
 	print_cpus(cpu_ns);

@@ -16,6 +16,7 @@
 #include "report/report_internal.h"
 #include "symbols/demangle.h"
 #include "symbols/symbolizer.h"
+#include "unwind/cfi_status.h"
 
 void report_table_free(struct table *t)
 {
@@ -111,6 +112,7 @@ void report__free(struct report *r)
 		free(r->unwind_offcpu[i].name);
 	for (i = 0; i < r->nr_cfi_tables; i++)
 		free(r->cfi_tables[i].name);
+	report_cfi_free(r);
 	free(r->deltas);
 	free(r->samples_v);
 	if (!r->sym_borrowed)
@@ -448,6 +450,8 @@ int report_add(struct report *r, const struct fxt_record *rec)
 				return add_counters(r->unwind_offcpu, &r->nr_unwind_offcpu, rec);
 			if (!strcmp(rec->name, "cfi_tables"))
 				return add_counters(r->cfi_tables, &r->nr_cfi_tables, rec);
+			if (!strcmp(rec->name, CFI_MODULE_EVENT))
+				return report_cfi_module(r, rec);
 		}
 		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))

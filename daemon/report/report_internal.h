@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
@@ -197,9 +198,20 @@ struct report {
 	unsigned time_mode; /* enum report_time */
 	struct offcpu *off; /* the off-CPU intervals and thread states */
 	struct report_kernel kern;
+	/* The modules without a CFI table, as lines (report_cfi.c) */
+	char **cfi_modules;
+	size_t nr_cfi_modules, cap_cfi_modules;
 };
 
 #define T(tab, type) ((type *)(tab).v)
+
+/* ---- the modules without a CFI table (report_cfi.c) ---- */
+
+/* A "cfi_module" counter event: its module, named once. 0 or -ENOMEM. */
+int report_cfi_module(struct report *r, const struct fxt_record *rec);
+/* top's header lines for them (none when every module had its table). */
+void report_cfi_header(const struct report *r, FILE *out);
+void report_cfi_free(struct report *r);
 
 /* ---- the model (report.c) ---- */
 

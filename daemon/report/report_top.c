@@ -138,6 +138,7 @@ static void write_header(struct report *r, FILE *out)
 	}
 	if (r->records_dropped)
 		fprintf(out, "Warning: the capture lost records (its buffers overflowed)\n");
+	report_cfi_header(r, out);
 }
 
 void report_on_failure(void *ctx, const char *path, int err)

@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "sampler.h"
 #include "service/daemon_config.h"
 #include "service/http_rules.h"
 #include "util/safe_open.h"
@@ -30,9 +31,9 @@ void daemon_config_defaults(struct daemon_config *ret)
 		.max_file_age_s = 3600,
 		.max_total_size = 1ULL << 30,
 		.buffer_size = 256 * 1024,
-		.max_frames = 64,
+		.max_frames = FXS_DEFAULT_FRAMES,
 		.unwind = FXS_UNWIND_AUTO,
-		.cfi_memory = 16ULL << 20, /* capture.h's CAPTURE_CFI_CAP_DEFAULT */
+		.cfi_memory = 0, /* auto: cfi_capture_default_memory() */
 		.max_clients = 16,
 		/* below max_clients: one user's idle connections cannot lock the others out */
 		.max_clients_per_uid = 4,
@@ -181,10 +182,14 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 		return 0;
 	}
 	if (!strcmp(key, "cfi_memory")) {
+		if (!strcmp(val, "auto")) {
+			c->cfi_memory = 0;
+			return 0;
+		}
 		err = units_parse_size(val, &v);
-		if (err || v < (64ULL << 10) || v > (128ULL << 20)) {
-			snprintf(msg, msg_len, "cfi_memory: '%s' is not a size from 64K to 128M",
-				 val);
+		if (err || v < (64ULL << 10) || v > (1ULL << 30)) {
+			snprintf(msg, msg_len,
+				 "cfi_memory: '%s' is not auto or a size from 64K to 1G", val);
 			return -EINVAL;
 		}
 		c->cfi_memory = v;

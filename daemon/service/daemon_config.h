@@ -31,7 +31,7 @@ struct daemon_config {
 	uint32_t buffer_size;	  /* per-CPU ring of continuous captures */
 	uint32_t max_frames;	  /* of continuous captures */
 	uint32_t unwind;	  /* of continuous captures: enum fxs_unwind_mode */
-	uint64_t cfi_memory;	  /* bytes of unwind tables per capture (the cap) */
+	uint64_t cfi_memory;	  /* bytes of unwind tables per capture (the cap); 0: auto */
 	uint32_t max_clients;	  /* connections at once */
 
 	/*

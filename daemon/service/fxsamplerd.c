@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"  socket = PATH            continuous = yes|no   continuous_frequency = 19\n"
 		"  directory = %s      max_file_size = 64M\n"
 		"  max_file_age = 1h        max_total_size = 1G   buffer_size = 256K\n"
-		"  max_frames = 64          max_clients = 16      max_clients_per_uid = 4\n"
+		"  max_frames = 255         max_clients = 16      max_clients_per_uid = 4\n"
 		"  handshake_timeout = 5s   idle_timeout = 60s    client_read_timeout = 30s\n"
 		"  max_session_length = 1h (users')  max_root_session_length = 0 (no limit)\n"
 		"  http_listen = (off)      http_token_file = (none)\n"

@@ -26,6 +26,7 @@
 # takes that lock (flock) around each recording. FXS_BIN names fxsampler.
 # SECONDS_EACH: how long each program runs (default 3).
 set -eu
+. "$(dirname "$0")/lib.sh"
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
 secs=${SECONDS_EACH:-3}
@@ -46,11 +47,6 @@ cleanup()
 	if [ "$failed" = 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
 }
 trap cleanup EXIT
-
-locked()
-{
-	if [ -n "${FXS_LIVE_LOCK:-}" ]; then flock "$FXS_LIVE_LOCK" "$@"; else "$@"; fi
-}
 
 # The workloads: each runs about $secs seconds.
 cat >"$tmp/loop.py" <<PY
@@ -95,64 +91,6 @@ SH
 printf '#!/bin/sh\nexec /usr/bin/perl %s >/dev/null\n' "$tmp/regex.pl" >"$tmp/perl.sh"
 chmod +x "$tmp"/*.sh
 
-# Normalize one frame name (stdin: one name a line).
-NORM='
-function norm(f) {
-	if (f ~ / \(inlined\)$/ || f ~ / \[inlined\]$/) return ""
-	if (f == "[unknown]" || f ~ /\+0x[0-9a-f]+$/) return "?"
-	sub(/@.*/, "", f)
-	sub(/^__GI_+/, "", f)
-	sub(/^__libc_start_main_impl$/, "__libc_start_main", f)
-	sub(/^_+/, "", f)
-	return f
-}
-# From the main thread entry down: perf stacks of some stripped programs stop
-# there while ours go on to _start, which is no difference of function.
-function from_entry(s) {
-	sub(/^(.*;)?libc_start_call_main;/, "libc_start_call_main;", s)
-	return s
-}'
-
-# fxsampler's folded stacks (process;thread;root..leaf count) -> "stack<TAB>count", program's threads only.
-fold_ours()
-{
-	awk -v comm="$1" "$NORM"'
-	{
-		n = split($0, a, " "); count = a[n]; line = substr($0, 1, length($0) - length(count) - 1)
-		k = split(line, f, ";")
-		if (index(f[2], comm) != 1) next
-		s = ""
-		for (i = 3; i <= k; i++) { g = norm(f[i]); if (g != "") s = s (s == "" ? "" : ";") g }
-		sum[from_entry(s)] += count
-	}
-	END { for (s in sum) printf "%s\t%d\n", s, sum[s] }'
-}
-
-# perf script -F comm,tid,ip,sym -> the same.
-fold_perf()
-{
-	awk -v comm="$1" "$NORM"'
-	function flush() {
-		if (keep && n) { s = ""; for (i = n; i >= 1; i--) s = s (s == "" ? "" : ";") st[i]; sum[from_entry(s)]++ }
-		n = 0
-	}
-	/^[^ \t]/ { flush(); keep = index($1, substr(comm, 1, 15)) == 1; next }
-	/^[ \t]*$/ { flush(); next }
-	{
-		addr = $1; $1 = ""; sub(/^ /, ""); name = $0
-		if (addr ~ /^ffff/) next
-		g = norm(name); if (g != "") st[++n] = g
-	}
-	END { flush(); for (s in sum) printf "%s\t%d\n", s, sum[s] }'
-}
-
-# Share of stacks that reach the entry, in per mille.
-entry_share()
-{
-	awk -F '\t' '{ all += $2; if ($1 ~ /(^|;)(start|libc_start_call_main|start_thread)(;|$)/) e += $2 }
-		END { printf "%d %d\n", all ? 1000 * e / all : 0, all }' "$1"
-}
-
 # Both tools on workload $1 (comm $2), run $3: $tmp/$1.$3.ours and .perf, folded.
 run_both()
 {
@@ -164,30 +102,6 @@ run_both()
 		"$tmp/$name.sh" >/dev/null 2>&1
 	perf script --no-inline -i "$tmp/$name.data" -F comm,tid,ip,sym 2>/dev/null |
 		fold_perf "$comm" >"$tmp/$name.$run.perf"
-}
-
-# The folded files given, added up stack by stack.
-pool()
-{
-	cat "$@" | awk -F '\t' '{ sum[$1] += $2 } END { for (s in sum) printf "%s\t%d\n", s, sum[s] }'
-}
-
-# perf's top 10 stacks of $2, each within 5 points in $1 (both folded; prints them).
-top_agree()
-{
-	sort -t "$(printf '\t')" -k2,2nr "$2" | head -10 >"$2.top"
-	awk -F '\t' -v on="$(total "$1")" -v pn="$(total "$2")" '
-		FNR == NR { ours[$1] = $2; next }
-		{ p = 100 * $2 / pn; o = 100 * ours[$1] / on; d = o - p; if (d < 0) d = -d
-		  printf "  %5.1f%% %5.1f%%  %s\n", p, o, substr($1, length($1) > 110 ? length($1) - 109 : 1)
-		  if (d > 5) bad++ }
-		END { exit bad ? 1 : 0 }' "$1" "$2.top"
-}
-
-# How many stacks a folded file has.
-total()
-{
-	awk -F '\t' '{ n += $2 } END { print n + 0 }' "$1"
 }
 
 check()

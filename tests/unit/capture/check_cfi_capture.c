@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/cfi_capture.h"
 #include "fxt/fxt_reader.h"
@@ -98,6 +99,24 @@ START_TEST(test_fallback_texts)
 }
 END_TEST
 
+/* Issue 37: the default tables' memory follows the machine's, within its floor and ceiling. */
+START_TEST(test_default_memory)
+{
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t want = mem / 256 & ~((1ULL << 20) - 1);
+	uint64_t got = cfi_capture_default_memory();
+
+	if (want < CFI_MEMORY_FLOOR)
+		want = CFI_MEMORY_FLOOR;
+	if (want > CFI_MEMORY_CEIL)
+		want = CFI_MEMORY_CEIL;
+	ck_assert_uint_eq(got, want);
+	/* holds clang++'s 16.2 MB of tables twice over, on any machine */
+	ck_assert_uint_ge(got, 32ULL << 20);
+	ck_assert_uint_le(got, 128ULL << 20);
+}
+END_TEST
+
 static Suite *cfi_capture_suite(void)
 {
 	Suite *s = suite_create("cfi_capture");
@@ -105,6 +124,7 @@ static Suite *cfi_capture_suite(void)
 
 	tcase_add_test(tc, test_fallback_round_trip);
 	tcase_add_test(tc, test_fallback_texts);
+	tcase_add_test(tc, test_default_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }

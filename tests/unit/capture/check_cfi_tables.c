@@ -261,18 +261,21 @@ START_TEST(test_cap_evicts_least_recent)
 	struct cfi_tables *t = make();
 	int fd = devnull(), a, b, c;
 	struct cfi_tables_stats st;
+	struct cfi_mod_info info[4];
 
 	fk.gen_rows = 30;
 	a = cfi_tables_module(t, "a", 1, fd);
 	b = cfi_tables_module(t, "b", 1, fd);
 	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 2);
-	/* b is used after a */
+	/* b is used after a; then a's process exits: a is in use no more */
 	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, a);
 	cfi_tables_publish(t, 1);
 	cfi_tables_mapping(t, 2, 0x1000, 0x2000, 0, b);
 	cfi_tables_publish(t, 2);
+	cfi_tables_forget(t, 1);
 	/* 64 rows: a third table of 30 evicts a, and loads once a's rows come back */
 	c = cfi_tables_module(t, "c", 1, fd);
+	cfi_tables_name(t, a, "/lib/a.so");
 	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
 	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
 	ck_assert_uint_eq(fk.tables[b].nr_rows, 30);
@@ -281,16 +284,161 @@ START_TEST(test_cap_evicts_least_recent)
 	cfi_tables_work(t, 1000000000ULL);
 	ck_assert(!cfi_tables_pending(t));
 	ck_assert_uint_eq(fk.tables[c].nr_rows, 30);
+	/* made once: its rows waited for the room, they were not made again */
+	ck_assert_uint_eq(fk.generated, 3);
 	cfi_tables_stats(t, &st);
 	ck_assert_uint_eq(st.evicted, 1);
 	ck_assert_uint_eq(st.loaded, 2);
-	/* larger than the whole cap: no table, counted, nothing evicted for it */
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 4), 1);
+	ck_assert_str_eq(info[0].name, "/lib/a.so");
+	ck_assert_int_eq(info[0].state, CFI_MOD_EVICTED);
+	/* larger than the whole cap: no table, left out, nothing evicted for it */
 	fk.gen_rows = NR_ROWS + 1;
 	cfi_tables_module(t, "huge", 4, fd);
 	cfi_tables_work(t, 1000000000ULL);
 	cfi_tables_stats(t, &st);
-	ck_assert_uint_eq(st.failed, 1);
+	ck_assert_uint_eq(st.left_out, 1);
+	ck_assert_uint_eq(st.failed, 0);
 	ck_assert_uint_eq(st.evicted, 1);
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 4), 2);
+	ck_assert_int_eq(info[1].state, CFI_MOD_LEFT_OUT);
+	ck_assert_uint_eq(info[1].bytes, (NR_ROWS + 1) * sizeof(struct fxs_cfi_row));
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * Issue 37: two modules in use that do not fit together never evict each
+ * other over and over. The one that came last is left out (no table: by frame
+ * pointers, marked), the other stays loaded; when a process that mapped the
+ * first exits, the one left out is made.
+ */
+START_TEST(test_in_use_never_evicted)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a, b;
+	struct cfi_tables_stats st;
+	struct cfi_mod_info info[2];
+
+	fk.gen_rows = 40;
+	a = cfi_tables_module(t, "a", 1, fd);
+	b = cfi_tables_module(t, "b", 1, fd);
+	cfi_tables_name(t, b, "/usr/lib/libclang-cpp.so.14");
+	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, a);
+	cfi_tables_mapping(t, 1, 0x3000, 0x4000, 0, b);
+	cfi_tables_publish(t, 1);
+	for (int i = 0; i < 10; i++) {
+		cfi_tables_work(t, 1000000000ULL);
+		/* a later process maps both too: still nothing evicted */
+		cfi_tables_mapping(t, 2 + i, 0x1000, 0x2000, 0, a);
+		cfi_tables_mapping(t, 2 + i, 0x3000, 0x4000, 0, b);
+		cfi_tables_publish(t, 2 + i);
+	}
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	ck_assert_uint_eq(fk.generated, 2);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.evicted, 0);
+	ck_assert_uint_eq(st.left_out, 1);
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 2), 1);
+	ck_assert_str_eq(info[0].name, "/usr/lib/libclang-cpp.so.14");
+	ck_assert_int_eq(info[0].state, CFI_MOD_LEFT_OUT);
+	ck_assert_uint_eq(info[0].bytes, 40 * sizeof(struct fxs_cfi_row));
+
+	/* every process that mapped a goes, b's process stays: b comes in */
+	for (int pid = 1; pid < 12; pid++)
+		cfi_tables_forget(t, pid);
+	cfi_tables_mapping(t, 20, 0x3000, 0x4000, 0, b);
+	cfi_tables_publish(t, 20);
+	for (int i = 0; i < 4; i++)
+		cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.evicted, 1);
+	ck_assert_uint_eq(st.left_out, 0);
+	ck_assert_uint_eq(st.loaded, 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* Tables made off the loop (ops.start/collect): one still being made does not hold the others. */
+static bool async_done[8];
+static bool fake_start(void *ctx, uint32_t id, int fd)
+{
+	(void)ctx;
+	(void)fd;
+	return id < 8;
+}
+
+static int fake_collect(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
+			uint64_t *ret_ns)
+{
+	if (!async_done[id])
+		return -EINPROGRESS;
+	*ret_ns = 1000;
+	return generate(ctx, 3, ret_rows, ret_n);
+}
+
+START_TEST(test_made_off_the_loop)
+{
+	struct cfi_tables_ops ops = {
+		.rows = fk.rows,
+		.nr_rows = NR_ROWS,
+		.ranges = fk.ranges,
+		.nr_ranges = NR_RANGES,
+		.set_table = set_table,
+		.set_proc = set_proc,
+		.has_proc = has_proc,
+		.replace_proc = replace_proc,
+		.now = fake_now,
+		.generate = generate,
+		.start = fake_start,
+		.collect = fake_collect,
+	};
+	struct cfi_tables *t;
+	int fd = devnull(), a, b;
+
+	memset(&fk, 0, sizeof(fk));
+	memset(async_done, 0, sizeof(async_done));
+	t = cfi_tables__new(&ops);
+	fk.gen_rows = 10;
+	a = cfi_tables_module(t, "a", 1, fd);
+	b = cfi_tables_module(t, "b", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert(cfi_tables_pending(t));
+	/* b is made before a: b loads, a still waits */
+	async_done[b] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 10);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	ck_assert(cfi_tables_pending(t));
+	async_done[a] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
+	ck_assert(!cfi_tables_pending(t));
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* A module without any FDE (libicudata: data, no code) is no failure. */
+START_TEST(test_no_code_is_no_failure)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a;
+	struct cfi_tables_stats st;
+	struct cfi_mod_info info[1];
+
+	fk.gen_rows = 0;
+	a = cfi_tables_module(t, "icudata", 7, fd);
+	cfi_tables_work(t, 1000000000ULL);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.failed, 0);
+	ck_assert_uint_eq(fk.tables[a].first_row, FXS_CFI_TABLE_FP);
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 1), 0);
 	close(fd);
 	cfi_tables__free(t);
 }
@@ -507,6 +655,9 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_new_mapping_replaces_what_it_covers);
 	tcase_add_test(tc, test_freed_ranges_held);
 	tcase_add_test(tc, test_cap_evicts_least_recent);
+	tcase_add_test(tc, test_in_use_never_evicted);
+	tcase_add_test(tc, test_no_code_is_no_failure);
+	tcase_add_test(tc, test_made_off_the_loop);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
 	tcase_add_test(tc, test_dropped_by_the_kernel);
 	tcase_add_test(tc, test_fork_inherits);

@@ -90,7 +90,10 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(ra.capture.freq_hz, ARGS_DEFAULT_FREQ);
 	ck_assert_uint_eq(ra.capture.period_ns, 0);
 	ck_assert_uint_eq(ra.capture.buffer_size, 2U << 20);
-	ck_assert_uint_eq(ra.capture.max_frames, 64);
+	/* issue 37: 2 % of a clang++ compile's stacks are deeper than 127 */
+	ck_assert_uint_eq(ra.capture.max_frames, 255);
+	/* 0: sized from the machine's memory when the capture loads */
+	ck_assert_uint_eq(ra.capture.cfi_cap_bytes, 0);
 	ck_assert_uint_eq(ra.capture.nr_pids, 0);
 	ck_assert(ra.capture.inherit);
 	ck_assert(ra.all);
@@ -309,6 +312,18 @@ START_TEST(test_max_frames)
 	REJECT("''", "--max-frames", "");
 	REJECT("4294967297", "--max-frames", "4294967297");
 	REJECT("10x", "--max-frames", "10x");
+}
+END_TEST
+
+/* issue 37: up to 1 GiB of unwind tables (two LLVM-sized programs need 35 MB) */
+START_TEST(test_cfi_memory)
+{
+	ACCEPT("--cfi-memory", "1G");
+	ck_assert_uint_eq(ra.capture.cfi_cap_bytes, 1ULL << 30);
+	ACCEPT("--cfi-memory", "64K");
+	ck_assert_uint_eq(ra.capture.cfi_cap_bytes, 64ULL << 10);
+	REJECT("a size from 64K to 1G", "--cfi-memory", "1025M");
+	REJECT("a size from 64K to 1G", "--cfi-memory", "63K");
 }
 END_TEST
 
@@ -561,6 +576,7 @@ static Suite *args_suite(void)
 	tcase_add_test(tc, test_freq_and_period_exclude);
 	tcase_add_test(tc, test_buffer_size);
 	tcase_add_test(tc, test_max_frames);
+	tcase_add_test(tc, test_cfi_memory);
 	tcase_add_test(tc, test_duration);
 	suite_add_tcase(s, tc);
 

@@ -7,6 +7,7 @@
 #include <check.h>
 
 #include "report_fixture.h"
+#include "unwind/cfi_status.h"
 
 START_TEST(test_top)
 {
@@ -275,6 +276,43 @@ START_TEST(test_fp_fallback)
 }
 END_TEST
 
+/*
+ * Issue 37: the modules whose frames went without a CFI table (the file's
+ * "cfi_module" counters) are named once in top's header, with what to do.
+ */
+START_TEST(test_cfi_modules_named)
+{
+	struct report *r = new_report(NULL);
+	const uint64_t frames[] = {BASE + a_alpha + 1, BASE + a_main + 4};
+	struct fxt_record rec = {
+		.type = FXT_RT_EVENT,
+		.subtype = FXT_EVENT_COUNTER,
+		.category = "fxsampler",
+		.name = CFI_MODULE_EVENT,
+		.nr_args = 3,
+	};
+	struct capture c;
+
+	rec.args[0].name = "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14";
+	rec.args[0].u = CFI_MOD_LEFT_OUT;
+	rec.args[1].name = "bytes";
+	rec.args[1].u = 8003984;
+	rec.args[2].name = "errno";
+	ck_assert_int_eq(rec_backtrace(r, 13 * MS, 100, 101, FXT_BT_FLAG_FP_FALLBACK, frames, 2),
+			 0);
+	/* twice (a capture's file and its salvage): named once */
+	ck_assert_int_eq(report_add(r, &rec), 0);
+	ck_assert_int_eq(report_add(r, &rec), 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_ptr_nonnull(strstr(
+		capture_text(&c), "\nModules without unwind tables: 1\n  libclang-cpp.so.14: left "
+				  "out, by frame pointers: its 7.6 MiB of rows did not fit beside "
+				  "the tables in use (raise --cfi-memory)\n"));
+	free(c.buf);
+	report__free(r);
+}
+END_TEST
+
 /* A function twice in one stack counts once in its total. */
 START_TEST(test_recursion)
 {
@@ -376,6 +414,7 @@ static Suite *report_suite(void)
 	tcase_add_test(text, test_filters);
 	tcase_add_test(text, test_recursion);
 	tcase_add_test(text, test_fp_fallback);
+	tcase_add_test(text, test_cfi_modules_named);
 	tcase_add_test(text, test_top_not_symbolized);
 	tcase_add_test(text, test_empty_and_late_records);
 	tcase_add_test(text, test_pc_remapped);

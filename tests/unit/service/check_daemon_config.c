@@ -37,7 +37,8 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.max_file_age_s, 3600);
 	ck_assert_uint_eq(c.max_total_size, 1 << 30);
 	ck_assert_uint_eq(c.buffer_size, 256 << 10);
-	ck_assert_uint_eq(c.max_frames, 64);
+	ck_assert_uint_eq(c.max_frames, 255);
+	ck_assert_uint_eq(c.cfi_memory, 0); /* auto: from the machine's memory */
 	ck_assert_uint_eq(c.max_clients, 16);
 	ck_assert_uint_eq(c.max_clients_per_uid, 4);
 	ck_assert_uint_lt(c.max_clients_per_uid, c.max_clients);
@@ -364,6 +365,21 @@ START_TEST(test_bools)
 END_TEST
 
 /* A key set twice: which value was meant is a guess, so neither is taken. */
+/* issue 37: cfi_memory up to 1G, or auto */
+START_TEST(test_cfi_memory)
+{
+	struct daemon_config c;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse_str("cfi_memory = 1G\n", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.cfi_memory, 1ULL << 30);
+	ck_assert_int_eq(parse_str("cfi_memory = auto\n", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.cfi_memory, 0);
+	ck_assert_int_eq(parse_str("cfi_memory = 2G\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:1: cfi_memory: '2G' is not auto or a size from 64K to 1G");
+}
+END_TEST
+
 START_TEST(test_duplicate_key)
 {
 	struct daemon_config c, d;
@@ -497,6 +513,7 @@ static Suite *daemon_config_suite(void)
 	tcase_add_test(tc, test_failure_keeps_config);
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_duplicate_key);
+	tcase_add_test(tc, test_cfi_memory);
 	tcase_add_test(tc, test_nul_byte);
 	suite_add_tcase(s, tc);
 

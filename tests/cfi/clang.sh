@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# A big program (issue 37): Debian 12's clang++ -O2 -c of a template-heavy
+# file (<regex>, <map>, <variant>, ...; about 2 s), whose tables need 16 MB
+# (libclang-cpp 8.0 MB, libLLVM 7.6 MB), under fxsampler at its default
+# settings and under perf record --call-graph dwarf,65528 in the same run:
+#   - the share of stacks that reach the entry is at least 0.98x perf's,
+#   - at most 1/100 of perf's bytes per sample,
+#   - at most 1 % of the stacks truncated at the default --max-frames;
+# then with --cfi-memory 16M, below the working set (19 MB with the rest):
+# the share does not collapse to 0 (the tables that fit stay loaded, none
+# thrashes; it was 0 % when the old LRU cache evicted one for the other), and the
+# summary names the module left out and says to raise --cfi-memory.
+#
+# Needs root, perf (linux-perf) and clang++ (clang); prints "SKIP: ... NOT
+# RUN" without them. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
+# recording. FXS_BIN names fxsampler.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+bin=${FXS_BIN:-$(pwd)/fxsampler}
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: check-cfi-clang needs root (BPF, perf); NOT RUN"
+	exit 0
+fi
+for p in perf clang++; do
+	if ! command -v "$p" >/dev/null; then
+		echo "SKIP: check-cfi-clang needs $p (apt-get install linux-perf clang); NOT RUN"
+		exit 0
+	fi
+done
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/fxsampler-check-clang.XXXXXX")
+failed=0
+cleanup()
+{
+	if [ "$failed" = 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
+}
+trap cleanup EXIT
+
+cat >"$tmp/tmpl.cpp" <<'CPP'
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+template <int N> struct Fib { static constexpr long v = Fib<N - 1>::v + Fib<N - 2>::v; };
+template <> struct Fib<0> { static constexpr long v = 0; };
+template <> struct Fib<1> { static constexpr long v = 1; };
+template <typename T, int N> struct Nest { using type = std::vector<typename Nest<T, N - 1>::type>; };
+template <typename T> struct Nest<T, 0> { using type = T; };
+template <int I> std::string work(const std::string &s) {
+	std::regex re("([a-z]+)(\\d{" + std::to_string(I % 5 + 1) + "})");
+	std::smatch m;
+	std::map<std::string, std::variant<int, std::string, double>> out;
+	std::unordered_map<std::string, std::set<int>> idx;
+	std::string r;
+	if (std::regex_search(s, m, re)) r = m[1];
+	out[r] = I;
+	idx[r].insert(I);
+	std::vector<std::tuple<int, std::string, std::optional<double>>> v;
+	v.emplace_back(I, r, std::nullopt);
+	std::sort(v.begin(), v.end());
+	typename Nest<std::deque<int>, I % 4 + 1>::type nest;
+	std::ostringstream os;
+	os << Fib<I % 30 + 5>::v << r << v.size() << nest.size();
+	return os.str();
+}
+template <int... Is> std::string all(std::integer_sequence<int, Is...>, const std::string &s) {
+	std::string r;
+	((r += work<Is>(s)), ...);
+	return r;
+}
+std::string run(const std::string &s) { return all(std::make_integer_sequence<int, 8>{}, s); }
+CPP
+printf '#!/bin/sh\nexec clang++ -std=c++17 -O2 -c %s -o %s\n' "$tmp/tmpl.cpp" "$tmp/tmpl.o" >"$tmp/cc.sh"
+chmod +x "$tmp/cc.sh"
+
+# fxsampler with the options given: $tmp/ours.$1.{fxt,err,folded}
+record_ours()
+{
+	tag=$1
+	shift
+	locked "$bin" record -F 999 "$@" -o "$tmp/ours.$tag.fxt" -- "$tmp/cc.sh" \
+		2>"$tmp/ours.$tag.err" || { echo "FAIL record: $(cat "$tmp/ours.$tag.err")"; return 1; }
+	"$bin" report --folded "$tmp/ours.$tag.fxt" 2>/dev/null | fold_ours clang >"$tmp/ours.$tag.folded"
+}
+
+record_ours default || { failed=1; exit 1; }
+locked perf record -q -e cpu-clock -F 999 --call-graph dwarf,65528 -o "$tmp/perf.data" -- \
+	"$tmp/cc.sh" >/dev/null 2>&1
+perf script --no-inline -i "$tmp/perf.data" -F comm,tid,ip,sym 2>/dev/null |
+	fold_perf clang >"$tmp/perf.folded"
+
+set -- $(entry_share "$tmp/ours.default.folded"); ours=$1 ours_n=$2
+set -- $(entry_share "$tmp/perf.folded"); theirs=$1 theirs_n=$2
+bytes_ours=$(stat -c %s "$tmp/ours.default.fxt") bytes_perf=$(stat -c %s "$tmp/perf.data")
+bps_ours=$((bytes_ours / (ours_n ? ours_n : 1))) bps_perf=$((bytes_perf / (theirs_n ? theirs_n : 1)))
+trunc=$(sed -n 's/.*stacks: \([0-9]*\) truncated at --max-frames.*/\1/p' "$tmp/ours.default.err")
+printf 'clang++ reach the entry: fxsampler %d.%d%% of %d, perf dwarf,65528 %d.%d%% of %d; bytes/sample %d vs %d; %s truncated\n' \
+	$((ours / 10)) $((ours % 10)) "$ours_n" $((theirs / 10)) $((theirs % 10)) "$theirs_n" \
+	"$bps_ours" "$bps_perf" "${trunc:-?}"
+grep 'unwind' "$tmp/ours.default.err" | sed 's/^/  /'
+if [ "$ours_n" -lt 500 ] || [ "$theirs_n" -lt 500 ]; then
+	echo "FAIL clang: too few samples ($ours_n, $theirs_n)"; failed=1
+fi
+if [ $((ours * 100)) -lt $((theirs * 98)) ]; then
+	echo "FAIL clang: entry share ${ours}‰ < 0.98 x perf's ${theirs}‰"; failed=1
+fi
+if [ $((bps_ours * 100)) -gt "$bps_perf" ]; then
+	echo "FAIL clang: $bps_ours bytes a sample, more than 1/100 of perf's $bps_perf"; failed=1
+fi
+if [ -z "$trunc" ] || [ $((trunc * 100)) -gt "$ours_n" ]; then
+	echo "FAIL clang: ${trunc:-?} of $ours_n stacks truncated (more than 1 %)"; failed=1
+fi
+
+# Below the working set: what fits stays, the rest is named, no collapse.
+record_ours small --cfi-memory 16M || { failed=1; exit 1; }
+set -- $(entry_share "$tmp/ours.small.folded"); small=$1 small_n=$2
+printf 'clang++ --cfi-memory 16M: %d.%d%% of %d reach the entry\n' $((small / 10)) $((small % 10)) "$small_n"
+grep 'unwind' "$tmp/ours.small.err" | sed 's/^/  /'
+if [ "$small" -lt 100 ]; then
+	echo "FAIL clang --cfi-memory 16M: ${small}‰ reach the entry (the tables that fit should give some)"; failed=1
+fi
+if ! grep -q 'unwind table: [^:]*: left out.*raise --cfi-memory' "$tmp/ours.small.err"; then
+	echo "FAIL clang --cfi-memory 16M: the summary names no module left out"; failed=1
+fi
+if grep -q '[1-9][0-9]* evicted' "$tmp/ours.small.err"; then
+	echo "FAIL clang --cfi-memory 16M: a table was evicted (all are in use)"; failed=1
+fi
+[ "$failed" = 0 ] && echo "check-cfi-clang: clang++'s stacks whole as perf dwarf,65528's at 1/100 of its bytes"
+exit "$failed"
