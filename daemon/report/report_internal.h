@@ -112,6 +112,7 @@ struct table {
 struct sample {
 	uint64_t ts;
 	size_t stack;
+	unsigned bt_flags; /* the record's: its CPU when FXT_BT_FLAG_HAS_CPU */
 };
 
 /*
@@ -184,6 +185,9 @@ struct report {
 	unsigned time_mode; /* enum report_time */
 	struct offcpu *off; /* the off-CPU intervals and thread states */
 	struct report_kernel kern;
+	/* report_run(): the .fxt read, and where its whole records end, for --perfetto's copy */
+	const char *src_path;
+	uint64_t src_bytes;
 };
 
 #define T(tab, type) ((type *)(tab).v)
