@@ -119,6 +119,22 @@ static uint64_t kernel_mapping(struct pf_state *p)
 	return m.iid;
 }
 
+/*
+ * Where a frame's function runs, from DWARF (Perfetto's stack_profile_symbol:
+ * the UI shows it beside the frame). A path per frame: the symbolizer's
+ * strings are not deduplicated here, and Perfetto's string pool is.
+ */
+static void source_line(struct pf_state *p, struct perfetto_frame *fr, const char *file,
+			unsigned line)
+{
+	fr->source_path_iid = 0;
+	fr->line = file ? line : 0;
+	if (!file)
+		return;
+	fr->source_path_iid = p->next_iid++;
+	perfetto_intern_string(&p->interned, PERFETTO_SOURCE_PATHS, fr->source_path_iid, file);
+}
+
 /* The frames of report loc i: its function, then what was inlined into it, innermost first. */
 static void intern_loc(struct pf_state *p, size_t i)
 {
@@ -139,10 +155,12 @@ static void intern_loc(struct pf_state *p, size_t i)
 	p->next_iid += 1 + l->nr_inl;
 	fr.iid = p->frame_base[i];
 	fr.function_name_iid = name_iid(p, l->func, false);
+	source_line(p, &fr, l->file, l->line);
 	perfetto_intern_frame(&p->interned, &fr);
 	for (j = 0; j < l->nr_inl; j++) {
 		fr.iid = p->frame_base[i] + 1 + j;
 		fr.function_name_iid = name_iid(p, l->inl[j].func, true);
+		source_line(p, &fr, l->inl[j].file, l->inl[j].line);
 		perfetto_intern_frame(&p->interned, &fr);
 	}
 }

@@ -138,6 +138,19 @@ def check_samples(fxt, pft):
         extra = set(pf.items()) ^ set(rf.items())
         fail("folded stacks differ beyond the top 10: %s" % sorted(extra)[:4])
     print("  all %d folded stacks equal" % len(rf))
+    # a user frame's module is its mapping; DWARF's lines are its symbol
+    rows = query(pft, "select f.name as name, f.type as type, m.name as module, "
+                 "s.source_file as file from stack_profile_frame f join stack_profile_mapping m "
+                 "on f.mapping = m.id left join stack_profile_symbol s using(symbol_set_id)")
+    native = [r for r in rows if r["type"] == "native"]
+    if not native or any(not r["module"].startswith("/") for r in native):
+        fail("native frames without their module: %s" %
+             [r for r in native if not r["module"].startswith("/")][:3])
+    lines = sum(1 for r in native if r["file"] not in ("", "[NULL]"))
+    print("  %d native frames, each in its module's mapping, %d with a source line" %
+          (len(native), lines))
+    if not lines:
+        fail("no frame has a source line")
 
 
 def check_offcpu(fxt, pft):

@@ -184,6 +184,41 @@ START_TEST(test_perfetto_copy)
 }
 END_TEST
 
+/* A source cut short: the copy keeps its whole records and is whole FXT itself. */
+START_TEST(test_perfetto_cut_source)
+{
+	char fxt[PATH_MAX + 32], out[PATH_MAX + 32], err[256];
+	struct report_opts opts = {.errbuf = err, .errbuf_size = sizeof(err)};
+	struct fxt_reader *rd;
+	struct fxt_record rec;
+	size_t len, n;
+	char *src, *copy;
+	unsigned blobs = 0;
+	int ret;
+
+	snprintf(fxt, sizeof(fxt), "%s/pfcut.fxt", tmpdir);
+	snprintf(out, sizeof(out), "%s/pfcut.copy.fxt", tmpdir);
+	write_fxt(fxt, true);
+	src = slurp(fxt, &len);
+	ck_assert_int_eq(truncate(fxt, (off_t)len - 3), 0);
+	opts.perfetto_path = out;
+	ck_assert_msg(report_run(fxt, &opts, NULL) == 0, "%s", err);
+	copy = slurp(out, &n);
+	rd = fxt_reader__open(out);
+	ck_assert_ptr_nonnull(rd);
+	while ((ret = fxt_reader_next(rd, &rec)) == 1)
+		blobs += rec.type == FXT_RT_BLOB && rec.blob_type == 3;
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(fxt_reader_offset(rd), n);
+	ck_assert_uint_eq(blobs, 1);
+	/* the cut record is the last one (the drop event, one word): all before it kept */
+	ck_assert_int_eq(memcmp(copy, src, len - 8), 0);
+	fxt_reader__free(rd);
+	free(src);
+	free(copy);
+}
+END_TEST
+
 /* Without report_run()'s source and samples there is nothing to copy. */
 START_TEST(test_perfetto_needs_run)
 {
@@ -203,6 +238,7 @@ static Suite *report_perfetto_suite(void)
 	TCase *tc = tcase_create("copy");
 
 	tcase_add_test(tc, test_perfetto_copy);
+	tcase_add_test(tc, test_perfetto_cut_source);
 	tcase_add_test(tc, test_perfetto_needs_run);
 	suite_add_tcase(s, tc);
 	return s;
