@@ -127,7 +127,7 @@ BINS := fxsampler fxsamplerd
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all check check-asan check-valgrind check-live bench-soak check-report check-systemd check-deb \
+.PHONY: all check check-asan check-valgrind check-live bench-soak check-report check-perfetto check-systemd check-deb \
 	check-browser \
 	fuzz test bench demo install deb \
 	deps deps-if-missing vmlinux cross cross-static check-cross elf-fixtures check-vm \
@@ -281,6 +281,11 @@ check-browser: all $(OUTPUT)/tests/browser/gen_profile
 check-report: all progs
 	@OUTPUT=$(OUTPUT) FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/report/run.sh
 
+# Perfetto's trace processor (../shared/perfetto beside the clone, or
+# TRACE_PROCESSOR) on report --perfetto's copies of real captures, with SQL.
+check-perfetto: all progs
+	@FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs tests/perfetto/run.sh
+
 check-systemd: all
 	@tests/systemd/run.sh
 
@@ -314,7 +319,8 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
 	command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null && \
 	command -v qemu-system-riscv64 >/dev/null && command -v cpio >/dev/null && \
-	command -v offcputime >/dev/null && test -f /usr/aarch64-linux-gnu/lib/libc.so.6 && \
+	command -v offcputime >/dev/null && /sbin/ldconfig -p | grep -q 'libprotobuf\.so\.32 ' && \
+	test -f /usr/aarch64-linux-gnu/lib/libc.so.6 && \
 	test -f /usr/riscv64-linux-gnu/lib/libc.so.6 && echo yes)
 deps-if-missing:
 	@if [ "$(HAVE_DEPS)" != yes ]; then echo "== installing dependencies (make deps)"; \
@@ -330,6 +336,7 @@ test: deps-if-missing
 	$(MAKE) check-browser
 	$(MAKE) check-live
 	$(MAKE) check-report
+	$(MAKE) check-perfetto
 	$(MAKE) check-systemd
 	$(MAKE) check-deb
 	$(MAKE) check-cross
@@ -448,6 +455,8 @@ TEST_DEPS  += libc6-arm64-cross libc6-riscv64-cross
 TEST_DEPS  += rustc
 # check_kernel (check-live) compares record --kernel with perf record -g.
 TEST_DEPS  += linux-perf
+# check-perfetto's trace_processor_shell (Perfetto v58.2) links libprotobuf.so.32.
+TEST_DEPS  += libprotobuf32
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio

@@ -20,7 +20,8 @@ fail=0
 
 has_walker_opt() { "$FXS" record --help 2>&1 | grep -q -- '--walker'; }
 
-# record WALKER OUT ARGS..: one capture's backtraces, "frames=N flags=F pcs.."
+# record WALKER OUT ARGS..: one capture's backtraces, "frames=N flags=F pcs..", without
+# the CPU each was taken on (flags' bits 8.. and dump's cpu=N): a stack is one on any CPU.
 record() {
 	w=$1 out=$2
 	shift 2
@@ -32,7 +33,8 @@ record() {
 		"$B/fxsbench" "$w" -F 4999 --stacks "$T/r.txt" "$@" -- \
 			setarch -R "$B/chain" $CHAIN_ARGS >/dev/null 2>&1
 		cat "$T/r.txt"
-	fi | sed -e 's/.*\(frames=\)/\1/' | sort -u >"$out"
+	fi | sed -E -e 's/.*(frames=)/\1/' \
+		-e 's/flags=0x[0-9a-f]*([0-9a-f]{2}) cpu=[0-9]+/flags=0x\1/' | sort -u >"$out"
 }
 
 for spec in "8" "32" "64" "200 --max-frames 255" "64 --max-frames 20"; do

@@ -35,7 +35,7 @@ static unsigned fxt_thread_state(unsigned state)
 /* The backtrace record's flags for how s's stack was walked. */
 static unsigned sample_bt_flags(const struct fxs_sample *s)
 {
-	return (s->flags & FXS_SF_TRUNCATED ? FXT_BT_FLAG_TRUNCATED : 0) |
+	return FXT_BT_CPU(s->cpu) | (s->flags & FXS_SF_TRUNCATED ? FXT_BT_FLAG_TRUNCATED : 0) |
 	       (s->flags & FXS_SF_PC_IS_RETURN ? FXT_BT_FLAG_PC_IS_RETURN : 0) |
 	       (s->unwind_end & FXS_UE_FP_FALLBACK ? FXT_BT_FLAG_FP_FALLBACK : 0);
 }

@@ -16,6 +16,7 @@
 static const char report_usage[] =
 	"usage: fxsampler report FILE [--top N] [--lines] [--wide] [--folded] [--pprof OUT]\n"
 	"                        [--svg OUT] [--svg-inverted] [--perf-script OUT]\n"
+	"                        [--perfetto OUT]\n"
 	"                        [--split-threads] [--split-processes] [--no-thread-frames]\n"
 	"                        [--pid P] [--tid T] [--debug-dir DIR] [--no-debuginfod]\n"
 	"                        [--debuginfod-max-size SIZE] [--debuginfod-max-time DUR]\n"
@@ -35,6 +36,9 @@ static const char report_usage[] =
 	"      --svg-inverted the flame graph as an icicle: the root on top\n"
 	"      --perf-script OUT  also write the samples in time order as `perf script`\n"
 	"                     prints them (speedscope, Firefox Profiler, Perfetto)\n"
+	"      --perfetto OUT also write a copy of the capture with every sample as\n"
+	"                     Perfetto's (open it in ui.perfetto.dev: samples on each\n"
+	"                     thread's track, beside its states)\n"
 	"      --split-threads  folded/SVG: a frame per thread (name-TID), not one per\n"
 	"                     thread name\n"
 	"      --split-processes  folded/SVG: a frame per command line, not one per\n"
@@ -102,6 +106,7 @@ int cmd_report(int argc, char **argv)
 		OPT_DI_TOTAL_SIZE,
 		OPT_DI_TOTAL_TIME,
 		OPT_NO_DEMANGLE,
+		OPT_PERFETTO,
 	};
 	static const struct option options[] = {
 		{"top", required_argument, NULL, OPT_TOP},
@@ -112,6 +117,7 @@ int cmd_report(int argc, char **argv)
 		{"tid", required_argument, NULL, OPT_TID},
 		{"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
 		{"perf-script", required_argument, NULL, OPT_PERF_SCRIPT},
+		{"perfetto", required_argument, NULL, OPT_PERFETTO},
 		{"merge-threads", no_argument, NULL, OPT_MERGE_THREADS},
 		{"split-threads", no_argument, NULL, OPT_SPLIT_THREADS},
 		{"split-processes", no_argument, NULL, OPT_SPLIT_PROCESSES},
@@ -178,6 +184,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PERF_SCRIPT:
 			o.perf_script_path = optarg;
+			break;
+		case OPT_PERFETTO:
+			o.perfetto_path = optarg;
 			break;
 		case OPT_MERGE_THREADS:
 			o.split_threads = false;

@@ -91,14 +91,27 @@ enum fxt_record_type {
  * pointers, the frames past that point may be wrong.
  */
 #define FXT_BT_FLAG_FP_FALLBACK 0x40
+/*
+ * The CPU the sample was taken on (the CPU an off-CPU interval began on) is in
+ * bits 8..27: a timeline viewer (Perfetto's perf_sample.cpu) places each
+ * sample on its CPU. Older files have no such bit.
+ */
+#define FXT_BT_FLAG_HAS_CPU 0x80
+#define FXT_BT_CPU_SHIFT    8
+#define FXT_BT_CPU_MASK	    0xfffff
+#define FXT_BT_CPU(cpu)                                                                            \
+	(FXT_BT_FLAG_HAS_CPU | ((unsigned)(cpu)&FXT_BT_CPU_MASK) << FXT_BT_CPU_SHIFT)
+#define FXT_BT_GET_CPU(flags) (((flags) >> FXT_BT_CPU_SHIFT) & FXT_BT_CPU_MASK)
 /* Every bit above: a backtrace with any other flag is refused (-EINVAL). */
 #define FXT_BT_FLAGS_KNOWN                                                                         \
 	(FXT_BT_FLAG_TRUNCATED | FXT_BT_FLAG_PC_IS_RETURN | FXT_BT_FLAG_OFFCPU |                   \
-	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT | FXT_BT_FLAG_FP_FALLBACK)
+	 FXT_BT_OFFCPU_STATE_MASK << FXT_BT_OFFCPU_STATE_SHIFT | FXT_BT_FLAG_FP_FALLBACK |         \
+	 FXT_BT_FLAG_HAS_CPU | FXT_BT_CPU_MASK << FXT_BT_CPU_SHIFT)
 
 /* Blob records (type 5): the blob types; a payload holds at most 32767 bytes. */
-#define FXT_BLOB_RAW	 1
-#define FXT_MAX_BLOB_LEN 0x7fff
+#define FXT_BLOB_RAW	  1
+#define FXT_BLOB_PERFETTO 3 /* Perfetto's Trace protobuf, parsed by its FXT importer */
+#define FXT_MAX_BLOB_LEN  0x7fff
 
 /* Scheduling records (type 8): the subtypes, and the FXT thread states. */
 #define FXT_SCHED_CONTEXT_SWITCH 1

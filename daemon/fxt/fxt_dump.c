@@ -198,6 +198,8 @@ static void format_profiler(struct out *o, const struct fxt_record *rec)
 			   "backtrace ts=%" PRIu64 " pid=%" PRIu64 " tid=%" PRIu64
 			   " frames=%u flags=0x%x",
 			   rec->ts, rec->pid, rec->tid, rec->nr_frames, rec->bt_flags);
+		if (rec->bt_flags & FXT_BT_FLAG_HAS_CPU)
+			out_printf(o, " cpu=%u", FXT_BT_GET_CPU(rec->bt_flags));
 		for (i = 0; i < rec->nr_frames; i++)
 			out_printf(o, " 0x%" PRIx64, rec->frames[i]);
 		break;

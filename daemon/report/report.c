@@ -41,7 +41,7 @@ struct report *report__new(const struct report_opts *opts)
 		r->split_processes = opts->split_processes;
 		r->split_threads = opts->split_threads;
 		r->no_root_frames = opts->no_root_frames;
-		r->keep_samples = !!opts->perf_script_path;
+		r->keep_samples = opts->perf_script_path || opts->perfetto_path;
 		r->lines = opts->lines;
 		r->svg_inverted = opts->svg_inverted;
 		r->width = opts->width;
@@ -336,7 +336,7 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 		if (array_reserve((void **)&r->samples_v, &r->cap_samples, r->nr_samples,
 				  sizeof(*r->samples_v)))
 			return -ENOMEM;
-		r->samples_v[r->nr_samples++] = (struct sample){rec->ts, stack};
+		r->samples_v[r->nr_samples++] = (struct sample){rec->ts, stack, rec->bt_flags};
 	}
 	t->samples += weight;
 	if (t->have_ts && rec->ts > t->last_ts) {

@@ -49,8 +49,10 @@ struct report_opts {
 	const char *perf_script_path;
 	const char *pprof_path; /* report_run: also write a gzipped pprof profile here */
 	const char *svg_path;	/* report_run: also write a flame graph here */
-	bool svg_inverted;	/* the flame graph as an icicle: the root on top */
-	bool has_pid;		/* keep only the samples of process pid */
+	/* report_run: also write a copy of the .fxt with Perfetto's samples here */
+	const char *perfetto_path;
+	bool svg_inverted; /* the flame graph as an icicle: the root on top */
+	bool has_pid;	   /* keep only the samples of process pid */
 	uint64_t pid;
 	bool has_tid; /* keep only the samples of thread tid */
 	uint64_t tid;
@@ -158,6 +160,15 @@ uint64_t report_samples(const struct report *r);
  * bytes each); -EINVAL otherwise.
  */
 int report_write_perf_script(struct report *r, FILE *out);
+/*
+ * For Perfetto (ui.perfetto.dev, trace_processor): a copy of the .fxt
+ * report_run() read, its records as they were, with every sample added at
+ * its end as Perfetto's packets (PerfSample, interned callstacks, frames named
+ * as report names them, kernel frames of kind kernel) in FXT blob records of
+ * type 3. Needs a report made by report_run() with opts->perfetto_path set;
+ * -EINVAL otherwise.
+ */
+int report_write_perfetto(struct report *r, FILE *out);
 /*
  * A self-contained interactive flame graph: one <g><title/><rect/><text/></g>
  * per frame, siblings under a pixel merged into one, and a script to zoom and

@@ -116,6 +116,7 @@ struct table {
 struct sample {
 	uint64_t ts;
 	size_t stack;
+	unsigned bt_flags; /* the record's: its CPU when FXT_BT_FLAG_HAS_CPU */
 };
 
 /*
@@ -201,6 +202,9 @@ struct report {
 	/* The modules without a CFI table, as lines (report_cfi.c) */
 	char **cfi_modules;
 	size_t nr_cfi_modules, cap_cfi_modules;
+	/* report_run(): the .fxt read, and where its whole records end, for --perfetto's copy */
+	const char *src_path;
+	uint64_t src_bytes;
 };
 
 #define T(tab, type) ((type *)(tab).v)

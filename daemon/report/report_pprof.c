@@ -11,81 +11,9 @@
 #include "symbols/elf_symbols.h"
 #include "report/report_internal.h"
 #include "symbols/symbolizer.h"
+#include "util/pbuf.h"
 
-/* ---- pprof: profile.proto by hand ---- */
-
-struct pbuf {
-	uint8_t *data;
-	size_t len, cap;
-	int err;
-};
-
-static void pb_bytes(struct pbuf *b, const void *p, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *tmp;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		tmp = realloc(b->data, cap);
-		if (!tmp) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->data = tmp;
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-static void pb_varint(struct pbuf *b, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	pb_bytes(b, tmp, n);
-}
-
-#define PB_VARINT 0
-#define PB_LEN	  2
-
-static void pb_tag(struct pbuf *b, unsigned field, unsigned wire)
-{
-	pb_varint(b, (uint64_t)field << 3 | wire);
-}
-
-/* A varint field; proto3 leaves zeros out. */
-static void pb_uint(struct pbuf *b, unsigned field, uint64_t v)
-{
-	if (!v)
-		return;
-	pb_tag(b, field, PB_VARINT);
-	pb_varint(b, v);
-}
-
-static void pb_len(struct pbuf *b, unsigned field, const void *p, size_t n)
-{
-	pb_tag(b, field, PB_LEN);
-	pb_varint(b, n);
-	pb_bytes(b, p, n);
-}
-
-static void pb_msg(struct pbuf *b, unsigned field, struct pbuf *sub)
-{
-	if (sub->err && !b->err)
-		b->err = sub->err;
-	pb_len(b, field, sub->data, sub->len);
-	sub->len = 0;
-}
+/* ---- pprof: profile.proto by hand (util/pbuf.h) ---- */
 
 /* The string table: index 0 is "". Strings are copied. */
 struct strtab {

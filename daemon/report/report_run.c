@@ -183,6 +183,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		{.what = "pprof profile", .fn = report_write_pprof},
 		{.what = "flame graph", .fn = report_write_svg},
 		{.what = "perf script samples", .fn = report_write_perf_script},
+		{.what = "Perfetto trace (FXT)", .fn = report_write_perfetto},
 	};
 	const size_t nr_outs = sizeof(outs) / sizeof(outs[0]);
 	struct fxt_reader *rd = NULL;
@@ -205,6 +206,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		outs[0].path = opts->pprof_path;
 		outs[1].path = opts->svg_path;
 		outs[2].path = opts->perf_script_path;
+		outs[3].path = opts->perfetto_path;
 	}
 	for (i = 0; i < nr_outs; i++) {
 		if (!outs[i].path)
@@ -213,6 +215,8 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		if (err)
 			goto out;
 	}
+	r->src_path = path;
+	r->src_bytes = UINT64_MAX;
 	rd = fxt_reader__open(path);
 	if (!rd) {
 		err = -errno;
@@ -235,6 +239,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 			"fxsampler: warning: '%s' is cut short (%s): reporting the %" PRIu64
 			" whole records before byte %" PRIu64 "\n",
 			path, fxt_reader_error(rd), nr_records, fxt_reader_offset(rd));
+		r->src_bytes = fxt_reader_offset(rd);
 		err = 0;
 	}
 	if (err == -EBADMSG) {

@@ -70,7 +70,7 @@ _fxsampler()
 		;;
 	report)
 		case $prev in
-		--pprof | --svg | --perf-script)
+		--pprof | --svg | --perf-script | --perfetto)
 			_filedir
 			return
 			;;
@@ -86,7 +86,7 @@ _fxsampler()
 		$split && return
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--top --lines --wide --folded --pprof --svg
-				--svg-inverted --perf-script --split-threads --split-processes
+				--svg-inverted --perf-script --perfetto --split-threads --split-processes
 				--no-thread-frames --merge-threads --pid --tid --debug-dir
 				--no-debuginfod --debuginfod-max-size --debuginfod-max-time
 				--debuginfod-total-size --debuginfod-total-time --no-kernel --no-demangle

@@ -30,7 +30,8 @@ START_TEST(test_format)
 		"0x00000078 kobj thread koid=1235 name=\"worker\" process=1234\n"
 		"0x000000a0 backtrace ts=123 pid=1234 tid=1235 frames=3 flags=0x0 0x401000 "
 		"0x401100 0x401200\n"
-		"0x000000c8 backtrace ts=124 pid=1234 tid=1236 frames=1 flags=0x3 0x401000\n"
+		"0x000000c8 backtrace ts=124 pid=1234 tid=1236 frames=1 flags=0x3b83 cpu=59 "
+		"0x401000\n"
 		"0x000000f0 module ts=5 pid=1234 id=0 name=\"/usr/bin/x\" build_id=abcdef01\n"
 		"0x00000128 mmap ts=5 pid=1234 id=0 start=0x401000 size=0x2000 vaddr=0x1000 "
 		"flags=0x5\n"
@@ -68,7 +69,7 @@ START_TEST(test_format)
 	args[0].u = 1234;
 	ck_assert_int_eq(fxt_put_kobj(&b, FXT_OBJ_THREAD, 1235, s1, args, 1), 0);
 	ck_assert_int_eq(fxt_put_backtrace(&b, 123, t1, 0, frames, 3), 0);
-	ck_assert_int_eq(fxt_put_backtrace(&b, 124, inl_t, 3, frames, 1), 0);
+	ck_assert_int_eq(fxt_put_backtrace(&b, 124, inl_t, 3 | FXT_BT_CPU(59), frames, 1), 0);
 	ck_assert_int_eq(fxt_put_module(&b, 5, inl_p, 0, "/usr/bin/x", 10, bid, 4), 0);
 	ck_assert_int_eq(fxt_put_mmap(&b, 5, inl_p, 0, 5, 0x401000, 0x2000, 0x1000), 0);
 	memset(args, 0, sizeof(args));

@@ -102,8 +102,11 @@ START_TEST(test_offcpu_backtrace_flags)
 	ck_assert_uint_eq(word_at(b.data, 0), 0x0000016010120032ULL + 0x8ULL);
 	ck_assert_uint_eq(FXT_BT_OFFCPU_STATE(flags), FXS_OFF_UNINTERRUPTIBLE);
 	fxt_buf_free(&b);
-	/* Bit 7 of the flags is no one's (bit 6 is FP_FALLBACK). */
-	ck_assert_int_eq(fxt_put_backtrace(&b, 9, t, 0x80, frames, 1), -EINVAL);
+	/* Bits 7..27 are the CPU (FXT_BT_FLAG_HAS_CPU); past the 28 bits is no one's. */
+	ck_assert_int_eq(fxt_put_backtrace(&b, 9, t, flags | FXT_BT_CPU(3), frames, 1), 0);
+	ck_assert_uint_eq(word_at(b.data, 0), 0x0000016010120032ULL + 0x8ULL + (0x380ULL << 36));
+	fxt_buf_free(&b);
+	ck_assert_int_eq(fxt_put_backtrace(&b, 9, t, 1u << 28, frames, 1), -EINVAL);
 	fxt_buf_free(&b);
 }
 END_TEST
