@@ -212,6 +212,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
 			adjust_offcpu(c, &ret->offcpu);
 	capture_mmap_counters(c, ret->maps);
+	if (c->perfmap)
+		perfmap_capture_stats(c->perfmap, &ret->perfmap);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }
