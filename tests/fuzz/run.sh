@@ -22,7 +22,7 @@ OUTPUT=${OUTPUT:-.output}
 CLANG=${CLANG:-clang}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$OUTPUT/fuzz
-targets=${*:-fxt_reader proc_maps elf protocol cfi_table}
+targets=${*:-fxt_reader proc_maps elf protocol cfi_table perfmap}
 
 die()
 {
