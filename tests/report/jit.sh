@@ -23,9 +23,11 @@ tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
 dpid=
+user=
 cleanup()
 {
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	[ -n "$user" ] && rm -rf "$user"
 	true
 }
 trap cleanup EXIT
@@ -49,15 +51,17 @@ main_tid()
 }
 
 command -v node >/dev/null || fail "node not found (make deps installs nodejs)"
-cp "$here/jit/spin.js" "$tmp/spin.js"
-chmod 755 "$tmp"
-chmod 644 "$tmp/spin.js"
+# where nobody reads the script and writes its files ($tmp's parents may be 0700)
+user=$(mktemp -d /tmp/fxs_jit.XXXXXX)
+cp "$here/jit/spin.js" "$user/spin.js"
+chmod 644 "$user/spin.js"
 
 # node_check FXT CPUPROF-DIR LABEL: the shares against node's own profile
 node_check()
 {
 	tid=$(main_tid "$1")
 	[ -n "$tid" ] || fail "$3: no main thread in $1"
+	rm -f "/tmp/perf-$tid.map"
 	"$bin" report --tid "$tid" --folded "$1" >"$tmp/$3.folded"
 	$shares folded "$tmp/$3.folded" spinA spinB >"$tmp/$3.ours"
 	$shares cpuprofile "$2"/*.cpuprofile spinA spinB >"$tmp/$3.node"
@@ -72,7 +76,7 @@ node_check()
 echo "== jit: node --perf-basic-prof"
 mkdir -p "$tmp/cp"
 "$bin" record -q -o "$tmp/node.fxt" -- node --perf-basic-prof --cpu-prof \
-	--cpu-prof-dir="$tmp/cp" "$tmp/spin.js" 3 2>"$tmp/node.err" || fail "record: $(cat "$tmp/node.err")"
+	--cpu-prof-dir="$tmp/cp" "$user/spin.js" 3 2>"$tmp/node.err" || fail "record: $(cat "$tmp/node.err")"
 node_check "$tmp/node.fxt" "$tmp/cp" node
 "$bin" report --top 5 "$tmp/node.fxt" | grep -q 'spinA /.*spin.js:[0-9]*:[0-9]* \[JIT\]' ||
 	fail "--top does not name spinA [JIT]"
@@ -90,7 +94,6 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
 	"$bin" record -q -o "$tmp/java.fxt" -- java -XX:+PreserveFramePointer \
 		-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp "$tmp/java" Spin 4 \
 		2>"$tmp/java.err" || fail "record java: $(cat "$tmp/java.err")"
-	tid=$("$bin" report --top 40 "$tmp/java.fxt" | awk '/Thread$/ { t = 1; next } t && $NF == "(java)" || t && $NF == "java" { print $4; exit }')
 	"$bin" report --folded "$tmp/java.fxt" >"$tmp/java.folded"
 	$shares folded "$tmp/java.folded" hotA hotB >"$tmp/java.ours"
 	a=$(share hotA "$tmp/java.ours")
@@ -106,43 +109,43 @@ fi
 
 echo "== jit: through fxsamplerd, as nobody"
 : >"$tmp/conf"
-"$dbin" --socket "$tmp/sock" --config "$tmp/conf" 2>"$tmp/dlog" &
+"$dbin" --socket "$user/sock" --config "$tmp/conf" 2>"$tmp/dlog" &
 dpid=$!
 i=0
-until [ -S "$tmp/sock" ]; do
+until [ -S "$user/sock" ]; do
 	i=$((i + 1))
 	[ $i -lt 100 ] || fail "fxsamplerd does not listen: $(cat "$tmp/dlog")"
 	sleep 0.1
 done
-mkdir -p "$tmp/user" "$tmp/user/cp"
-chown nobody "$tmp/user" "$tmp/user/cp"
+mkdir -p "$user/cp"
+chown nobody "$user" "$user/cp"
 as_nobody()
 {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$tmp/user" "$@"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$user" "$@"
 }
-as_nobody "$bin" record -q --socket "$tmp/sock" -o "$tmp/user/node.fxt" -- node \
-	--perf-basic-prof --cpu-prof --cpu-prof-dir="$tmp/user/cp" "$tmp/spin.js" 3 \
-	2>"$tmp/user.err" || fail "record as nobody: $(cat "$tmp/user.err")"
-node_check "$tmp/user/node.fxt" "$tmp/user/cp" daemon
+as_nobody "$bin" record -q --socket "$user/sock" -o "$user/node.fxt" -- node \
+	--perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 3 \
+	2>"$tmp/daemon.err" || fail "record as nobody: $(cat "$tmp/daemon.err")"
+node_check "$user/node.fxt" "$user/cp" daemon
 
 # hostile KIND REASON SETUP: node started by a shell that made its map first
 hostile()
 {
-	as_nobody timeout 60 "$bin" record -q --socket "$tmp/sock" -o "$tmp/user/$1.fxt" -- \
+	as_nobody timeout 60 "$bin" record -q --socket "$user/sock" -o "$user/$1.fxt" -- \
 		sh -c "$3; exec node -e 'const e = Date.now() + 1500; let x = 0; while (Date.now() < e) x++'" \
-		2>"$tmp/user/$1.err" || fail "$1: record: $(cat "$tmp/user/$1.err")"
-	n=$(grep -c "perf map of pid .* not used: $2" "$tmp/user/$1.err" || true)
-	[ "$n" = 1 ] || fail "$1: $n lines saying '$2': $(cat "$tmp/user/$1.err")"
-	echo "$1: told once: $(grep 'perf map' "$tmp/user/$1.err")"
-	rm -f "/tmp/perf-$(cat "$tmp/user/$1.pid").map"
+		2>"$user/$1.err" || fail "$1: record: $(cat "$user/$1.err")"
+	n=$(grep -c "perf map of pid .* not used: $2" "$user/$1.err" || true)
+	[ "$n" = 1 ] || fail "$1: $n lines saying '$2': $(cat "$user/$1.err")"
+	echo "$1: told once: $(grep 'perf map' "$user/$1.err")"
+	rm -f "/tmp/perf-$(cat "$user/$1.pid").map"
 }
-m='m=/tmp/perf-$$.map; echo $$ >'"$tmp/user"
+m='m=/tmp/perf-$$.map; echo $$ >'"$user"
 hostile symlink "a symbolic link" "$m/symlink.pid; ln -s /etc/shadow \$m"
 hostile fifo "not a regular file" "$m/fifo.pid; mkfifo \$m"
 hostile huge "larger than 256 MiB" "$m/huge.pid; truncate -s 1G \$m"
 hostile long "a line longer than 8192 bytes" \
-	"$m/long.pid; head -c 10000000 /dev/zero | tr '\\\\0' x >\$m"
+	"$m/long.pid; head -c 10000000 /dev/zero | tr '\\0' x >\$m"
 hostile stale "stale: older than the process" \
 	"$m/stale.pid; echo '7f0000000000 100000000 stale' >\$m; touch -d '1 hour ago' \$m"
-"$bin" report --top 50 "$tmp/user/stale.fxt" | grep -q ' stale ' && fail "stale: a stale map was used"
+"$bin" report --top 50 "$user/stale.fxt" | grep -q ' stale ' && fail "stale: a stale map was used"
 echo "jit: passed"
