@@ -45,6 +45,7 @@ struct perfmap_capture {
 	struct tmp_dir tmps[PERFMAP_MAX_TMPS];
 	unsigned nr_tmps;
 	struct idset refused; /* pids not followed (over the bound, or gone), up to MAX_REFUSED */
+	struct idset told;    /* (pid, reason) told already: an exec reads a map twice */
 	uint64_t nr_pcs;
 	struct perfmap_stats st;
 	void (*tell)(void *ctx, uint32_t pid, const char *text);
@@ -95,6 +96,7 @@ void perfmap_capture__free(struct perfmap_capture *pc)
 	for (unsigned i = 0; i < pc->nr_tmps; i++)
 		close(pc->tmps[i].fd);
 	idset_free(&pc->refused);
+	idset_free(&pc->told);
 	free(pc->procs);
 	free(pc);
 }
@@ -351,7 +353,8 @@ static void skipped(struct perfmap_capture *pc, const struct proc_ent *p, unsign
 	char text[200];
 
 	pc->st.skipped[why]++;
-	if (!pc->tell)
+	if (!pc->tell || (pc->told.len < MAX_REFUSED &&
+			  idset_add(&pc->told, (uint64_t)p->pid << 8 | (why + 1)) == 0))
 		return;
 	snprintf(text, sizeof(text),
 		 "perf map of pid %d (/tmp/perf-%d.map in its namespace) not "
