@@ -76,7 +76,7 @@ node_check()
 echo "== jit: node --perf-basic-prof"
 mkdir -p "$tmp/cp"
 "$bin" record -q -o "$tmp/node.fxt" -- node --perf-basic-prof --cpu-prof \
-	--cpu-prof-dir="$tmp/cp" "$user/spin.js" 3 2>"$tmp/node.err" || fail "record: $(cat "$tmp/node.err")"
+	--cpu-prof-dir="$tmp/cp" "$user/spin.js" 5 2>"$tmp/node.err" || fail "record: $(cat "$tmp/node.err")"
 node_check "$tmp/node.fxt" "$tmp/cp" node
 "$bin" report --top 5 "$tmp/node.fxt" | grep -q 'spinA /.*spin.js:[0-9]*:[0-9]* \[JIT\]' ||
 	fail "--top does not name spinA [JIT]"
@@ -124,7 +124,7 @@ as_nobody()
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$user" "$@"
 }
 as_nobody "$bin" record -q --socket "$user/sock" -o "$user/node.fxt" -- node \
-	--perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 3 \
+	--perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 5 \
 	2>"$tmp/daemon.err" || fail "record as nobody: $(cat "$tmp/daemon.err")"
 node_check "$user/node.fxt" "$user/cp" daemon
 
