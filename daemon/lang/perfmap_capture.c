@@ -2,12 +2,10 @@
 /* A capture's side of perf maps (lang/perfmap_capture.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,17 +167,20 @@ static int read_small(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-static int openat2_fd(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+/*
+ * One path component under dirfd, never a symlink (O_NOFOLLOW on the only
+ * component: nothing to traverse, no ".." in a name we make), as an O_PATH fd.
+ */
+static int open_component(int dirfd, const char *name, int flags)
 {
-	struct open_how how = {.flags = flags, .resolve = resolve};
-	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | flags);
 
-	return fd < 0 ? -errno : (int)fd;
+	return fd < 0 ? -errno : fd;
 }
 
 /*
- * The process's tmp, as it sees it: a directory, no symlink on the way
- * (resolved in its root). Held by an O_PATH fd, shared by every process that
+ * The process's tmp, as it sees it: a directory of its root, not a
+ * symlink. Held by an O_PATH fd, shared by every process that
  * sees the same one; -1 when it cannot be had.
  */
 static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
@@ -192,8 +193,7 @@ static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
 	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -1;
-	fd = openat2_fd(root, "tmp", O_PATH | O_DIRECTORY | O_CLOEXEC,
-			RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	fd = open_component(root, "tmp", O_DIRECTORY);
 	close(root);
 	if (fd < 0)
 		return -1;
@@ -380,9 +380,7 @@ static int read_proc(struct perfmap_capture *pc, struct fxt_stream *s, struct pr
 		return 0;
 	}
 	snprintf(name, sizeof(name), "perf-%d.map", (int)p->nspid);
-	fd = openat2_fd(pc->tmps[p->tmp].fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-				RESOLVE_NO_XDEV);
+	fd = open_component(pc->tmps[p->tmp].fd, name, 0);
 	if (fd == -ENOENT) {
 		pc->st.maps_absent++;
 		return 0;
