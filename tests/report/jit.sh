@@ -119,9 +119,10 @@ until [ -S "$user/sock" ]; do
 done
 mkdir -p "$user/cp"
 chown nobody "$user" "$user/cp"
+# in a directory of nobody's: node writes its logs to the working directory, or to stdout
 as_nobody()
 {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$user" "$@"
+	(cd "$user" && setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$user" "$@")
 }
 as_nobody "$bin" record -q --socket "$user/sock" -o "$user/node.fxt" -- node \
 	--perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 5 \
