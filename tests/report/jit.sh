@@ -22,6 +22,8 @@ dbin=$2
 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
+# node --perf-basic-prof also writes a V8 log into its working directory
+cd "$tmp"
 dpid=
 user=
 cleanup()
