@@ -4,7 +4,8 @@
 # JIT code named from perf maps (check-report's jit tier):
 #   - node --perf-basic-prof --cpu-prof, two hot functions in a designed 75/25
 #     split (tests/report/jit/spin.js): each one's share of the main thread's
-#     samples within 3 points of node's own profile of the same run, samples
+#     samples in JavaScript within 3 points of node's own profile of the same
+#     run (its samples but "(program)": native code it does not see), samples
 #     with an anon+0x... frame <= 2 %, and the names in --top, folded, pprof
 #     (go tool pprof -top) and perf script;
 #   - OpenJDK 17 with -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit, two
