@@ -100,6 +100,9 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
 	"$bin" record -q -o "$tmp/java.fxt" -- java -XX:+PreserveFramePointer \
 		-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp "$tmp/java" Spin 4 \
 		2>"$tmp/java.err" || fail "record java: $(cat "$tmp/java.err")"
+	# the JVM leaves its map (DumpPerfMapAtExit): the process's pid is the first row's
+	jpid=$("$bin" report --top 1 "$tmp/java.fxt" | awk '/Thread$/ { t = 1; next } t { print $3; exit }')
+	rm -f "/tmp/perf-$jpid.map"
 	"$bin" report --folded "$tmp/java.fxt" >"$tmp/java.folded"
 	$shares folded "$tmp/java.folded" hotA hotB >"$tmp/java.ours"
 	a=$(share hotA "$tmp/java.ours")
