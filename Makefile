@@ -314,6 +314,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
+	command -v javac >/dev/null && \
 	test -f /usr/share/bash-completion/bash_completion && command -v dh >/dev/null && \
 	command -v lintian >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
@@ -460,6 +461,8 @@ TEST_DEPS  += libprotobuf32
 # check-vm boots Debian's kernels under qemu-system (riscv64 with OpenSBI) from
 # a cpio initramfs.
 TEST_DEPS  += qemu-system-x86 qemu-system-arm qemu-system-misc opensbi cpio
+# check-report's jit tier names the JVM's JIT code from its perf map.
+TEST_DEPS  += openjdk-17-jdk-headless
 # npm (the SVG test installs playwright-core with it) only when missing: a
 # nodejs from elsewhere may bring its own, which conflicts with Debian's.
 deps:

@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,n,o,r,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,j,k,m,n,o,r,s,t,u,v)
   FXS_BENCH_R_MAX         largest generated capture of section r (default 1000000;
                           report_scale.py)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
@@ -47,6 +47,7 @@ CHAIN = os.path.join(OUT, "chain")
 FXTGEN = os.path.join(OUT, "fxtgen")
 PINGPONG = os.path.join(OUT, "pingpong")
 CFIGEN = os.path.join(OUT, "cfigen")
+PERFMAPGEN = os.path.join(OUT, "perfmapgen")
 MODS40 = os.path.join(OUT, "mods40")
 PYTHON = "/usr/bin/python3.11"
 V_SECONDS = float(os.environ.get("FXS_BENCH_V_SECONDS", "1"))
@@ -1212,6 +1213,32 @@ def section_t():
            if libc else "n/a", "<= 256 KiB", libc["bytes"] <= 256 << 10 if libc else None)
 
 
+# --- j. Perf maps read at a capture's end (issue 35) -------------------------------
+
+
+def section_j():
+    log("== j. perf maps: reading a 200,000-line map at a capture's end (bench/perfmapgen)")
+    runs = []
+    for pcs in (100, 2000, 16384):
+        out = subprocess.run([PERFMAPGEN, "-n", "200000", "-p", str(pcs), "-r",
+                              str(max(ROUNDS, 5))], capture_output=True, text=True, timeout=600)
+        runs += [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    results["sections"]["j_perfmap"] = {"runs": runs}
+    worst = max((r["read_ns_median"] for r in runs), default=None)
+    target("j: a 200,000-line map read in <= 500 ms", "%.1f ms" % (worst / 1e6)
+           if worst else "n/a", "<= 500 ms", worst <= 500e6 if worst else None)
+
+
+def table_j(j):
+    print("\nj. perf map of 200,000 lines read at a capture's end (perfmap_read_fd)")
+    print("   %-8s%-10s%-10s%-16s%-16s%s" % ("pcs", "entries", "MiB", "median ms", "best ms",
+                                            "peak added KiB"))
+    for r in j.get("runs", []):
+        print("   %-8d%-10d%-10.1f%-16.1f%-16.1f%d" % (
+            r["pcs"], r["entries"], r["bytes"] / 1048576, r["read_ns_median"] / 1e6,
+            r["read_ns_min"] / 1e6, r["peak_added_kib"]))
+
+
 def table_v(v):
     if "status" in v:
         print("\nv. CFI beside perf: %s" % v["status"])
@@ -1551,6 +1578,8 @@ def table():
                   "--off-cpu=0 (every interval written); sampler-only = no --off-cpu; "
                   "non-target = --off-cpu=0 -p of another process; offcputime = libbpf-tools "
                   "offcputime -p")
+    if "j_perfmap" in s:
+        table_j(s["j_perfmap"])
     if "t_cfi_tables" in s:
         t = s["t_cfi_tables"]
         print("\nt. CFI unwind tables (8-byte rows; generation = median of rounds, one core)")
@@ -1636,6 +1665,8 @@ def main():
             section_k()
         if want("t"):
             section_t()
+        if want("j"):
+            section_j()
         if want("s"):
             section_s()
         if want("m"):

@@ -51,6 +51,52 @@ static int write_kstack(struct capture *c, const struct fxs_sample *s, const uin
 }
 
 /*
+ * The pcs of s in no ELF file (JIT code, anonymous memory): kept for the
+ * process's perf map, read at its end (lang/perfmap_capture.h). The process
+ * is followed at its first such pc, while it is alive and still the client's.
+ */
+static int note_jit_pcs(struct capture *c, const struct fxs_sample *s, const uint64_t *frames,
+			unsigned bt_flags)
+{
+	const char *dir;
+	char buf[64], proc[32];
+	int err = 0;
+
+	for (unsigned i = 0; !err && i < s->nr_frames; i++) {
+		bool is_return = i > 0 || (bt_flags & FXT_BT_FLAG_PC_IS_RETURN);
+
+		if (modules_in_file(c->modules, (pid_t)s->pid, frames[i]))
+			continue;
+		if (!perfmap_capture_follows(c->perfmap, (pid_t)s->pid)) {
+			err = capture_enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
+			if (!err) {
+				snprintf(proc, sizeof(proc), "/proc/%u", (unsigned)s->pid);
+				err = perfmap_capture_follow(c->perfmap, (pid_t)s->pid,
+							     dir ? dir : proc);
+			}
+			capture_leave(c);
+			if (err == -EACCES || err == -ESRCH)
+				return 0;
+		}
+		if (!err)
+			err = perfmap_capture_note(c->perfmap, (pid_t)s->pid,
+						   frames[i] - is_return);
+	}
+	return err;
+}
+
+/* A skipped perf map: told to the client (through the daemon) or as a warning. */
+static void perfmap_tell(void *ctx, uint32_t pid, const char *text)
+{
+	struct capture *c = ctx;
+
+	if (c->opts.notice)
+		c->opts.notice(c->opts.notice_ctx, pid, text);
+	else if (c->opts.warn)
+		c->opts.warn(c->opts.warn_ctx, text);
+}
+
+/*
  * An off-CPU interval: the thread leaves its CPU to idle at the start and
  * comes back from idle at the end (the two context switches Perfetto turns
  * into thread states), then the stack it blocked in, stamped with the start.
@@ -98,6 +144,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   frames, s->nr_frames);
+		if (!err)
+			err = note_jit_pcs(c, s, frames, bt_flags);
 		if (!err && c->cfi)
 			cfi_capture_count(c->cfi, s);
 	}
@@ -177,8 +225,16 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	char buf[64];
 	int err = 0, n;
 
+	if (size < sizeof(*s) + sizeof(*f))
+		return 0;
+	/* a new process on a pid followed for its perf map: the earlier one is gone */
+	err = perfmap_capture_flush(c->perfmap, c->fxt, (pid_t)s->pid);
+	if (err) {
+		c->err = c->err ? c->err : err;
+		return err;
+	}
 	/* without mapping events (the kernel refused them) /proc is read as before */
-	if (size < sizeof(*s) + sizeof(*f) || !c->mmap_events)
+	if (!c->mmap_events)
 		return 0;
 	if (c->targets && targets_denied(c->targets, f->ppid)) {
 		/* the kernel may have given the child the parent's ranges: they go */
@@ -243,6 +299,10 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
+		/* the old image's JIT code is gone: its map is read now */
+		err = perfmap_capture_flush(c->perfmap, c->fxt, (pid_t)s->pid);
+		if (err)
+			return err;
 		/* the new image's mappings came before this record; the copies are stale */
 		if (c->mmap_events) {
 			modules_exec(c->modules, s->pid);
@@ -290,6 +350,8 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   (const uint64_t *)(s + 1), s->nr_frames);
+		if (!err)
+			err = note_jit_pcs(c, s, (const uint64_t *)(s + 1), bt_flags);
 		if (!err && c->cfi)
 			cfi_capture_count(c->cfi, s);
 	}
@@ -383,7 +445,8 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);
-	if (!c->modules) {
+	c->perfmap = perfmap_capture__new(perfmap_tell, c);
+	if (!c->modules || !c->perfmap) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -502,7 +565,13 @@ int capture_poll(struct capture *c, int timeout_ms)
 		do {
 			n = targets_reap(c->targets, gone, 64);
 			for (size_t i = 0; i < n; i++) {
+				int e;
+
 				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
+				/* it exited: its map is complete (the JDK writes it at its exit) */
+				e = perfmap_capture_flush(c->perfmap, c->fxt, gone[i]);
+				if (e && !c->err)
+					c->err = e;
 				if (c->cfi)
 					cfi_capture_forget(c->cfi, gone[i]);
 			}
@@ -543,6 +612,11 @@ int capture_finish(struct capture *c)
 	}
 	/* The kernel functions the stacks hit, named while this kernel runs. */
 	err = c->kstacks ? kstacks_write_symbols(c->kstacks, c->fxt, &c->kernel_unresolved) : 0;
+	/* The JIT code the samples hit, named from the processes' perf maps. */
+	if (!err)
+		err = perfmap_capture_finish(c->perfmap, c->fxt);
+	if (!err)
+		err = perfmap_capture_write_counters(c->perfmap, c->fxt, c->last_ts);
 	if (!err)
 		err = capture_write_counters(c, c->last_ts);
 	if (!err)
@@ -571,6 +645,7 @@ void capture__free(struct capture *c)
 	modules__free(c->modules);
 	targets__free(c->targets);
 	kstacks__free(c->kstacks);
+	perfmap_capture__free(c->perfmap);
 	hostlock_release(c->lock_fd);
 	free(c);
 }

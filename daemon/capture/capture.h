@@ -15,6 +15,7 @@
 #include "capture/cfi_capture.h"
 #include "unwind_maps.h"
 #include "fxt/fxt_stream.h"
+#include "lang/perfmap_capture.h"
 #include "sampler.h"
 
 #define CAPTURE_MAX_PIDS 64
@@ -90,8 +91,9 @@ struct capture_stats {
 	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
 	struct cfi_tables_stats cfi;
-	unsigned cfi_fallback;	    /* enum bpf_cfi_cause: why auto walked by frame pointers */
-	uint64_t over[FXT_OVER_NR]; /* records opts.max_bytes kept out (enum fxt_over_kind) */
+	unsigned cfi_fallback;	      /* enum bpf_cfi_cause: why auto walked by frame pointers */
+	uint64_t over[FXT_OVER_NR];   /* records opts.max_bytes kept out (enum fxt_over_kind) */
+	struct perfmap_stats perfmap; /* JIT code named from perf maps (at finish) */
 };
 
 struct capture;

@@ -240,6 +240,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 	capture_mmap_counters(c, ret->maps);
 	for (unsigned k = 0; c->fxt && k < FXT_OVER_NR; k++)
 		ret->over[k] = fxt_stream_over(c->fxt, k);
+	if (c->perfmap)
+		perfmap_capture_stats(c->perfmap, &ret->perfmap);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }

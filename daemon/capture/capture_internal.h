@@ -17,6 +17,7 @@
 #include "capture/modules.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
+#include "lang/perfmap_capture.h"
 #include "util/idset.h"
 
 struct capture {
@@ -29,9 +30,10 @@ struct capture {
 	struct idset tids;	   /* threads written */
 	struct thread_names names; /* the names written for each, and when they held */
 	struct modules *modules;
-	struct cfi_capture *cfi; /* --unwind=auto|cfi */
-	struct targets *targets; /* a pid session's processes, by pidfd */
-	struct kstacks *kstacks; /* with opts.kernel */
+	struct cfi_capture *cfi;	 /* --unwind=auto|cfi */
+	struct targets *targets;	 /* a pid session's processes, by pidfd */
+	struct kstacks *kstacks;	 /* with opts.kernel */
+	struct perfmap_capture *perfmap; /* JIT code named from perf maps */
 	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];

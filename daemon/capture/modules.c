@@ -163,6 +163,14 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
 	return p && find_range(p, pc);
 }
 
+bool modules_in_file(const struct modules *m, pid_t pid, uint64_t pc)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+	const struct range *r = p ? find_range(p, pc) : NULL;
+
+	return r && r->module < m->nr_files && m->files[r->module].usable;
+}
+
 void modules_forget(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);

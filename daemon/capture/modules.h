@@ -65,6 +65,11 @@ int modules_refresh_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pi
 bool modules_refresh_due(const struct modules *m, pid_t pid);
 /* Whether pc lies in an executable mapping already written for pid. */
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
+/*
+ * Whether pc lies in a mapping of an ELF file read for pid: not JIT code,
+ * anonymous memory, a file that is no ELF, or a garbage address.
+ */
+bool modules_in_file(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */
 void modules_forget(struct modules *m, pid_t pid);
 

@@ -133,6 +133,22 @@ static void name_cfi_modules(const struct capture *cap)
 		record_unwind_module(&mods[i]);
 }
 
+/* JIT code named from perf maps: said when a process had code in no file. */
+static void print_perfmap_summary(const struct perfmap_stats *p)
+{
+	uint64_t skipped = 0;
+
+	for (unsigned i = 0; i < PERFMAP_SKIP_NR; i++)
+		skipped += p->skipped[i];
+	if (!p->maps_read && !skipped)
+		return;
+	cli_say("perf maps: %llu read, %llu entries written for %llu pcs in no file; %llu skipped "
+		"(each told above), %llu processes without one",
+		(unsigned long long)p->maps_read, (unsigned long long)p->entries,
+		(unsigned long long)p->pcs, (unsigned long long)skipped,
+		(unsigned long long)p->maps_absent);
+}
+
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
 {
 	const __u64 *v = st->counters.v;
@@ -180,6 +196,7 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			"address for them (kptr_restrict, or a module unloaded)",
 			(unsigned long long)st->kernel_unresolved);
 	record_unwind_print(st);
+	print_perfmap_summary(&st->perfmap);
 }
 
 /* Which CPUs were sampled and for how long (ns by CPU, 0: not): CPUs come and go. */

@@ -121,6 +121,7 @@ void report__free(struct report *r)
 		demangler__free(r->dm);
 	offcpu__free(r->off);
 	report_kernel_free(&r->kern);
+	report_perfmap_free(&r->jit);
 	free(r);
 }
 
@@ -467,7 +468,7 @@ int report_add(struct report *r, const struct fxt_record *rec)
 			r->ticks_per_second = rec->ticks_per_second;
 		return 0;
 	case FXT_RT_BLOB:
-		return report_kernel_add(r, rec);
+		return report_kernel_add(r, rec) ?: report_perfmap_add(r, rec);
 	default:
 		return 0;
 	}

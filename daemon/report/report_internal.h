@@ -147,6 +147,21 @@ struct report_kernel {
 	struct symbolizer_mapping *map; /* pprof's kernel mapping (id 0), when a stack has one */
 };
 
+/* JIT code named from the capture's perf maps (report_perfmap.c). */
+struct jit_sym {
+	uint64_t pid, start, size;
+	uint64_t seq; /* file order: the later of two overlapping entries wins */
+	char *name;
+};
+
+struct report_jit {
+	struct jit_sym *v; /* sorted by (pid, start, seq) once sorted is set */
+	size_t n, cap;
+	bool sorted;
+};
+
+#define JIT_MODULE "JIT" /* the module JIT functions show, "NAME [JIT]" */
+
 struct report {
 	unsigned top;
 	bool folded_no_thread;
@@ -205,6 +220,7 @@ struct report {
 	/* report_run(): the .fxt read, and where its whole records end, for --perfetto's copy */
 	const char *src_path;
 	uint64_t src_bytes;
+	struct report_jit jit;
 };
 
 #define T(tab, type) ((type *)(tab).v)
@@ -262,6 +278,14 @@ void report_kernel_resolve(const struct report *r, uint64_t frame, const char **
 /* The mapping kernel locations belong to, for pprof; NULL: -ENOMEM. */
 const struct symbolizer_mapping *report_kernel_mapping(struct report *r);
 void report_kernel_free(struct report_kernel *k);
+
+/* ---- JIT code (report_perfmap.c) ---- */
+
+/* A perf-map blob record (lang/perfmap.h); others are ignored. 0 or -ENOMEM. */
+int report_perfmap_add(struct report *r, const struct fxt_record *rec);
+/* The JIT function of pid at addr (a return address less one), or NULL. */
+const char *report_perfmap_find(struct report *r, uint64_t pid, uint64_t addr);
+void report_perfmap_free(struct report_jit *j);
 
 /* ---- text (report_text.c) ---- */
 

@@ -169,6 +169,19 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		return get_kernel_loc(r, pid, pc, h, ret);
 	err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
 			   : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
+	/* Code in no ELF file a perf map names: JIT code, as perf shows it. */
+	if (!err && !sf.resolved) {
+		const char *jit = report_perfmap_find(r, pid, pc - is_return);
+
+		if (jit) {
+			sf.function = jit;
+			sf.module = JIT_MODULE;
+			sf.resolved = true;
+			sf.file = sf.decl_file = NULL;
+			sf.line = sf.decl_line = 0;
+			sf.nr_inlined = 0;
+		}
+	}
 	if (!err)
 		err = get_symbol_func(r, sf.function, sf.module, sf.resolved, &func);
 	if (err)

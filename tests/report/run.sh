@@ -12,17 +12,20 @@
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
 #   demangle C++ (clang++ compiling templates) and Rust (legacy and v0) names against
 #            c++filt, in --top, folded stacks and pprof (tests/report/demangle.sh);
+#   jit      JIT code named from perf maps: node and OpenJDK 17 against node's own
+#            profile and the design, through fxsamplerd as nobody, hostile maps
+#            (tests/report/jit.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -465,12 +468,25 @@ http_tier()
 	fi
 }
 
+# --- JIT code named from perf maps (tests/report/jit.sh) ---
+jit_tier()
+{
+	mkdir -p "$tmp/jit"
+	set -- sh tests/report/jit.sh "$bin" "$(dirname "$bin")/fxsamplerd" "$tmp/jit"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "jit"
+	else
+		"$@" || fail "jit"
+	fi
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
 	towers) towers_tier ;;
 	http) http_tier ;;
 	demangle) demangle_tier ;;
+	jit) jit_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;
