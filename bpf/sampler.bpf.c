@@ -56,6 +56,8 @@ struct scratch {
 	struct fxs_sample hdr;
 	__u64 frames[FXS_MAX_FRAMES + FXS_MAX_KFRAMES]; /* user, then kernel (kstack.bpf.h) */
 	struct fxs_comm comm; /* appended after the frames when FXS_SF_HAS_COMM */
+	/* The Python section's room (python.bpf.h), written right after the names. */
+	__u8 py_room[sizeof(struct fxs_py_hdr) + FXS_PY_MAX_FRAMES * sizeof(struct fxs_py_frame)];
 	/*
 	 * The thread this CPU last found named in the names map, and that
 	 * name: a CPU mostly samples the same thread again, and this spares the
@@ -72,6 +74,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+
+#include "python.bpf.h"
 
 /*
  * walk_fast's window. Per CPU, as a sample never interrupts another on its
@@ -489,6 +493,9 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		names_in_record = (struct fxs_comm *)dst;
 		size += sizeof(s->comm);
 	}
+	/* A Python process's frames after all that (python.bpf.h). */
+	if (cfg_python)
+		size += py_walk(pid, tid, size);
 
 	/* Announce the write, then re-check: stop waits for this count to drain. */
 	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);

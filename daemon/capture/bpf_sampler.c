@@ -280,6 +280,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
+	b->skel->rodata->cfg_python = b->opts.python;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */

@@ -243,9 +243,17 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return 0;
 	}
 	if (s->flags & FXS_SF_EXEC) {
+		/* the old image's interpreter is gone; the new one's is told again below */
+		if (c->py)
+			python_capture_forget(c->py, s->pid);
 		/* the new image's mappings came before this record; the copies are stale */
 		if (c->mmap_events) {
 			modules_exec(c->modules, s->pid);
+			if (c->py && !c->cfi) {
+				err = modules_replay(c->modules, s->pid);
+				if (err)
+					return err;
+			}
 			/*
 			 * The kernel's walker dropped the process at the exec: it gets
 			 * the new image's mappings, which came before this record.
@@ -282,6 +290,14 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (err == -EACCES) {
 		capture_drop_for_creds(c, s);
 		return 0;
+	}
+	/* A Python process's frames trail the record: the Python section. */
+	if (!err && c->py) {
+		size_t end = need + (comm ? sizeof(*comm) : 0);
+
+		if (size > end)
+			err = python_capture_sample(c->py, c->fxt, s->time_ns, s->pid, s->tid,
+						    (const char *)s + end, size - end);
 	}
 	if (!err) {
 		bt_flags |= sample_bt_flags(s);
@@ -375,6 +391,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.kernel = c->opts.kernel;
+	bopts.python = c->opts.python;
 	bopts.mmap_events = !c->opts.proc_maps_only;
 	bopts.unwind = c->opts.unwind;
 	bopts.cfi_cap_bytes =
@@ -428,6 +445,13 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		c->cfi = cfi_capture__new(c->bpf, c->modules);
 		/* ENOENT: auto on a kernel without the CFI walker walks by frame pointers */
 		if (!c->cfi && errno != ENOENT) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (opts->python) {
+		c->py = python_capture__new(c->bpf, c->modules, opts->warn, opts->warn_ctx);
+		if (!c->py) {
 			err = -errno;
 			goto fail;
 		}
@@ -504,6 +528,8 @@ int capture_poll(struct capture *c, int timeout_ms)
 				bpf_sampler_untarget(c->bpf, (uint32_t)gone[i], true);
 				if (c->cfi)
 					cfi_capture_forget(c->cfi, gone[i]);
+				if (c->py)
+					python_capture_forget(c->py, gone[i]);
 			}
 		} while (n == 64);
 	}
@@ -562,6 +588,7 @@ void capture__free(struct capture *c)
 		return;
 	sampler_destroy(&c->sampler);
 	cfi_capture__free(c->cfi);
+	python_capture__free(c->py);
 	bpf_sampler__free(c->bpf);
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);

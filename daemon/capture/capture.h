@@ -54,6 +54,8 @@ struct capture_opts {
 	 * from /proc/kallsyms, never as addresses (capture/kstacks.h).
 	 */
 	bool kernel;
+	/* Python frames of the CPython processes it samples (record --python). */
+	bool python;
 	/*
 	 * Through fxsamplerd only (record --preempt, root): end the client
 	 * session that holds the sampler and take it. The capture ignores it.

@@ -183,6 +183,8 @@ int capture_write_counters(struct capture *c, uint64_t ts)
 		err = write_offcpu_counters(c, ts, &off);
 	if (!err && c->cfi)
 		err = cfi_capture_write(c->cfi, c->fxt, ts);
+	if (!err && c->py)
+		err = python_capture_write(c->py, c->fxt, ts);
 	if (!err)
 		err = write_mmap_counters(c, ts, &maps_dropped);
 	if (!err &&

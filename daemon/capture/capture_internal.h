@@ -15,6 +15,7 @@
 #include "capture/kstacks.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
+#include "capture/python_capture.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
 #include "util/idset.h"
@@ -29,9 +30,10 @@ struct capture {
 	struct idset tids;	   /* threads written */
 	struct thread_names names; /* the names written for each, and when they held */
 	struct modules *modules;
-	struct cfi_capture *cfi; /* --unwind=auto|cfi */
-	struct targets *targets; /* a pid session's processes, by pidfd */
-	struct kstacks *kstacks; /* with opts.kernel */
+	struct cfi_capture *cfi;   /* --unwind=auto|cfi */
+	struct targets *targets;   /* a pid session's processes, by pidfd */
+	struct kstacks *kstacks;   /* with opts.kernel */
+	struct python_capture *py; /* with opts.python */
 	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];

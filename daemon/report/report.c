@@ -103,6 +103,7 @@ void report__free(struct report *r)
 		symbolizer__free(r->sym);
 	offcpu__free(r->off);
 	report_kernel_free(&r->kern);
+	report_python_free(&r->py);
 	free(r);
 }
 
@@ -295,6 +296,9 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 
 	/* Its kernel frames, if the record before it had them, go in front. */
 	err = report_kernel_frames(r, rec, &k.frames, &k.nr);
+	/* Its Python frames, if the record before it had them, after the native ones. */
+	if (!err)
+		err = report_python_frames(r, rec, &k.frames, &k.nr);
 	if (err)
 		return err;
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
@@ -439,7 +443,7 @@ int report_add(struct report *r, const struct fxt_record *rec)
 			r->ticks_per_second = rec->ticks_per_second;
 		return 0;
 	case FXT_RT_BLOB:
-		return report_kernel_add(r, rec);
+		return report_kernel_add(r, rec) ?: report_python_add(r, rec);
 	default:
 		return 0;
 	}

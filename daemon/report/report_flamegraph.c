@@ -113,7 +113,7 @@ static int build_tree(struct report *r, struct node *root)
 		const char *label;
 		unsigned roots = report_root_frames(r);
 		size_t fixed = roots + !!(s->flags & FXT_BT_FLAG_TRUNCATED);
-		unsigned j = s->nr, ki = 0;
+		unsigned j = s->nr_locs, ki = 0;
 
 		nr = report_stack_path(r, s, &b);
 		if (b.err) {
