@@ -14,6 +14,7 @@
 
 #include "capture/cfi_capture.h"
 #include "unwind_maps.h"
+#include "capture/python_capture.h"
 #include "fxt/fxt_stream.h"
 #include "sampler.h"
 
@@ -85,7 +86,8 @@ struct capture_stats {
 	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
 	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
 	struct cfi_tables_stats cfi;
-	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walked by frame pointers */
+	unsigned cfi_fallback;	    /* enum bpf_cfi_cause: why auto walked by frame pointers */
+	uint64_t python[PY_CNT_NR]; /* the Python walk's counters; zero under --python=off */
 };
 
 struct capture;

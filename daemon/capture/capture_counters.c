@@ -214,6 +214,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 		if (!bpf_sampler_offcpu_counters(c->bpf, &ret->offcpu))
 			adjust_offcpu(c, &ret->offcpu);
 	capture_mmap_counters(c, ret->maps);
+	if (c->py)
+		python_capture_counts(c->py, ret->python);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }

@@ -322,3 +322,28 @@ void python_capture_counts(const struct python_capture *pc, uint64_t ret[PY_CNT_
 {
 	memcpy(ret, pc->counts, sizeof(pc->counts));
 }
+
+size_t python_summary(const uint64_t c[PY_CNT_NR], char *buf, size_t size)
+{
+	int n;
+
+	if (!c[PY_CNT_PROCS_WALKED] && !c[PY_CNT_PROCS_UNSUPPORTED] && !c[PY_CNT_PROCS_MISMATCH] &&
+	    !c[PY_CNT_PROCS_UNREADABLE])
+		return 0;
+	n = snprintf(
+		buf, size,
+		"python: %llu processes walked, not walked: %llu of an unsupported version, "
+		"%llu of another layout, %llu unreadable; %llu samples with a Python walk "
+		"(%llu whole, %llu cut at %d frames, %llu of threads without a thread state, "
+		"%llu ended by a fault), %llu frames, %llu code objects named, %llu unreadable",
+		(unsigned long long)c[PY_CNT_PROCS_WALKED],
+		(unsigned long long)c[PY_CNT_PROCS_UNSUPPORTED],
+		(unsigned long long)c[PY_CNT_PROCS_MISMATCH],
+		(unsigned long long)c[PY_CNT_PROCS_UNREADABLE],
+		(unsigned long long)c[PY_CNT_SAMPLES], (unsigned long long)c[PY_CNT_END_OK],
+		(unsigned long long)c[PY_CNT_END_TRUNCATED], FXS_PY_MAX_FRAMES,
+		(unsigned long long)c[PY_CNT_END_NO_TSTATE],
+		(unsigned long long)c[PY_CNT_END_FAULT], (unsigned long long)c[PY_CNT_FRAMES],
+		(unsigned long long)c[PY_CNT_CODES], (unsigned long long)c[PY_CNT_CODES_FAILED]);
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}

@@ -60,5 +60,10 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 int python_capture_write(struct python_capture *pc, struct fxt_stream *s, uint64_t ts);
 void python_capture_counts(const struct python_capture *pc, uint64_t ret[PY_CNT_NR]);
 const char *python_count_name(unsigned which);
+/*
+ * The summary's line of the counters into buf ("python: ..."): its length, 0
+ * when no interpreter was met (nothing to say).
+ */
+size_t python_summary(const uint64_t counts[PY_CNT_NR], char *buf, size_t size);
 
 #endif /* FXS_DAEMON_CAPTURE_PYTHON_CAPTURE_H */

@@ -157,6 +157,7 @@ static void print_unwind_summary(const struct capture_stats *st)
 
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
 {
+	char line[512];
 	const __u64 *v = st->counters.v;
 	uint64_t lost = dropped(&st->counters), taken = v[FXS_CNT_WRITTEN] + lost;
 
@@ -202,6 +203,8 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			"address for them (kptr_restrict, or a module unloaded)",
 			(unsigned long long)st->kernel_unresolved);
 	print_unwind_summary(st);
+	if (python_summary(st->python, line, sizeof(line)))
+		cli_say("%s", line);
 }
 
 /* Which CPUs were sampled and for how long (ns by CPU, 0: not): CPUs come and go. */
@@ -368,6 +371,11 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 			unwind_stats(&rec, ret);
 			continue;
 		}
+		for (unsigned i = 0; !strcmp(rec.name, "python") && i < rec.nr_args; i++)
+			for (unsigned k = 0; k < PY_CNT_NR; k++)
+				if (rec.args[i].name &&
+				    !strcmp(rec.args[i].name, python_count_name(k)))
+					ret->python[k] = rec.args[i].u;
 		if (strcmp(rec.name, "samples"))
 			continue;
 		totals = true;
