@@ -169,6 +169,43 @@ static const char split_py[] =
 	"    out.write('%d %d %d %d %d\\n' % (os.getpid(), counts['alpha'], counts['beta'],\n"
 	"                                   counts['gamma'], counts['other']))\n";
 
+/*
+ * Lines: report --top --lines puts spin's loop line (4) first of the Python
+ * rows, and go tool pprof -list spin lands on it.
+ */
+static void check_lines(const char *fxt, const char *tid)
+{
+	char cmd[1200], buf[512], *row = NULL, *save;
+	struct run *r = calloc(1, sizeof(*r));
+	bool listed = false;
+	FILE *p;
+
+	ck_assert_ptr_nonnull(r);
+	RUN(r, "report", fxt, "--tid", tid, "--top", "10", "--lines", "--pprof",
+	    out_path("split.pb.gz"));
+	ck_assert_msg(exit_code(r) == 0, "report --lines: %s", r->err);
+	for (char *l = strtok_r(r->out, "\n", &save); l && !row; l = strtok_r(NULL, "\n", &save))
+		if (strstr(l, ".py:"))
+			row = l;
+	printf("python lines: the first Python row: %s\n", row ? row : "(none)");
+	fflush(stdout);
+	ck_assert_msg(row && strstr(row, "split.py:4 ") && strstr(row, " spin "),
+		      "the first Python row is not spin's loop line: %s", row ? row : "(none)");
+	free(r);
+	if (system("command -v go >/dev/null 2>&1"))
+		ck_abort_msg("go is not installed: run 'make deps' (golang-go)");
+	snprintf(cmd, sizeof(cmd), "HOME=%s GOCACHE=%s/go go tool pprof -list '^spin$' '%s' 2>&1",
+		 tmpdir, tmpdir, out_path("split.pb.gz"));
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	/* "     1.12s      5.73s      4:    while pc() < deadline:" */
+	while (fgets(buf, sizeof(buf), p))
+		if (strstr(buf, " 4:    while pc() < deadline:") && !strstr(buf, "  .      "))
+			listed = true;
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_msg(listed, "go tool pprof -list spin does not land on line 4");
+}
+
 START_TEST(test_split)
 {
 	char *script = out_path("split.py"), *fxt = out_path("split.fxt"), *text, *line, *save;
@@ -226,6 +263,7 @@ START_TEST(test_split)
 	ck_assert_msg(py * 100 >= all * 99, "%lu of %lu with Python frames", py, all);
 	ck_assert_msg(below * 100 >= all * 95, "%lu of %lu with Py_RunMain below", below, all);
 	ck_assert_msg(chain * 100 >= all * 90, "%lu of %lu with the whole chain", chain, all);
+	check_lines(fxt, tid);
 }
 END_TEST
 
