@@ -140,11 +140,15 @@ struct {
 struct fxs_offcpu_slot {
 	__u64 start; /* 0: no interval open; taken back to 0 by whoever closes it */
 	__u64 session;
+	__u32 py_len; /* the bytes of the Python section after the frames (python.bpf.h) */
+	__u32 py_pad;
 	struct fxs_sample hdr;
 	struct fxs_offcpu iv;
 	struct fxs_comm comm;
 	/* + 1: the walkers index with n & 0xff; then the kernel's (kstack.bpf.h) */
 	__u64 frames[FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES];
+	/* The Python section's room: frames and it are 512 words, indexed & 511. */
+	__u64 py_room[512 - (FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES)];
 };
 
 struct {

@@ -93,8 +93,16 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		err = fxt_stream_context_switch(c->fxt, iv->end_ns, iv->end_cpu, FXT_THREAD_RUNNING,
 						0, s->tid, 1);
 	if (!err && s->nr_frames) {
+		size_t end = (size_t)((const char *)(frames + s->nr_frames + s->nr_kframes) -
+				      (const char *)s);
+
 		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT | sample_bt_flags(s);
-		err = write_kstack(c, s, frames + s->nr_frames, false);
+		/* A Python process's frames where it blocked trail the record. */
+		if (c->py && size > end)
+			err = python_capture_sample(c->py, c->fxt, s->time_ns, s->pid, s->tid,
+						    (const char *)s + end, size - end);
+		if (!err)
+			err = write_kstack(c, s, frames + s->nr_frames, false);
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   frames, s->nr_frames);

@@ -12,6 +12,8 @@
  *  - sorted(key=lambda ...): the callback's frames inside sorted's native ones,
  *    inside its caller's;
  *  - a recursion 1,000 frames deep: cut at the walk's bound, marked, counted;
+ *  - off-CPU: a thread in time.sleep inside waiter_fn, one reading a socket in
+ *    reader_fn: each function in its own thread's off-CPU stacks;
  *  - --python=off: no Python frame.
  * Stacks are read as report --folded prints them (outermost first).
  */
@@ -445,6 +447,67 @@ START_TEST(test_off)
 }
 END_TEST
 
+/* ---- off-CPU ---- */
+
+static const char offcpu_py[] =
+	"import socket, threading, time\n"
+	"def waiter_fn():\n"
+	"    end = time.monotonic() + 1.5\n"
+	"    while time.monotonic() < end:\n"
+	"        time.sleep(0.05)\n"
+	"def reader_fn(sock):\n"
+	"    while sock.recv(16):\n"
+	"        pass\n"
+	"a, b = socket.socketpair()\n"
+	"ts = [threading.Thread(target=waiter_fn), threading.Thread(target=reader_fn, args=(b,))]\n"
+	"for t in ts: t.start()\n"
+	"for i in range(30):\n"
+	"    time.sleep(0.05)\n"
+	"    a.send(b'x')\n"
+	"a.close()\n"
+	"for t in ts: t.join()\n";
+
+/* The waiting threads' Python functions in report --off-cpu's stacks, each in its own. */
+START_TEST(test_offcpu)
+{
+	char *script = out_path("offcpu.py"), *fxt = out_path("offcpu.fxt"), *text, *line, *save;
+	char *path = out_path("offcpu.folded"), *argv[8];
+	unsigned long long waiter = 0, reader = 0, both = 0, n;
+	int fd, st;
+	pid_t p;
+
+	write_file(script, offcpu_py);
+	record_python(fxt, "--off-cpu", script, "x");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	argv[0] = (char *)bin;
+	argv[1] = (char *)"report";
+	argv[2] = fxt;
+	argv[3] = (char *)"--off-cpu";
+	argv[4] = (char *)"--folded";
+	argv[5] = (char *)"--no-thread-frames";
+	argv[6] = NULL;
+	p = spawn_io(argv, fd, -1);
+	close(fd);
+	waitpid(p, &st, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "report --off-cpu failed");
+	text = slurp(path);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		n = line_count(line);
+		waiter += n * has_frame(line, "waiter_fn");
+		reader += n * has_frame(line, "reader_fn");
+		both += n * (has_frame(line, "waiter_fn") && has_frame(line, "reader_fn"));
+	}
+	free(text);
+	printf("python off-CPU: waiter_fn %.2f s, reader_fn %.2f s off the CPU\n", waiter / 1e9,
+	       reader / 1e9);
+	fflush(stdout);
+	ck_assert_msg(waiter > 1000000000ULL, "waiter_fn: %llu ns", waiter);
+	ck_assert_msg(reader > 1000000000ULL, "reader_fn: %llu ns", reader);
+	ck_assert_uint_eq(both, 0);
+}
+END_TEST
+
 static Suite *python_suite(void)
 {
 	Suite *s = suite_create("python-live");
@@ -456,6 +519,7 @@ static Suite *python_suite(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_callback);
 	tcase_add_test(tc, test_deep);
+	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_off);
 	suite_add_tcase(s, tc);
 	return s;
