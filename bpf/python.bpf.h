@@ -79,7 +79,12 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 	struct fxs_py_proc *p;
 	struct fxs_py_hdr *h;
 	struct fxs_py_frame *f;
-	__u8 fbuf[136]; /* the 80 bytes read, and room for any masked field index */
+	/*
+	 * The 80 bytes read, and room for any masked field index. Pointer fields
+	 * are 8-aligned: read as words, so that a strict-alignment verifier
+	 * (riscv64) knows each read aligned.
+	 */
+	__u64 fw[17];
 	__u64 frame, code, instr, chk;
 	__u32 zero = 0, nr = 0;
 	__u8 *base;
@@ -93,7 +98,7 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 	base = bpf_map_lookup_elem(&scratch, &zero);
 	if (!base || off > sizeof(struct scratch) - FXS_PY_SECTION_MAX)
 		return 0;
-	__builtin_memset(fbuf, 0, sizeof(fbuf));
+	__builtin_memset(fw, 0, sizeof(fw));
 	h = (struct fxs_py_hdr *)(base + off);
 	h->magic = FXS_PY_MAGIC;
 	h->nr = 0;
@@ -112,11 +117,11 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 			h->end = FXS_PY_END_OK;
 			break;
 		}
-		if (bpf_probe_read_user(fbuf, 80, (const void *)frame))
+		if (bpf_probe_read_user(fw, 80, (const void *)frame))
 			break;
-		code = *(__u64 *)&fbuf[p->f_code & 0x7f];
-		instr = *(__u64 *)&fbuf[p->f_instr & 0x7f];
-		frame = *(__u64 *)&fbuf[p->f_previous & 0x7f];
+		code = fw[(p->f_code >> 3) & 15];
+		instr = fw[(p->f_instr >> 3) & 15];
+		frame = fw[(p->f_previous >> 3) & 15];
 		if (!code ||
 		    bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check)))
 			break;
@@ -127,7 +132,7 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 								       : (__s32)((__s64)instr >> 1);
 		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
 			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
-			(p->f_entry != FXS_PY_NO_FIELD && fbuf[p->f_entry & 0x7f] ? 1U << 31 : 0);
+			(p->f_entry != FXS_PY_NO_FIELD && ((__u8 *)fw)[p->f_entry & 0x7f] ? 1U << 31 : 0);
 		nr++;
 	}
 	if (i == FXS_PY_MAX_FRAMES)
