@@ -598,6 +598,9 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
 	cfi_forget_pid(pid);
+	/* The new image is walked as Python once user space has seen its interpreter. */
+	if (cfg_python)
+		bpf_map_delete_elem(&py_procs, &pid);
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;
 	out.hdr.cpu = bpf_get_smp_processor_id();
