@@ -84,13 +84,19 @@ static __always_inline void offcpu_python(struct fxs_offcpu_slot *slot, __u32 pi
 {
 	__u32 zero = 0, base, len;
 	__u64 *src, *dst = (__u64 *)slot->frames;
+	struct scratch *sc;
 
 	slot->py_len = 0;
 	if (!cfg_python)
 		return;
-	len = py_walk(pid, tid, 0);
-	src = bpf_map_lookup_elem(&scratch, &zero);
-	if (!src || !len || len > FXS_PY_SECTION_MAX)
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return;
+	sc->rec_size = 0;
+	py_walk(pid, tid);
+	len = sc->py_len;
+	src = (__u64 *)sc;
+	if (!len || len > FXS_PY_SECTION_MAX)
 		return;
 	base = (slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f);
 	for (int i = 0; i < FXS_PY_SECTION_MAX / 8; i++) {

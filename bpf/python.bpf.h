@@ -70,11 +70,11 @@ static __always_inline __u64 py_tstate_of(const struct fxs_py_proc *p, __u32 tid
 
 /*
  * The Python section of pid's sample into the sampler's scratch at byte
- * offset off (the record's size so far): its size in bytes, 0 when pid is
- * no Python process. A global function: verified once, on its own, so that
- * its loops do not multiply the sampler's states.
+ * offset rec_size (the record's size so far), its size in py_len (0 when
+ * pid is no Python process). A global function: verified once, on its own,
+ * so that its loops do not multiply the sampler's states.
  */
-__noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
+__noinline int py_walk(__u32 pid, __u32 tid)
 {
 	struct fxs_py_proc *p;
 	struct fxs_py_hdr *h;
@@ -86,18 +86,22 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 	 */
 	__u64 fw[17];
 	__u64 frame, code, instr, chk;
-	__u32 zero = 0, nr = 0;
+	__u32 zero = 0, nr = 0, off;
+	struct scratch *sc;
 	__u8 *base;
 	int i;
 
 	if (!cfg_python)
 		return 0;
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	sc->py_len = 0;
+	off = sc->rec_size;
 	p = bpf_map_lookup_elem(&py_procs, &pid);
-	if (!p)
+	if (!p || off > sizeof(struct scratch) - FXS_PY_SECTION_MAX)
 		return 0;
-	base = bpf_map_lookup_elem(&scratch, &zero);
-	if (!base || off > sizeof(struct scratch) - FXS_PY_SECTION_MAX)
-		return 0;
+	base = (__u8 *)sc;
 	__builtin_memset(fw, 0, sizeof(fw));
 	h = (struct fxs_py_hdr *)(base + off);
 	h->magic = FXS_PY_MAGIC;
@@ -105,8 +109,10 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 	h->pad = 0;
 	h->end = FXS_PY_END_NO_TSTATE;
 	frame = py_tstate_of(p, tid);
-	if (!frame)
-		return sizeof(*h);
+	if (!frame) {
+		sc->py_len = sizeof(*h);
+		return 0;
+	}
 	h->end = FXS_PY_END_FAULT;
 	frame = py_read_ptr(frame + p->ts_frame);
 	if (frame && p->cframe_frame != FXS_PY_NO_FIELD)
@@ -132,13 +138,15 @@ __noinline int py_walk(__u32 pid, __u32 tid, __u32 off)
 								       : (__s32)((__s64)instr >> 1);
 		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
 			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
-			(p->f_entry != FXS_PY_NO_FIELD && ((__u8 *)fw)[p->f_entry & 0x7f] ? 1U << 31 : 0);
+			(p->f_entry != FXS_PY_NO_FIELD && ((__u8 *)fw)[p->f_entry & 0x7f] ? 1U << 31
+											  : 0);
 		nr++;
 	}
 	if (i == FXS_PY_MAX_FRAMES)
 		h->end = frame ? FXS_PY_END_TRUNCATED : FXS_PY_END_OK;
 	h->nr = nr;
-	return sizeof(*h) + nr * sizeof(struct fxs_py_frame);
+	sc->py_len = sizeof(*h) + nr * sizeof(struct fxs_py_frame);
+	return 0;
 }
 
 #endif /* FXS_BPF_PYTHON_BPF_H */

@@ -59,6 +59,17 @@ struct scratch {
 	/* The Python section's room (python.bpf.h), written right after the names. */
 	__u8 py_room[sizeof(struct fxs_py_hdr) + FXS_PY_MAX_FRAMES * sizeof(struct fxs_py_frame)];
 	/*
+	 * The record's size before the Python section, and the section's:
+	 * handed to and from py_walk() through memory, not as an argument and
+	 * a return value, so that the verifier's precision tracking of the
+	 * record's size never has to cross the call (before Linux 6.3 that marks
+	 * every scalar precise, and the program's states no longer prune).
+	 */
+	__u32 rec_size;
+	__u32 py_len;
+	__u32 wake; /* wake the reader (a new name, a CFI walk that lacked tables) */
+	__u32 wake_pad;
+	/*
 	 * The thread this CPU last found named in the names map, and that
 	 * name: a CPU mostly samples the same thread again, and this spares the
 	 * map lookup then. Per CPU, like the rest of the scratch.
@@ -394,7 +405,6 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct fxs_cfi_regs regs;
 	__u8 unwind_end = 0;
 	__u32 zero = 0, pid, tid, cpu, n;
-	struct fxs_comm *names_in_record = NULL;
 	__u8 *target = NULL, nk;
 	bool new_name;
 	void *ring;
@@ -494,12 +504,21 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 
 		for (int i = 0; i < 4; i++)
 			dst[i] = src[i];
-		names_in_record = (struct fxs_comm *)dst;
 		size += sizeof(s->comm);
 	}
+	/*
+	 * From here on what was decided before goes through the scratch: see
+	 * rec_size (new_name and the walk's end are constants on some paths,
+	 * and a branch on a constant asks for its precision).
+	 */
+	s->wake = new_name || cfi_wants_reader(unwind_end);
 	/* A Python process's frames after all that (python.bpf.h). */
-	if (cfg_python)
-		size += py_walk(pid, tid, size);
+	s->py_len = 0;
+	if (cfg_python) {
+		s->rec_size = size;
+		py_walk(pid, tid);
+		size = s->rec_size + (s->py_len <= FXS_PY_SECTION_MAX ? s->py_len : 0);
+	}
 
 	/* Announce the write, then re-check: stop waits for this count to drain. */
 	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
@@ -517,11 +536,9 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		 * mark, or a CFI walk that lacked its tables (cfi_wants_reader());
 		 * otherwise it drains on its timer.
 		 */
-		__u64 flags =
-			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ||
-					cfi_wants_reader(unwind_end)
-				? BPF_RB_FORCE_WAKEUP
-				: BPF_RB_NO_WAKEUP;
+		__u64 flags = s->wake || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP;
 
 		err = bpf_ringbuf_output(ring, s, size, flags);
 	}
@@ -538,7 +555,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		count(c, FXS_CNT_STOP_FAULT);
 	if (s->hdr.flags & FXS_SF_STOP_BAD_FP)
 		count(c, FXS_CNT_STOP_BAD_FP);
-	if (names_in_record) {
+	if (s->hdr.flags & FXS_SF_HAS_COMM) {
+		struct fxs_comm *names_in_record =
+			(struct fxs_comm *)&s
+				->frames[((s->hdr.nr_frames & 0xff) + (s->hdr.nr_kframes & 0x7f))];
 		__u64 *name = (__u64 *)names_in_record->thread;
 
 		bpf_map_update_elem(&names, &tid, names_in_record, BPF_ANY);
