@@ -69,6 +69,22 @@ static __always_inline __u64 py_tstate_of(const struct fxs_py_proc *p, __u32 tid
 }
 
 /*
+ * The thread state of tid in pid's interpreter, or 0. A global function of
+ * its own: every way out of the thread list's loop ends here, and py_walk()
+ * goes on from one state (Linux 6.1's verifier walked the frame loop again
+ * for each iteration the search could end in, past its 1M instructions).
+ */
+__noinline long py_find_tstate(__u32 pid, __u32 tid)
+{
+	struct fxs_py_proc *p;
+
+	if (!cfg_python)
+		return 0;
+	p = bpf_map_lookup_elem(&py_procs, &pid);
+	return p ? (long)py_tstate_of(p, tid) : 0;
+}
+
+/*
  * The Python section of pid's sample into the sampler's scratch at byte
  * offset rec_size (the record's size so far), its size in py_len (0 when
  * pid is no Python process). A global function: verified once, on its own,
@@ -108,7 +124,7 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	h->nr = 0;
 	h->pad = 0;
 	h->end = FXS_PY_END_NO_TSTATE;
-	frame = py_tstate_of(p, tid);
+	frame = py_find_tstate(pid, tid);
 	if (!frame) {
 		sc->py_len = sizeof(*h);
 		return 0;
