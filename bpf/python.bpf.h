@@ -149,13 +149,15 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 			break;
 		f[i & (FXS_PY_MAX_FRAMES - 1)].code = code;
 		instr -= code + p->code_adaptive;
-		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti =
-			(__s64)instr < -2 || (__s64)instr > 0x7ffffffe ? -1
-								       : (__s32)((__s64)instr >> 1);
+		/*
+		 * No branch in the loop but its ways out: 6.1's verifier walks every
+		 * path of an iteration into the next. Clamped in user space; without
+		 * an entry field (FXS_PY_NO_FIELD), byte 127 of fw is a zero.
+		 */
+		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti = (__s32)((__s64)instr >> 1);
 		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
 			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
-			(p->f_entry != FXS_PY_NO_FIELD && ((__u8 *)fw)[p->f_entry & 0x7f] ? 1U << 31
-											  : 0);
+			(__u32)(((__u8 *)fw)[p->f_entry & 0x7f] & 1) << 31;
 		nr++;
 	}
 	if (i == FXS_PY_MAX_FRAMES)

@@ -173,7 +173,7 @@ struct fxs_py_hdr {
 
 struct fxs_py_frame {
 	__u64 code;  /* the code object's address */
-	__s32 lasti; /* the instruction's offset in code units (2 bytes); -1: before the first */
+	__s32 lasti; /* the instruction's offset in code units (2 bytes); < 0: before the first */
 	/*
 	 * Two 32-bit words of the code object at fxs_py_proc.code_check, mixed
 	 * (FXS_PY_CHECK()): a code object freed and another made at its address

@@ -372,6 +372,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.max_frames = opts->max_frames,
 	};
 	struct bpf_sampler_opts bopts = {0};
+	bool refused = false;
 	struct capture *c;
 	int err;
 
@@ -457,7 +458,11 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 			goto fail;
 		}
 	}
-	if (opts->python) {
+	if (opts->python && !bpf_sampler_python(c->bpf, &refused) && refused && opts->warn)
+		opts->warn(opts->warn_ctx,
+			   "python: this kernel's verifier refused the Python walk: "
+			   "native frames only");
+	if (opts->python && bpf_sampler_python(c->bpf, NULL)) {
 		c->py = python_capture__new(c->bpf, c->modules, opts->warn, opts->warn_ctx);
 		if (!c->py) {
 			err = -errno;

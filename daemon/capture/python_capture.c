@@ -304,7 +304,8 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 			      &out[i].code);
 		if (err)
 			return err;
-		out[i].lasti = f[i].lasti;
+		/* the walk does not clamp: an offset out of any code object is none */
+		out[i].lasti = f[i].lasti < -1 || f[i].lasti > 0x10000000 ? -1 : f[i].lasti;
 		out[i].flags = f[i].check >> 31 ? FXT_PYF_ENTRY : 0;
 	}
 	pc->counts[PY_CNT_FRAMES] += nr;
