@@ -341,6 +341,51 @@ def filtered_run_cost():
     return last[1] / last[0] if last and last[0] >= 100 else None
 
 
+# --- p. Python frames (record --python) ----------------------------------------
+
+P_SCRIPT = """import sys, time
+def down(n, end):
+    if n:
+        return down(n - 1, end)
+    while time.perf_counter() < end:
+        pass
+down(int(sys.argv[1]) - 2, time.perf_counter() + float(sys.argv[2]))
+"""
+
+
+def section_p():
+    """record --python's BPF cost: fxs_sample's mean run time (bpf_stats) on
+    Debian's python3.11 spinning 16 Python frames deep (<module>, down x15),
+    with --python=on and off, the same program and walker (--unwind=fp)."""
+    py = "/usr/bin/python3.11"
+    if not os.path.exists(py):
+        log("bench: SKIP p: no %s" % py)
+        return
+    log("== p. Python frames: fxs_sample ns per run at 16 Python frames, on vs off")
+    script = os.path.join(TMP, "deep.py")
+    with open(script, "w") as f:
+        f.write(P_SCRIPT)
+    data = {"on": [], "off": []}
+    for r in range(ROUNDS):
+        for mode in random.sample(["on", "off"], 2):
+            p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "--unwind=fp",
+                                  "--python=" + mode, "-o", os.path.join(TMP, "py.fxt"), "--",
+                                  py, script, "16", "2"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            last = sample_prog_stats(p)
+            p.wait()
+            data[mode].append(last[1] / last[0] if last and last[0] >= 100 else None)
+        log("   round %d/%d done" % (r + 1, ROUNDS))
+    sec = {"hz": 9999, "unit": "ns per run of fxs_sample", "python_frames": 16,
+           "per_mode": {m: stats(v) for m, v in data.items()}}
+    results["sections"]["p_python"] = sec
+    on, off = sec["per_mode"]["on"], sec["per_mode"]["off"]
+    if on and off and on.get("median") and off.get("median"):
+        ratio = on["median"] / off["median"]
+        target("p: Python frames <= 1.5x the native walk alone at 16", "%.2fx" % ratio,
+               "<= 1.5x", ratio <= 1.5)
+
+
 # --- u. the CFI walker against the frame-pointer walker (record --unwind) ------
 
 K_DEPTHS = [12, 32, 127]
@@ -1663,6 +1708,8 @@ def main():
             section_o()
         if want("k"):
             section_k()
+        if want("p"):
+            section_p()
         if want("t"):
             section_t()
         if want("j"):

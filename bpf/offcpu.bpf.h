@@ -64,9 +64,47 @@ static __always_inline bool offcpu_take(struct fxs_offcpu_slot *slot, __u64 *ret
 
 static __always_inline __u64 offcpu_rec_size(const struct fxs_offcpu_slot *slot)
 {
+	__u64 py = slot->py_len;
+
+	/* the verifier's bound too: the record stays within the slot */
+	if (py > FXS_PY_SECTION_MAX)
+		py = 0;
 	return FXS_OFFCPU_REC_BASE +
 	       ((__u64)(slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f)) *
-		       sizeof(__u64);
+		       sizeof(__u64) +
+	       py;
+}
+
+/*
+ * A Python process's frames where the thread blocked: walked into the
+ * sampler's scratch (which no sample uses now: interrupts are off) and copied
+ * after the frames. Each word is copied whole: the section is 8-byte sized.
+ */
+static __always_inline void offcpu_python(struct fxs_offcpu_slot *slot, __u32 pid, __u32 tid)
+{
+	__u32 zero = 0, base, len;
+	__u64 *src, *dst = (__u64 *)slot->frames;
+	struct scratch *sc;
+
+	slot->py_len = 0;
+	if (!cfg_python)
+		return;
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return;
+	sc->rec_size = 0;
+	py_walk(pid, tid);
+	len = sc->py_len;
+	src = (__u64 *)sc;
+	if (!len || len > FXS_PY_SECTION_MAX)
+		return;
+	base = (slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f);
+	for (int i = 0; i < FXS_PY_SECTION_MAX / 8; i++) {
+		if (i * 8 >= len)
+			break;
+		dst[(base + i) & 511] = src[i & 255];
+	}
+	slot->py_len = len;
 }
 
 /* The names as they are when the interval ends: a thread renamed while it waited. */
@@ -214,6 +252,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.unwind_end = unwind_end;
 	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[slot->hdr.nr_frames & 0xff]);
 	slot->hdr.kind = FXS_KIND_SAMPLE;
+	offcpu_python(slot, pid, tid);
 	slot->iv.state = state;
 	slot->iv.pad = 0;
 	slot->session = session;

@@ -56,6 +56,19 @@ struct scratch {
 	struct fxs_sample hdr;
 	__u64 frames[FXS_MAX_FRAMES + FXS_MAX_KFRAMES]; /* user, then kernel (kstack.bpf.h) */
 	struct fxs_comm comm; /* appended after the frames when FXS_SF_HAS_COMM */
+	/* The Python section's room (python.bpf.h), written right after the names. */
+	__u8 py_room[sizeof(struct fxs_py_hdr) + FXS_PY_MAX_FRAMES * sizeof(struct fxs_py_frame)];
+	/*
+	 * The record's size before the Python section, and the section's:
+	 * handed to and from py_walk() through memory, not as an argument and
+	 * a return value, so that the verifier's precision tracking of the
+	 * record's size never has to cross the call (before Linux 6.3 that marks
+	 * every scalar precise, and the program's states no longer prune).
+	 */
+	__u32 rec_size;
+	__u32 py_len;
+	__u32 wake; /* wake the reader (a new name, a CFI walk that lacked tables) */
+	__u32 wake_pad;
 	/*
 	 * The thread this CPU last found named in the names map, and that
 	 * name: a CPU mostly samples the same thread again, and this spares the
@@ -72,6 +85,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
+
+#include "python.bpf.h"
 
 /*
  * walk_fast's window. Per CPU, as a sample never interrupts another on its
@@ -136,11 +151,15 @@ struct {
 struct fxs_offcpu_slot {
 	__u64 start; /* 0: no interval open; taken back to 0 by whoever closes it */
 	__u64 session;
+	__u32 py_len; /* the bytes of the Python section after the frames (python.bpf.h) */
+	__u32 py_pad;
 	struct fxs_sample hdr;
 	struct fxs_offcpu iv;
 	struct fxs_comm comm;
 	/* + 1: the walkers index with n & 0xff; then the kernel's (kstack.bpf.h) */
 	__u64 frames[FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES];
+	/* The Python section's room: frames and it are 512 words, indexed & 511. */
+	__u64 py_room[512 - (FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES)];
 };
 
 struct {
@@ -386,7 +405,6 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	struct fxs_cfi_regs regs;
 	__u8 unwind_end = 0;
 	__u32 zero = 0, pid, tid, cpu, n;
-	struct fxs_comm *names_in_record = NULL;
 	__u8 *target = NULL, nk;
 	bool new_name;
 	void *ring;
@@ -486,8 +504,20 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 
 		for (int i = 0; i < 4; i++)
 			dst[i] = src[i];
-		names_in_record = (struct fxs_comm *)dst;
 		size += sizeof(s->comm);
+	}
+	/*
+	 * From here on what was decided before goes through the scratch: see
+	 * rec_size (new_name and the walk's end are constants on some paths,
+	 * and a branch on a constant asks for its precision).
+	 */
+	s->wake = new_name || cfi_wants_reader(unwind_end);
+	/* A Python process's frames after all that (python.bpf.h). */
+	s->py_len = 0;
+	if (cfg_python) {
+		s->rec_size = size;
+		py_walk(pid, tid);
+		size = s->rec_size + (s->py_len <= FXS_PY_SECTION_MAX ? s->py_len : 0);
 	}
 
 	/* Announce the write, then re-check: stop waits for this count to drain. */
@@ -506,11 +536,9 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		 * mark, or a CFI walk that lacked its tables (cfi_wants_reader());
 		 * otherwise it drains on its timer.
 		 */
-		__u64 flags =
-			new_name || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes ||
-					cfi_wants_reader(unwind_end)
-				? BPF_RB_FORCE_WAKEUP
-				: BPF_RB_NO_WAKEUP;
+		__u64 flags = s->wake || bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > cfg_wake_bytes
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP;
 
 		err = bpf_ringbuf_output(ring, s, size, flags);
 	}
@@ -527,7 +555,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 		count(c, FXS_CNT_STOP_FAULT);
 	if (s->hdr.flags & FXS_SF_STOP_BAD_FP)
 		count(c, FXS_CNT_STOP_BAD_FP);
-	if (names_in_record) {
+	if (s->hdr.flags & FXS_SF_HAS_COMM) {
+		struct fxs_comm *names_in_record =
+			(struct fxs_comm *)&s
+				->frames[((s->hdr.nr_frames & 0xff) + (s->hdr.nr_kframes & 0x7f))];
 		__u64 *name = (__u64 *)names_in_record->thread;
 
 		bpf_map_update_elem(&names, &tid, names_in_record, BPF_ANY);
@@ -587,6 +618,9 @@ int BPF_PROG(fxs_exec, struct task_struct *task, pid_t old_pid, struct linux_bin
 	if (target && *target != FXS_TARGET_YES)
 		return 0;
 	cfi_forget_pid(pid);
+	/* The new image is walked as Python once user space has seen its interpreter. */
+	if (cfg_python)
+		bpf_map_delete_elem(&py_procs, &pid);
 	out.hdr.pid = pid;
 	out.hdr.tid = tid;
 	out.hdr.cpu = bpf_get_smp_processor_id();

@@ -139,6 +139,71 @@ enum fxs_unwind_end {
 #define FXS_UE_REASON(u)   ((u)&0x7f)
 #define FXS_UE_FP_FALLBACK 0x80
 
+/*
+ * Python frames (bpf/python.bpf.h). A sample of a thread of a process user
+ * space has put in the py_procs map (its interpreter's offsets, struct
+ * fxs_py_proc) carries, after everything above (frames, kernel frames,
+ * names), a Python section: struct fxs_py_hdr, then nr struct fxs_py_frame,
+ * innermost first. A reader finds it by the record's size and the magic;
+ * other samples end where they always did.
+ */
+#define FXS_PY_MAGIC	   0x5950 /* "PY" */
+#define FXS_PY_MAX_FRAMES  64	  /* Python frames per sample: a deeper stack is cut (TRUNCATED) */
+#define FXS_PY_MAX_THREADS 64	  /* thread states searched for the sampled thread's */
+#define FXS_PY_NO_FIELD	   0xffff /* an offset the version does not have */
+
+/* Why a Python walk ended: fxs_py_hdr.end. */
+enum fxs_py_end {
+	FXS_PY_END_OK = 0,	  /* the thread's first frame was reached */
+	FXS_PY_END_TRUNCATED = 1, /* FXS_PY_MAX_FRAMES frames were taken */
+	FXS_PY_END_NO_TSTATE = 2, /* no thread state for the thread (not a Python thread, yet) */
+	FXS_PY_END_FAULT = 3,	  /* a read of the interpreter's memory faulted */
+	FXS_PY_END_NR = 4,
+};
+
+struct fxs_py_hdr {
+	__u16 magic; /* FXS_PY_MAGIC */
+	__u8 nr;     /* frames that follow */
+	__u8 end;    /* enum fxs_py_end */
+	__u32 pad;
+};
+
+/* fxs_py_frame.flags */
+#define FXS_PYF_ENTRY 0x01 /* the first frame of an eval-loop invocation (3.11 is_entry) */
+
+struct fxs_py_frame {
+	__u64 code;  /* the code object's address */
+	__s32 lasti; /* the instruction's offset in code units (2 bytes); < 0: before the first */
+	/*
+	 * Two 32-bit words of the code object at fxs_py_proc.code_check, mixed
+	 * (FXS_PY_CHECK()): a code object freed and another made at its address
+	 * is told apart from it. The top bit is FXS_PYF_ENTRY << 31.
+	 */
+	__u32 check;
+};
+
+/* The mix of fxs_py_frame.check, from the two u32 words at code_check. */
+#define FXS_PY_CHECK(lo, hi) (((lo) ^ ((hi) << 16) ^ ((hi) >> 16)) & 0x7fffffffU)
+
+/* The interpreter of a process: the py_procs map's value, keyed by pid. */
+struct fxs_py_proc {
+	__u64 interp_head;    /* address of _PyRuntime.interpreters.head in the process */
+	__u16 interp_threads; /* PyInterpreterState: threads.head */
+	__u16 ts_next;	      /* PyThreadState: next */
+	__u16 ts_native_tid;  /* native_thread_id */
+	__u16 ts_frame;	      /* 3.11: cframe (then cframe_frame); 3.13: current_frame */
+	__u16 cframe_frame;   /* _PyCFrame.current_frame, or FXS_PY_NO_FIELD */
+	__u16 f_code;	      /* _PyInterpreterFrame: f_code / f_executable */
+	__u16 f_previous;
+	__u16 f_instr;	     /* prev_instr / instr_ptr */
+	__u16 f_entry;	     /* is_entry (a byte), or FXS_PY_NO_FIELD */
+	__u16 f_owner;	     /* owner (a byte) */
+	__u16 code_adaptive; /* PyCodeObject: co_code_adaptive */
+	__u16 code_check;    /* the 8 bytes fxs_py_frame.check mixes */
+	__u8 version;	     /* the minor version: 11 */
+	__u8 pad[7];
+};
+
 struct fxs_comm {
 	char thread[FXS_COMM_LEN];
 	char process[FXS_COMM_LEN]; /* the group leader's comm */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -211,6 +213,24 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
 }
 
+/* Whether the running kernel's release (uname -r) is at least major.minor. */
+static bool kernel_at_least(unsigned major, unsigned minor)
+{
+	struct utsname u;
+	unsigned a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
+
+bool bpf_sampler_python(const struct bpf_sampler *b, bool *ret_refused)
+{
+	if (ret_refused)
+		*ret_refused = b->py_fallback;
+	return b->opts.python;
+}
+
 unsigned bpf_sampler_cfi_cause(void)
 {
 	char on = 0;
@@ -280,6 +300,14 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
+	/*
+	 * Before Linux 6.12 the Python walk is not offered: 6.1's verifier
+	 * gives up on it after 1M instructions (seconds of a doomed load); the
+	 * releases between are not measured yet.
+	 */
+	if (b->opts.python && !kernel_at_least(6, 12))
+		b->opts.python = false;
+	b->skel->rodata->cfg_python = b->opts.python;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
@@ -341,6 +369,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		libbpf_set_print(cfi_load_print);
 		b->cfi_refused = err != 0;
 	}
+	b->py_refused = err != 0 && b->opts.python;
 	if (err)
 		goto fail;
 	for (unsigned i = 0; i < b->opts.nr_pids; i++) {
@@ -419,6 +448,15 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 
 	b->cfi_refused = false;
 	err = alloc_once(b, cfg, ret_state);
+	/* A verifier that refuses the Python walk: native frames only, said in the summary. */
+	if (err && b->py_refused) {
+		b->opts.python = false;
+		b->py_fallback = true;
+		free(b->armed_ns);
+		b->armed_ns = NULL;
+		b->cfi_refused = false;
+		err = alloc_once(b, cfg, ret_state);
+	}
 	if (!err || !b->cfi_refused)
 		return err;
 	/* The kernel refused the CFI walker: cfi fails, auto is the frame-pointer walker. */

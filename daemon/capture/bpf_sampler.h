@@ -28,6 +28,7 @@ struct bpf_sampler_opts {
 	bool offcpu; /* also off-CPU intervals (FXS_SF_OFFCPU records) */
 	uint64_t offcpu_min_ns;
 	bool kernel; /* kernel stacks too (nr_kframes PCs after the user frames) */
+	bool python; /* Python frames of the processes in py_procs (bpf/python.bpf.h) */
 	/*
 	 * Mapping and fork records (FXS_KIND_MMAP, FXS_KIND_FORK) from the
 	 * kernel as they happen, where the kernel allows (see
@@ -116,6 +117,16 @@ int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_count
  * with -EOPNOTSUPP for cfi there.
  */
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
+/*
+ * Whether the program walks Python frames (after setup); *ret_refused (may be
+ * NULL): they were asked for and the kernel's verifier refused the walk.
+ */
+bool bpf_sampler_python(const struct bpf_sampler *b, bool *ret_refused);
+/*
+ * pid's interpreter for the Python walk (bpf/python.bpf.h), or none (p NULL):
+ * 0 or -errno; -ENOENT without opts.python.
+ */
+int bpf_sampler_set_python(struct bpf_sampler *b, uint32_t pid, const struct fxs_py_proc *p);
 /* How long cpu has been sampled in this sampler's life, in ns. */
 uint64_t bpf_sampler_cpu_ns(const struct bpf_sampler *b, unsigned cpu);
 

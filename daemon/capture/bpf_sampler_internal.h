@@ -56,6 +56,8 @@ struct bpf_sampler {
 	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
+	bool py_refused;       /* the load with the Python walk failed */
+	bool py_fallback;      /* ... and the program runs without it */
 	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
 };
 

@@ -211,3 +211,15 @@ int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_count
 	ret->v[FXS_MC_SEEN] += ret->v[FXS_MC_RING_FULL];
 	return err;
 }
+
+int bpf_sampler_set_python(struct bpf_sampler *b, uint32_t pid, const struct fxs_py_proc *p)
+{
+	int fd;
+
+	if (!b->opts.python)
+		return -ENOENT;
+	fd = bpf_map__fd(b->skel->maps.py_procs);
+	if (!p)
+		return bpf_map_delete_elem(fd, &pid) && errno != ENOENT ? -errno : 0;
+	return bpf_map_update_elem(fd, &pid, p, BPF_ANY) ? -errno : 0;
+}

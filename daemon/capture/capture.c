@@ -139,8 +139,16 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 		err = fxt_stream_context_switch(c->fxt, iv->end_ns, iv->end_cpu, FXT_THREAD_RUNNING,
 						0, s->tid, 1);
 	if (!err && s->nr_frames) {
+		size_t end = (size_t)((const char *)(frames + s->nr_frames + s->nr_kframes) -
+				      (const char *)s);
+
 		bt_flags |= state << FXT_BT_OFFCPU_STATE_SHIFT | sample_bt_flags(s);
-		err = write_kstack(c, s, frames + s->nr_frames, false);
+		/* A Python process's frames where it blocked trail the record. */
+		if (c->py && size > end)
+			err = python_capture_sample(c->py, c->fxt, s->time_ns, s->pid, s->tid,
+						    (const char *)s + end, size - end);
+		if (!err)
+			err = write_kstack(c, s, frames + s->nr_frames, false);
 		if (!err)
 			err = fxt_stream_backtrace(c->fxt, s->time_ns, s->pid, s->tid, bt_flags,
 						   frames, s->nr_frames);
@@ -303,9 +311,16 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		err = perfmap_capture_flush(c->perfmap, c->fxt, (pid_t)s->pid);
 		if (err)
 			return err;
+		if (c->py)
+			python_capture_forget(c->py, s->pid);
 		/* the new image's mappings came before this record; the copies are stale */
 		if (c->mmap_events) {
 			modules_exec(c->modules, s->pid);
+			if (c->py && !c->cfi) {
+				err = modules_replay(c->modules, s->pid);
+				if (err)
+					return err;
+			}
 			/*
 			 * The kernel's walker dropped the process at the exec: it gets
 			 * the new image's mappings, which came before this record.
@@ -342,6 +357,14 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (err == -EACCES) {
 		capture_drop_for_creds(c, s);
 		return 0;
+	}
+	/* A Python process's frames trail the record: the Python section. */
+	if (!err && c->py) {
+		size_t end = need + (comm ? sizeof(*comm) : 0);
+
+		if (size > end)
+			err = python_capture_sample(c->py, c->fxt, s->time_ns, s->pid, s->tid,
+						    (const char *)s + end, size - end);
 	}
 	if (!err) {
 		bt_flags |= sample_bt_flags(s);
@@ -410,6 +433,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.max_frames = opts->max_frames,
 	};
 	struct bpf_sampler_opts bopts = {0};
+	bool refused = false;
 	struct capture *c;
 	int err;
 
@@ -437,6 +461,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.offcpu = c->opts.offcpu;
 	bopts.offcpu_min_ns = c->opts.offcpu_min_ns;
 	bopts.kernel = c->opts.kernel;
+	bopts.python = c->opts.python;
 	bopts.mmap_events = !c->opts.proc_maps_only;
 	bopts.unwind = c->opts.unwind;
 	bopts.cfi_cap_bytes =
@@ -491,6 +516,17 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		c->cfi = cfi_capture__new(c->bpf, c->modules);
 		/* ENOENT: auto on a kernel without the CFI walker walks by frame pointers */
 		if (!c->cfi && errno != ENOENT) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (opts->python && !bpf_sampler_python(c->bpf, &refused) && refused && opts->warn)
+		opts->warn(opts->warn_ctx,
+			   "python: this kernel's verifier refused the Python walk: "
+			   "native frames only");
+	if (opts->python && bpf_sampler_python(c->bpf, NULL)) {
+		c->py = python_capture__new(c->bpf, c->modules, opts->warn, opts->warn_ctx);
+		if (!c->py) {
 			err = -errno;
 			goto fail;
 		}
@@ -574,6 +610,8 @@ int capture_poll(struct capture *c, int timeout_ms)
 					c->err = e;
 				if (c->cfi)
 					cfi_capture_forget(c->cfi, gone[i]);
+				if (c->py)
+					python_capture_forget(c->py, gone[i]);
 			}
 		} while (n == 64);
 	}
@@ -637,6 +675,7 @@ void capture__free(struct capture *c)
 		return;
 	sampler_destroy(&c->sampler);
 	cfi_capture__free(c->cfi);
+	python_capture__free(c->py);
 	bpf_sampler__free(c->bpf);
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);

@@ -14,6 +14,7 @@
 
 #include "capture/cfi_capture.h"
 #include "unwind_maps.h"
+#include "capture/python_capture.h"
 #include "fxt/fxt_stream.h"
 #include "lang/perfmap_capture.h"
 #include "sampler.h"
@@ -55,6 +56,8 @@ struct capture_opts {
 	 * from /proc/kallsyms, never as addresses (capture/kstacks.h).
 	 */
 	bool kernel;
+	/* Python frames of the CPython processes it samples (record --python). */
+	bool python;
 	/*
 	 * Through fxsamplerd only (record --preempt, root): end the client
 	 * session that holds the sampler and take it. The capture ignores it.
@@ -94,6 +97,7 @@ struct capture_stats {
 	unsigned cfi_fallback;	      /* enum bpf_cfi_cause: why auto walked by frame pointers */
 	uint64_t over[FXT_OVER_NR];   /* records opts.max_bytes kept out (enum fxt_over_kind) */
 	struct perfmap_stats perfmap; /* JIT code named from perf maps (at finish) */
+	uint64_t python[PY_CNT_NR];   /* the Python walk's counters; zero under --python=off */
 };
 
 struct capture;

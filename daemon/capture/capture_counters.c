@@ -202,6 +202,8 @@ int capture_write_counters(struct capture *c, uint64_t ts)
 		err = write_offcpu_counters(c, ts, &off);
 	if (!err && c->cfi)
 		err = cfi_capture_write(c->cfi, c->fxt, ts);
+	if (!err && c->py)
+		err = python_capture_write(c->py, c->fxt, ts);
 	if (!err)
 		err = write_mmap_counters(c, ts, &maps_dropped);
 	if (!err)
@@ -242,6 +244,8 @@ void capture_stats(const struct capture *c, struct capture_stats *ret)
 		ret->over[k] = fxt_stream_over(c->fxt, k);
 	if (c->perfmap)
 		perfmap_capture_stats(c->perfmap, &ret->perfmap);
+	if (c->py)
+		python_capture_counts(c->py, ret->python);
 	for (unsigned cpu = 0; cpu < bpf_sampler_nr_cpus(c->bpf); cpu++)
 		ret->nr_cpus += bpf_sampler_cpu_ns(c->bpf, cpu) > 0;
 }

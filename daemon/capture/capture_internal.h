@@ -15,6 +15,7 @@
 #include "capture/kstacks.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
+#include "capture/python_capture.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
 #include "lang/perfmap_capture.h"
@@ -34,6 +35,7 @@ struct capture {
 	struct targets *targets;	 /* a pid session's processes, by pidfd */
 	struct kstacks *kstacks;	 /* with opts.kernel */
 	struct perfmap_capture *perfmap; /* JIT code named from perf maps */
+	struct python_capture *py;	 /* with opts.python */
 	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];

@@ -219,7 +219,7 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 		return NULL;
 	}
 	l.ctx = cc;
-	modules_set_listener(m, &l);
+	modules_add_listener(m, &l);
 	return cc;
 }
 

@@ -26,8 +26,8 @@ struct module_file {
 	bool usable; /* an ELF we could read */
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	size_t build_id_len;
-	struct elf_symbols *elf; /* for offset -> vaddr */
-	int listener_id;	 /* what the listener's file() returned */
+	struct elf_symbols *elf;		/* for offset -> vaddr */
+	int listener_id[MODULES_MAX_LISTENERS]; /* what each listener's file() returned */
 };
 
 /* One mapping written for a process: what a fork copies to the child. */
@@ -64,14 +64,39 @@ struct modules {
 	size_t nr_files, cap_files;
 	struct proc_ranges *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
-	struct modules_listener listener;
+	struct modules_listener listener[MODULES_MAX_LISTENERS];
+	unsigned nr_listeners;
 	bool has_listener;
 };
 
-void modules_set_listener(struct modules *m, const struct modules_listener *l)
+int modules_add_listener(struct modules *m, const struct modules_listener *l)
 {
-	m->listener = *l;
+	if (m->nr_listeners >= MODULES_MAX_LISTENERS)
+		return -ENOSPC;
+	m->listener[m->nr_listeners++] = *l;
 	m->has_listener = true;
+	return 0;
+}
+
+/* Every listener learns of pid's mapping of the file whose listener ids are ids. */
+static int tell_mapping(struct modules *m, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
+			const int *ids)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < m->nr_listeners && !err; i++)
+		err = m->listener[i].mapping(m->listener[i].ctx, pid, start, end, bias, ids[i]);
+	return err;
+}
+
+static int tell_scanned(struct modules *m, pid_t pid)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < m->nr_listeners && !err; i++)
+		if (m->listener[i].scanned)
+			err = m->listener[i].scanned(m->listener[i].ctx, pid);
+	return err;
 }
 
 struct modules *modules__new(const char *proc_root)
@@ -412,10 +437,11 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		memcpy(f->build_id, id, f->build_id_len);
 	else
 		f->build_id_len = 0;
-	f->listener_id = -1;
-	if (m->has_listener)
-		f->listener_id =
-			m->listener.file(m->listener.ctx, f->build_id, f->build_id_len, f->key, fd);
+	for (unsigned k = 0; k < MODULES_MAX_LISTENERS; k++)
+		f->listener_id[k] = k < m->nr_listeners
+					    ? m->listener[k].file(m->listener[k].ctx, f->build_id,
+								  f->build_id_len, f->key, fd)
+					    : -1;
 	if (fd >= 0)
 		close(fd);
 	return f;
@@ -489,8 +515,8 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 		elf_symbols__offset_to_vaddr(f->elf, map->offset, r.flags, &r.vaddr);
 	/* The CFI walker learns of a mapping as soon as it is known, written or not. */
 	if (m->has_listener) {
-		int err = m->listener.mapping(m->listener.ctx, p->pid, map->start, map->end,
-					      map->start - r.vaddr, f->listener_id);
+		int err = tell_mapping(m, p->pid, map->start, map->end, map->start - r.vaddr,
+				       f->listener_id);
 
 		if (err)
 			return err;
@@ -538,7 +564,7 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 	}
 	err = written;
 	if (written && m->has_listener) {
-		int e = m->listener.scanned(m->listener.ctx, pid);
+		int e = tell_scanned(m, pid);
 
 		if (e)
 			err = e;
@@ -638,7 +664,7 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
 	/* A mapping from the kernel completes the process's set as it is now: the walker gets it.
 	 */
 	if (!err && m->has_listener)
-		err = m->listener.scanned(m->listener.ctx, pid);
+		err = tell_scanned(m, pid);
 	return err ? err : p->emitted;
 }
 
@@ -712,13 +738,13 @@ int modules_replay(struct modules *m, pid_t pid)
 		return 0;
 	for (size_t i = 0; i < p->n && !err; i++) {
 		const struct range *r = &p->r[i];
-		int id = -1;
+		static const int none[MODULES_MAX_LISTENERS] = {-1, -1};
+		const int *ids = none;
 
 		for (size_t k = 0; k < m->nr_files; k++)
 			if (m->files[k].id == r->module)
-				id = m->files[k].listener_id;
-		err = m->listener.mapping(m->listener.ctx, pid, r->start, r->end,
-					  r->start - r->vaddr, id);
+				ids = m->files[k].listener_id;
+		err = tell_mapping(m, pid, r->start, r->end, r->start - r->vaddr, ids);
 	}
-	return err ? err : m->listener.scanned(m->listener.ctx, pid);
+	return err ? err : tell_scanned(m, pid);
 }

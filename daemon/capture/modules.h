@@ -35,8 +35,13 @@ struct modules_listener {
 /* NULL with errno set. proc_root is "/proc" but for tests. */
 struct modules *modules__new(const char *proc_root);
 void modules__free(struct modules *m);
-/* Tell l of every file and mapping from now on (copied). */
-void modules_set_listener(struct modules *m, const struct modules_listener *l);
+/*
+ * Tell l of every file and mapping from now on (copied), after the listeners
+ * added before it (the CFI tables, the Python walk): 0, or -ENOSPC past
+ * MODULES_MAX_LISTENERS. scanned may be NULL.
+ */
+#define MODULES_MAX_LISTENERS 2
+int modules_add_listener(struct modules *m, const struct modules_listener *l);
 
 /*
  * Write module and mmap records for the executable mappings of pid that were

@@ -15,6 +15,7 @@ const char args_record_usage[] =
 	"                        [-o FILE] [--buffer-size SIZE] [--max-frames N] [-z]\n"
 	"                        [--no-inherit] [-q] [-v] [--daemon] [--socket PATH]\n"
 	"                        [--exit-status] [--preempt] [--unwind MODE]\n"
+	"                        [--python MODE]\n"
 	"                        [-- CMD ARGS..]\n"
 	"\n"
 	"Sample user stacks by walking frame pointers in eBPF and write a Fuchsia\n"
@@ -46,6 +47,8 @@ const char args_record_usage[] =
 	"      --kernel           also the kernel stack of each sample that lands in the\n"
 	"                         kernel and, with --off-cpu, at each switch (root, the\n"
 	"                         fxsampler group, or perf_event_paranoid <= 1)\n"
+	"      --python MODE      on (the default): the Python functions and lines of\n"
+	"                         CPython 3.11 processes among the native frames; off\n"
 	"      --unwind MODE      auto (the default): unwind tables made from the\n"
 	"                         modules' .eh_frame where loaded, else frame pointers\n"
 	"                         (marked); cfi: tables only, a frame without one ends\n"
@@ -89,6 +92,7 @@ enum {
 	OPT_UNWIND,
 	OPT_CFI_MEMORY,
 	OPT_NO_MMAP_EVENTS,
+	OPT_PYTHON,
 };
 
 static const struct option record_options[] = {
@@ -110,6 +114,7 @@ static const struct option record_options[] = {
 	{"no-mmap-events", no_argument, NULL, OPT_NO_MMAP_EVENTS},
 	{"off-cpu", optional_argument, NULL, OPT_OFF_CPU},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"python", required_argument, NULL, OPT_PYTHON},
 	{"unwind", required_argument, NULL, OPT_UNWIND},
 	{"cfi-memory", required_argument, NULL, OPT_CFI_MEMORY},
 	{"allow-unsafe-kernel", no_argument, NULL, OPT_ALLOW_UNSAFE_KERNEL},
@@ -179,6 +184,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				.max_frames = FXS_DEFAULT_FRAMES,
 				.inherit = true,
 				.unwind = FXS_UNWIND_AUTO,
+				.python = true,
 				.cfi_cap_bytes = 0, /* cfi_capture_default_memory() */
 			},
 		.output = ARGS_DEFAULT_OUTPUT,
@@ -294,6 +300,12 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			break;
 		case OPT_KERNEL:
 			a.capture.kernel = true;
+			break;
+		case OPT_PYTHON:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return fail(err, err_size, "invalid --python '%s': on or off",
+					    optarg);
+			a.capture.python = !strcmp(optarg, "on");
 			break;
 		case OPT_UNWIND:
 			r = args_parse_unwind(optarg, &a.capture.unwind);

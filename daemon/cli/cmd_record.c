@@ -151,6 +151,7 @@ static void print_perfmap_summary(const struct perfmap_stats *p)
 
 static void print_summary(const struct capture_stats *st, const char *path, uint64_t bytes)
 {
+	char line[512];
 	const __u64 *v = st->counters.v;
 	uint64_t lost = dropped(&st->counters), taken = v[FXS_CNT_WRITTEN] + lost;
 
@@ -197,6 +198,8 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			(unsigned long long)st->kernel_unresolved);
 	record_unwind_print(st);
 	print_perfmap_summary(&st->perfmap);
+	if (python_summary(st->python, line, sizeof(line)))
+		cli_say("%s", line);
 }
 
 /* Which CPUs were sampled and for how long (ns by CPU, 0: not): CPUs come and go. */
@@ -340,6 +343,11 @@ static int stream_stats(const char *path, struct capture_stats *ret, uint64_t *c
 				ret->cfi_fallback = cfi_fallback_cause(rec.args[i].name);
 		if (record_unwind_read(&rec, ret))
 			continue;
+		for (unsigned i = 0; !strcmp(rec.name, "python") && i < rec.nr_args; i++)
+			for (unsigned k = 0; k < PY_CNT_NR; k++)
+				if (rec.args[i].name &&
+				    !strcmp(rec.args[i].name, python_count_name(k)))
+					ret->python[k] = rec.args[i].u;
 		if (strcmp(rec.name, "samples"))
 			continue;
 		totals = true;

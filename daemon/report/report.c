@@ -122,6 +122,7 @@ void report__free(struct report *r)
 	offcpu__free(r->off);
 	report_kernel_free(&r->kern);
 	report_perfmap_free(&r->jit);
+	report_python_free(&r->py);
 	free(r);
 }
 
@@ -314,6 +315,9 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 
 	/* Its kernel frames, if the record before it had them, go in front. */
 	err = report_kernel_frames(r, rec, &k.frames, &k.nr);
+	/* Its Python frames, if the record before it had them, after the native ones. */
+	if (!err)
+		err = report_python_frames(r, rec, &k.frames, &k.nr);
 	if (err)
 		return err;
 	if ((r->has_pid && rec->pid != r->pid) || (r->has_tid && rec->tid != r->tid))
@@ -468,7 +472,7 @@ int report_add(struct report *r, const struct fxt_record *rec)
 			r->ticks_per_second = rec->ticks_per_second;
 		return 0;
 	case FXT_RT_BLOB:
-		return report_kernel_add(r, rec) ?: report_perfmap_add(r, rec);
+		return report_kernel_add(r, rec) ?: report_perfmap_add(r, rec) ?: report_python_add(r, rec);
 	default:
 		return 0;
 	}

@@ -121,7 +121,7 @@ size_t report_stack_path(const struct report *r, const struct stack *s, struct s
 		sb_put(b, TRUNCATED_FRAME, sizeof(TRUNCATED_FRAME));
 		n++;
 	}
-	for (j = s->nr; j-- > 0;) {
+	for (j = s->nr_locs; j-- > 0;) {
 		const struct loc *l = &locs[s->locs[j]];
 		unsigned k;
 

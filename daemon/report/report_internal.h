@@ -60,7 +60,14 @@ struct stack {
 	uint64_t epoch;	  /* its samples' symbolizer_epoch(), at the time each came */
 	uint64_t ts;	  /* its first sample's time: the one its pcs are resolved at */
 	uint64_t count;
-	size_t *locs; /* after report_prepare(): location of each frame */
+	/*
+	 * After report_prepare(): the locations of the frames in the order the
+	 * outputs show them, innermost first: frames' own, but for a Python
+	 * process's, whose Python frames are merged among its native ones
+	 * (report_python_merge()), with markers where the merge was unsure.
+	 */
+	size_t *locs;
+	unsigned nr_locs;
 };
 
 /* A function running at a source line: one pprof Line. */
@@ -162,6 +169,41 @@ struct report_jit {
 
 #define JIT_MODULE "JIT" /* the module JIT functions show, "NAME [JIT]" */
 
+/*
+ * A Python frame in a stack's frames (report_python.c): the tag, the entry
+ * flag, the code record's id (bits 32..60) and the instruction offset (bits
+ * 0..31); code id 0 is a marker, its offset the PY_MARK_* reason. Never a
+ * user PC (bit 62 is beyond every user address space) nor a kernel frame.
+ */
+#define PYFRAME_TAG	  (1ULL << 62)
+#define PYFRAME_ENTRY	  (1ULL << 61)
+#define PYFRAME_CODE(f)	  ((uint32_t)(((f) >> 32) & 0x1fffffff))
+#define PYFRAME_LASTI(f)  ((int32_t)(uint32_t)(f))
+#define PY_MARK_TRUNCATED 1 /* the Python walk was cut (FXS_PY_MAX_FRAMES) */
+#define PY_MARK_FAULT	  2 /* the Python walk met an unreadable pointer */
+#define PY_MARK_UNMATCHED 3 /* Python frames with no eval-loop frame of their own */
+
+/* A code object of the file (FXT_PYCODE_BLOB). */
+struct py_code_ent {
+	char *qualname, *filename, *label; /* label: what the outputs name it */
+	int firstlineno;
+	uint8_t *table;
+	size_t table_len;
+};
+
+/* The Python frames of a file (report_python.c). */
+struct report_python {
+	struct py_code_ent *codes; /* by id - 1 */
+	size_t nr_codes;
+	bool have_pend;
+	uint64_t pend_ts, pend_tid;
+	uint64_t *pend; /* the pystack's frames, tagged; then the marker */
+	size_t nr_pend, cap_pend;
+	uint64_t *frames; /* the backtrace's frames with the Python frames after them */
+	size_t cap_frames;
+	uint64_t unmatched; /* samples whose merge was unsure */
+};
+
 struct report {
 	unsigned top;
 	bool folded_no_thread;
@@ -221,6 +263,7 @@ struct report {
 	const char *src_path;
 	uint64_t src_bytes;
 	struct report_jit jit;
+	struct report_python py;
 };
 
 #define T(tab, type) ((type *)(tab).v)
@@ -286,6 +329,30 @@ int report_perfmap_add(struct report *r, const struct fxt_record *rec);
 /* The JIT function of pid at addr (a return address less one), or NULL. */
 const char *report_perfmap_find(struct report *r, uint64_t pid, uint64_t addr);
 void report_perfmap_free(struct report_jit *j);
+/* ---- Python frames (report_python.c) ---- */
+
+/* A Python blob record (fxt/fxt_python.h); others are ignored. 0 or -ENOMEM. */
+int report_python_add(struct report *r, const struct fxt_record *rec);
+/*
+ * The frames of backtrace rec as frames and nr have them (report_kernel_frames())
+ * with the Python frames of the pystack blob just before it (same time and
+ * thread) after them, outermost last. *frames may then point at a buffer of
+ * the report's.
+ */
+int report_python_frames(struct report *r, const struct fxt_record *rec, const uint64_t **frames,
+			 unsigned *nr);
+/* A Python frame's function label, file and line, and its code's first line. */
+void report_python_resolve(const struct report *r, uint64_t frame, const char **name,
+			   const char **file, unsigned *line, unsigned *start_line);
+/*
+ * s->locs (one per frame, in frames' order) into the merged order, in place
+ * (room for s->nr + 2), s->nr_locs set: each native eval-loop frame gets the
+ * Python frames of its invocation just inside it. mark(ctx, reason, &loc)
+ * gives the location of a marker. 0 or an error of mark.
+ */
+int report_python_merge(struct report *r, struct stack *s,
+			int (*mark)(struct report *r, unsigned reason, size_t *ret));
+void report_python_free(struct report_python *p);
 
 /* ---- text (report_text.c) ---- */
 

@@ -124,7 +124,7 @@ int report_paths_build(struct report *r, struct report_paths *p)
 		return -ENOMEM;
 	for (i = 0; i < r->stacks.n && !err; i++) {
 		const struct stack *s = &stacks[i];
-		struct kind_walk w = {.roots = report_root_frames(r), .frame = s->nr};
+		struct kind_walk w = {.roots = report_root_frames(r), .frame = s->nr_locs};
 		const char *label;
 
 		w.fixed = w.roots + !!(s->flags & FXT_BT_FLAG_TRUNCATED);

@@ -69,12 +69,13 @@ int report_write_perf_script(struct report *r, FILE *out)
 			" %" PRIu64 "/%" PRIu64 " %" PRIu64 ".%09" PRIu64 ": %" PRIu64
 			" cpu-clock:\n",
 			s->pid, s->tid, ns / NSEC_PER_SEC, ns % NSEC_PER_SEC, period);
-		for (j = 0; j < s->nr; j++) {
+		for (j = 0; j < s->nr_locs; j++) {
 			const struct loc *l = &locs[s->locs[j]];
 			const struct func *f = &funcs[l->func];
 
 			/* A kernel frame has no address in the file: perf's module marks it. */
-			fprintf(out, "\t%16" PRIx64 " ", f->kernel ? 0 : l->pc);
+			fprintf(out, "\t%16" PRIx64 " ",
+				f->kernel || (l->pc & PYFRAME_TAG) ? 0 : l->pc);
 			perf_field(out, f->name, true);
 			fputs(" (", out);
 			perf_field(out, f->module ? f->module : "", false);

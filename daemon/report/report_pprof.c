@@ -209,15 +209,15 @@ static int build_ptables(struct report *r, struct ptables *t)
 	for (i = 0; i < r->stacks.n && !err; i++) {
 		const struct stack *s = &stacks[i];
 
-		for (j = 0; j < s->nr && !err; j++) {
+		for (j = 0; j < s->nr_locs && !err; j++) {
 			const struct loc *l = &locs[s->locs[j]];
 
 			if (t->loc_of[s->locs[j]])
 				continue;
 			/* A kernel location has no address: its function is all there is. */
 			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0,
-				   l->pc & KFRAME_TAG ? 0 : l->pc, l->func, s->locs[j],
-				   &t->loc_of[s->locs[j]]);
+				   l->pc & (KFRAME_TAG | PYFRAME_TAG) ? 0 : l->pc, l->func,
+				   s->locs[j], &t->loc_of[s->locs[j]]);
 		}
 		/* Function 0 is the cut-off marker (report_prepare()). */
 		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
@@ -289,7 +289,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		const char *tn = report_thread_name(r, s->tid),
 			   *pn = report_process_name(r, s->pid);
 
-		for (j = 0; j < s->nr; j++)
+		for (j = 0; j < s->nr_locs; j++)
 			pb_varint(&packed, t.loc_of[s->locs[j]]);
 		if (s->flags & FXT_BT_FLAG_TRUNCATED)
 			pb_varint(&packed, t.truncated_loc);

@@ -143,6 +143,34 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	return 0;
 }
 
+/* A Python frame (or marker): named by the file's code records, in no mapping. */
+static int get_python_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t h, size_t *ret)
+{
+	const char *name, *file;
+	unsigned line, start_line;
+	struct loc *l;
+	size_t func;
+	int err;
+
+	report_python_resolve(r, pc, &name, &file, &line, &start_line);
+	err = get_func(r, name, file, PYFRAME_CODE(pc) != 0, &func);
+	if (err)
+		return err;
+	func_set_source(r, func, file, start_line);
+	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
+	    hash_index_insert(&r->locs.idx, h, r->locs.n))
+		return -ENOMEM;
+	l = &T(r->locs, struct loc)[r->locs.n];
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->pc = pc;
+	l->func = func;
+	l->file = file;
+	l->line = line;
+	*ret = r->locs.n++;
+	return 0;
+}
+
 /*
  * The location of a pc of process pid at time ts. timed: the process mapped
  * a file over another, so what the pc is depends on ts; else every mapping
@@ -160,13 +188,15 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
-	if (timed && !(pc & KFRAME_TAG))
+	if (timed && !(pc & (KFRAME_TAG | PYFRAME_TAG)))
 		k.mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
 	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), k.mapping);
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
 	if (pc & KFRAME_TAG)
 		return get_kernel_loc(r, pid, pc, h, ret);
+	if (pc & PYFRAME_TAG)
+		return get_python_loc(r, pid, pc, h, ret);
 	err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
 			   : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	/* Code in no ELF file a perf map names: JIT code, as perf shows it. */
@@ -230,6 +260,12 @@ static size_t loc_leaf_func(const struct loc *l)
 	return l->nr_inl ? l->inl[0].func : l->func;
 }
 
+/* The location of a Python marker (report_python_merge()). */
+static int python_mark(struct report *r, unsigned reason, size_t *ret)
+{
+	return get_loc(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
+}
+
 int report_prepare(struct report *r)
 {
 	struct stack *stacks = T(r->stacks, struct stack);
@@ -248,7 +284,7 @@ int report_prepare(struct report *r)
 	for (i = 0; i < r->stacks.n; i++) {
 		struct stack *s = &stacks[i];
 
-		s->locs = calloc(s->nr ? s->nr : 1, sizeof(*s->locs));
+		s->locs = calloc(s->nr + 1, sizeof(*s->locs));
 		if (!s->locs)
 			return -ENOMEM;
 		/* The last epoch of a process is 0 when it has a single one. */
@@ -262,15 +298,18 @@ int report_prepare(struct report *r)
 			if (err)
 				return err;
 		}
+		err = report_python_merge(r, s, python_mark);
+		if (err)
+			return err;
 	}
 	for (i = 0; i < r->stacks.n; i++) {
 		const struct stack *s = &stacks[i];
 		struct func *funcs = T(r->funcs, struct func);
 		const struct loc *locs = T(r->locs, struct loc);
 
-		if (s->nr)
+		if (s->nr_locs)
 			funcs[loc_leaf_func(&locs[s->locs[0]])].self += s->count;
-		for (j = 0; j < s->nr; j++) {
+		for (j = 0; j < s->nr_locs; j++) {
 			const struct loc *l = &locs[s->locs[j]];
 			unsigned k;
 

@@ -240,7 +240,7 @@ static int count_lines(struct report *r, struct table *rows)
 	for (i = 0; i < r->stacks.n; i++) {
 		const struct stack *s = &stacks[i];
 
-		for (j = 0; j < s->nr; j++) {
+		for (j = 0; j < s->nr_locs; j++) {
 			const struct loc *l = &locs[s->locs[j]];
 
 			for (k = 0; k <= l->nr_inl; k++) {

@@ -515,6 +515,7 @@ int protocol_setup_from_opts(const struct capture_opts *opts, struct fxs_msg_set
 	s.flags = (opts->nr_pids ? 0 : FXS_SETUP_ALL_HOST) |
 		  (opts->inherit ? FXS_SETUP_INHERIT : 0) | (opts->offcpu ? FXS_SETUP_OFFCPU : 0) |
 		  (opts->kernel ? FXS_SETUP_KERNEL : 0) | (opts->preempt ? FXS_SETUP_PREEMPT : 0) |
+		  (opts->python ? 0 : FXS_SETUP_NO_PYTHON) |
 		  (opts->unwind == FXS_UNWIND_AUTO  ? FXS_SETUP_UNWIND_AUTO
 		   : opts->unwind == FXS_UNWIND_CFI ? FXS_SETUP_UNWIND_CFI
 						    : 0);
@@ -548,6 +549,7 @@ int protocol_setup_to_opts(const struct fxs_msg_setup *setup, struct capture_opt
 	o.offcpu_min_ns = o.offcpu ? setup->offcpu_min_ns : 0;
 	o.kernel = setup->flags & FXS_SETUP_KERNEL;
 	o.preempt = setup->flags & FXS_SETUP_PREEMPT;
+	o.python = !(setup->flags & FXS_SETUP_NO_PYTHON);
 	o.unwind = setup->flags & FXS_SETUP_UNWIND_AUTO	 ? FXS_UNWIND_AUTO
 		   : setup->flags & FXS_SETUP_UNWIND_CFI ? FXS_UNWIND_CFI
 							 : FXS_UNWIND_FP;

@@ -74,9 +74,14 @@ enum fxs_err_kind {
  */
 #define FXS_SETUP_UNWIND_AUTO 0x20u
 #define FXS_SETUP_UNWIND_CFI  0x40u
+/*
+ * record --python=off: no Python frames. Python frames are the default, so
+ * that an older client (which sends no such flag) gets them too.
+ */
+#define FXS_SETUP_NO_PYTHON 0x80u
 #define FXS_SETUP_FLAGS                                                                            \
 	(FXS_SETUP_ALL_HOST | FXS_SETUP_INHERIT | FXS_SETUP_OFFCPU | FXS_SETUP_KERNEL |            \
-	 FXS_SETUP_PREEMPT | FXS_SETUP_UNWIND_AUTO | FXS_SETUP_UNWIND_CFI)
+	 FXS_SETUP_PREEMPT | FXS_SETUP_UNWIND_AUTO | FXS_SETUP_UNWIND_CFI | FXS_SETUP_NO_PYTHON)
 
 struct fxs_msg_setup {
 	uint64_t period_ns;

@@ -58,6 +58,10 @@ _fxsampler()
 			COMPREPLY=($(compgen -W 'auto fp cfi' -- "$cur"))
 			return
 			;;
+		--python)
+			COMPREPLY=($(compgen -W 'on off' -- "$cur"))
+			return
+			;;
 		-F | --freq | --period | -d | --duration | --buffer-size | --max-frames | --cfi-memory)
 			return
 			;;
@@ -65,7 +69,7 @@ _fxsampler()
 		$split && return
 		COMPREPLY=($(compgen -W '--pid --all --freq --period --duration --output
 			--buffer-size --max-frames --compress --no-inherit --quiet --verbose
-			--daemon --socket --exit-status --off-cpu --kernel --preempt --unwind --cfi-memory --walker
+			--daemon --socket --exit-status --off-cpu --kernel --python --preempt --unwind --cfi-memory --walker
 			--no-mmap-events --allow-unsafe-kernel --help --version --' -- "$cur"))
 		;;
 	report)

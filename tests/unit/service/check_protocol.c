@@ -394,7 +394,7 @@ START_TEST(test_reject_payload)
 	buf[16 + 24] |= 0x4;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
 	n = protocol_encode(&m, buf, sizeof(buf));
-	buf[16 + 24] |= 0x80;
+	buf[16 + 25] |= 0x1;
 	ck_assert_int_eq(protocol_decode(buf, (size_t)n, &out), -EBADMSG);
 	/* host-wide flag with pids */
 	n = protocol_encode(&m, buf, sizeof(buf));
@@ -522,8 +522,16 @@ START_TEST(test_opts_conversion)
 	struct capture_opts o = {.freq_hz = 99, .buffer_size = 4096, .max_frames = 10}, back;
 	struct fxs_msg_setup s;
 
+	/* --python=off is a flag; on, the default, is none: an older client's sessions get it */
+	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), 0);
+	ck_assert_uint_eq(s.flags, FXS_SETUP_ALL_HOST | FXS_SETUP_NO_PYTHON);
+	ck_assert_int_eq(protocol_setup_to_opts(&s, &back), 0);
+	ck_assert(!back.python);
+	o.python = true;
 	ck_assert_int_eq(protocol_setup_from_opts(&o, &s), 0);
 	ck_assert_uint_eq(s.flags, FXS_SETUP_ALL_HOST);
+	ck_assert_int_eq(protocol_setup_to_opts(&s, &back), 0);
+	ck_assert(back.python);
 	o.nr_pids = 1;
 	o.pids[0] = 5;
 	o.inherit = true;

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Python frames (record --python): for a sampled thread of a CPython process,
+ * after its native walk, the chain of its _PyInterpreterFrames, as (code
+ * object, instruction offset, check, entry flag) in the record's Python
+ * section (include/sampler.h). User space names them later by reading each
+ * code object once; this side only follows pointers.
+ *
+ * The thread's PyThreadState: cached per tid and checked with one read
+ * (native_thread_id), else found on the main interpreter's thread list. No
+ * libc layout, no TLS: the same on every version that has native_thread_id.
+ *
+ * Only processes in py_procs pay: one hash lookup per sample (cfg_python
+ * off: none; the verifier drops the call).
+ */
+#ifndef FXS_BPF_PYTHON_BPF_H
+#define FXS_BPF_PYTHON_BPF_H
+
+const volatile bool cfg_python = false;
+
+/* pid -> its interpreter's offsets; filled by user space when it sees one mapped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct fxs_py_proc);
+} py_procs SEC(".maps");
+
+/* tid -> its PyThreadState, checked before each use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_tstate SEC(".maps");
+
+/* The bytes of the Python section at most: header and frames. */
+#define FXS_PY_SECTION_MAX                                                                         \
+	(sizeof(struct fxs_py_hdr) + FXS_PY_MAX_FRAMES * sizeof(struct fxs_py_frame))
+
+static __always_inline __u64 py_read_ptr(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
+		return 0;
+	return v;
+}
+
+/* The thread state of tid, or 0. */
+static __always_inline __u64 py_tstate_of(const struct fxs_py_proc *p, __u32 tid)
+{
+	__u64 *cached = bpf_map_lookup_elem(&py_tstate, &tid), ts, interp;
+
+	if (cached && *cached && py_read_ptr(*cached + p->ts_native_tid) == tid)
+		return *cached;
+	interp = py_read_ptr(p->interp_head);
+	if (!interp)
+		return 0;
+	ts = py_read_ptr(interp + p->interp_threads);
+	for (int i = 0; i < FXS_PY_MAX_THREADS && ts; i++) {
+		if (py_read_ptr(ts + p->ts_native_tid) == tid) {
+			bpf_map_update_elem(&py_tstate, &tid, &ts, BPF_ANY);
+			return ts;
+		}
+		ts = py_read_ptr(ts + p->ts_next);
+	}
+	return 0;
+}
+
+/*
+ * The thread state of tid in pid's interpreter, or 0. A global function of
+ * its own: every way out of the thread list's loop ends here, and py_walk()
+ * goes on from one state (Linux 6.1's verifier walked the frame loop again
+ * for each iteration the search could end in, past its 1M instructions).
+ */
+__noinline long py_find_tstate(__u32 pid, __u32 tid)
+{
+	struct fxs_py_proc *p;
+
+	if (!cfg_python)
+		return 0;
+	p = bpf_map_lookup_elem(&py_procs, &pid);
+	return p ? (long)py_tstate_of(p, tid) : 0;
+}
+
+/*
+ * The Python section of pid's sample into the sampler's scratch at byte
+ * offset rec_size (the record's size so far), its size in py_len (0 when
+ * pid is no Python process). A global function: verified once, on its own,
+ * so that its loops do not multiply the sampler's states.
+ */
+__noinline int py_walk(__u32 pid, __u32 tid)
+{
+	struct fxs_py_proc *p;
+	struct fxs_py_hdr *h;
+	struct fxs_py_frame *f;
+	/*
+	 * The 80 bytes read, and room for any masked field index. Pointer fields
+	 * are 8-aligned: read as words, so that a strict-alignment verifier
+	 * (riscv64) knows each read aligned.
+	 */
+	__u64 fw[17];
+	__u64 frame, code, instr, chk;
+	__u32 zero = 0, nr = 0, off;
+	struct scratch *sc;
+	__u8 *base;
+	int i;
+
+	if (!cfg_python)
+		return 0;
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sc)
+		return 0;
+	sc->py_len = 0;
+	off = sc->rec_size;
+	p = bpf_map_lookup_elem(&py_procs, &pid);
+	if (!p || off > sizeof(struct scratch) - FXS_PY_SECTION_MAX)
+		return 0;
+	base = (__u8 *)sc;
+	__builtin_memset(fw, 0, sizeof(fw));
+	h = (struct fxs_py_hdr *)(base + off);
+	h->magic = FXS_PY_MAGIC;
+	h->nr = 0;
+	h->pad = 0;
+	h->end = FXS_PY_END_NO_TSTATE;
+	frame = py_find_tstate(pid, tid);
+	if (!frame) {
+		sc->py_len = sizeof(*h);
+		return 0;
+	}
+	h->end = FXS_PY_END_FAULT;
+	frame = py_read_ptr(frame + p->ts_frame);
+	if (frame && p->cframe_frame != FXS_PY_NO_FIELD)
+		frame = py_read_ptr(frame + p->cframe_frame);
+	f = (struct fxs_py_frame *)(h + 1);
+	for (i = 0; i < FXS_PY_MAX_FRAMES; i++) {
+		if (!frame) {
+			h->end = FXS_PY_END_OK;
+			break;
+		}
+		if (bpf_probe_read_user(fw, 80, (const void *)frame))
+			break;
+		code = fw[(p->f_code >> 3) & 15];
+		instr = fw[(p->f_instr >> 3) & 15];
+		frame = fw[(p->f_previous >> 3) & 15];
+		if (!code ||
+		    bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check)))
+			break;
+		f[i & (FXS_PY_MAX_FRAMES - 1)].code = code;
+		instr -= code + p->code_adaptive;
+		/*
+		 * No branch in the loop but its ways out: 6.1's verifier walks every
+		 * path of an iteration into the next. Clamped in user space; without
+		 * an entry field (FXS_PY_NO_FIELD), byte 127 of fw is a zero.
+		 */
+		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti = (__s32)((__s64)instr >> 1);
+		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
+			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
+			(__u32)(((__u8 *)fw)[p->f_entry & 0x7f] & 1) << 31;
+		nr++;
+	}
+	if (i == FXS_PY_MAX_FRAMES)
+		h->end = frame ? FXS_PY_END_TRUNCATED : FXS_PY_END_OK;
+	h->nr = nr;
+	sc->py_len = sizeof(*h) + nr * sizeof(struct fxs_py_frame);
+	return 0;
+}
+
+#endif /* FXS_BPF_PYTHON_BPF_H */

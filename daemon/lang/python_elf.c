@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A CPython interpreter in an ELF file (lang/python_elf.h). */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/python_elf.h"
+
+struct wanted {
+	const char *name;
+	uint64_t value;
+	uint64_t size;
+	bool found;
+};
+
+enum { W_RUNTIME, W_VERSION, W_CODE_TYPE, W_NR };
+
+static void find_dynsyms(Elf *elf, struct wanted *w)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			for (int k = 0; name && k < W_NR; k++) {
+				if (!w[k].found && !strcmp(name, w[k].name)) {
+					w[k].found = true;
+					w[k].value = sym.st_value;
+					w[k].size = sym.st_size;
+				}
+			}
+		}
+	}
+}
+
+/* len bytes of the file's initialized data at vaddr. */
+static bool read_vaddr(Elf *elf, uint64_t vaddr, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (vaddr < sh.sh_addr || vaddr + len > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || vaddr - sh.sh_addr + len > d->d_size)
+			return false;
+		memcpy(buf, (const char *)d->d_buf + (vaddr - sh.sh_addr), len);
+		return true;
+	}
+	return false;
+}
+
+int py_image_detect(int fd, struct py_image *ret)
+{
+	struct wanted w[W_NR] = {{"_PyRuntime"}, {"Py_Version"}, {"PyCode_Type"}};
+	uint8_t b[8];
+	uint32_t version;
+	uint64_t basicsize = 0;
+	Elf *elf;
+
+	memset(ret, 0, sizeof(*ret));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 0;
+	find_dynsyms(elf, w);
+	if (!w[W_RUNTIME].found || !w[W_VERSION].found)
+		goto out;
+	ret->runtime = w[W_RUNTIME].value;
+	ret->kind = PY_IMAGE_UNREADABLE;
+	if (!read_vaddr(elf, w[W_VERSION].value, b, 4))
+		goto out;
+	/* PY_VERSION_HEX: major, minor, micro, then release level and serial. */
+	version =
+		(uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	ret->major = version >> 24;
+	ret->minor = (version >> 16) & 0xff;
+	ret->micro = (version >> 8) & 0xff;
+	ret->layout = ret->major == 3 ? py_layout_for(ret->minor) : NULL;
+	if (!ret->layout) {
+		ret->kind = PY_IMAGE_UNSUPPORTED;
+		goto out;
+	}
+	/* PyTypeObject: ob_refcnt, ob_type, ob_size, tp_name, then tp_basicsize. */
+	if (!w[W_CODE_TYPE].found || !read_vaddr(elf, w[W_CODE_TYPE].value + 32, b, 8))
+		goto out;
+	for (int i = 0; i < 8; i++)
+		basicsize |= (uint64_t)b[i] << (8 * i);
+	ret->kind = basicsize == ret->layout->code_type_basicsize ? PY_IMAGE_OK : PY_IMAGE_MISMATCH;
+out:
+	if (ret->kind != PY_IMAGE_OK)
+		ret->layout = NULL;
+	elf_end(elf);
+	return 0;
+}
+
+const char *py_image_kind_name(enum py_image_kind k)
+{
+	switch (k) {
+	case PY_IMAGE_OK:
+		return "walked";
+	case PY_IMAGE_UNSUPPORTED:
+		return "unsupported version";
+	case PY_IMAGE_MISMATCH:
+		return "objects differ from the 3.X table";
+	case PY_IMAGE_UNREADABLE:
+		return "unreadable binary";
+	default:
+		return "not python";
+	}
+}
