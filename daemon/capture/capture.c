@@ -220,6 +220,13 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return on_mmap(c, s, size);
 	if (s->kind == FXS_KIND_FORK)
 		return on_fork(c, s, size);
+	if (s->kind == FXS_KIND_EXEC) {
+		/* the old image's mappings go before the new image's come (issue 40) */
+		modules_exec_begin(c->modules, s->pid);
+		if (c->cfi)
+			cfi_capture_exec_begin(c->cfi, s->pid);
+		return 0;
+	}
 	if (s->kind != FXS_KIND_SAMPLE)
 		return 0;
 	if (s->flags & FXS_SF_OFFCPU)

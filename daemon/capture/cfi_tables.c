@@ -7,6 +7,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/rangemap.h"
 #include "util/sorted.h"
 #include "capture/cfi_tables.h"
 
@@ -54,8 +55,8 @@ struct free_list {
 
 struct cproc {
 	pid_t pid;
-	struct fxs_cfi_range *r; /* sorted by start */
-	size_t n, cap;
+	struct rangemap ranges; /* of struct fxs_cfi_range (start, end: the node's) */
+	bool dirty;		/* to publish at the next cfi_tables_publish_pending() */
 	uint32_t first, nr; /* the published slice (nr 0: none) */
 	bool published;
 	bool dropped;	     /* the kernel dropped the published slice: publish no more */
@@ -78,7 +79,20 @@ struct cfi_tables {
 	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
 	uint64_t serial; /* the last mapping's (struct fxs_cfi_range's serial) */
 	struct cfi_tables_stats stats;
+	pid_t *dirty; /* processes to publish (cfi_tables_publish_soon) */
+	size_t nr_dirty, cap_dirty;
+	size_t nr_ranges;	 /* over every process: CFI_TABLES_MAX_RANGES */
+	uint64_t ranges_dropped; /* mappings not kept for the caps */
 };
+
+/* A process's ranges: what its entry can hold (more would not be published). */
+#define PROC_MAX_RANGES (1U << FXS_CFI_RANGES_LOG)
+
+static void ranges_clear(struct cfi_tables *t, struct cproc *p)
+{
+	t->nr_ranges -= rangemap_count(&p->ranges);
+	rangemap_clear(&p->ranges);
+}
 
 static int fl_init(struct free_list *fl, uint32_t len)
 {
@@ -199,7 +213,8 @@ void cfi_tables__free(struct cfi_tables *t)
 		if (t->mods[i].fd >= 0)
 			close(t->mods[i].fd);
 	for (size_t i = 0; i < t->nr_procs; i++)
-		free(t->procs[i].r);
+		ranges_clear(t, &t->procs[i]);
+	free(t->dirty);
 	free(t->mods);
 	free(t->procs);
 	free(t->free_rows.e);
@@ -257,69 +272,41 @@ static struct cproc *get_proc(struct cfi_tables *t, pid_t pid, bool create)
 	memmove(&t->procs[pos + 1], &t->procs[pos], (t->nr_procs - pos) * sizeof(*t->procs));
 	t->nr_procs++;
 	t->procs[pos] = (struct cproc){.pid = pid};
+	rangemap_init(&t->procs[pos].ranges, sizeof(struct fxs_cfi_range), PROC_MAX_RANGES);
 	return &t->procs[pos];
 }
 
 /*
- * [start, end) is mapped anew: what p's ranges had there is gone, as the
- * kernel unmaps what a new mapping covers. A range it covers goes, one it
- * cuts keeps its pieces outside (two, when the new one is in its middle).
+ * A new mapping: what p's ranges had at [start, end) is gone, as the kernel
+ * unmaps what a new mapping covers (a range it cuts keeps its pieces
+ * outside; util/rangemap, O(log n)). Past the caps it is dropped, counted.
  */
-static int unmap_range(struct cproc *p, uint64_t start, uint64_t end)
-{
-	size_t i, j = 0;
-
-	/* One the new range is in the middle of: its piece after it first, a range of its own. */
-	for (i = 0; i < p->n; i++) {
-		if (p->r[i].start >= start || p->r[i].end <= end)
-			continue;
-		if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-			return -ENOMEM;
-		memmove(&p->r[i + 2], &p->r[i + 1], (p->n - i - 1) * sizeof(*p->r));
-		p->r[i + 1] = p->r[i];
-		p->r[i + 1].start = end;
-		p->r[i].end = start;
-		p->n++;
-		i++;
-	}
-	for (i = 0; i < p->n; i++) {
-		struct fxs_cfi_range r = p->r[i];
-
-		if (r.start < start && r.end > start)
-			r.end = start; /* its tail is mapped anew */
-		else if (r.start < end && r.end > end)
-			r.start = end; /* its head */
-		else if (r.start >= start && r.end <= end)
-			continue; /* all of it */
-		p->r[j++] = r;
-	}
-	p->n = j;
-	return 0;
-}
-
 int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
 		       int id)
 {
 	struct cproc *p = get_proc(t, pid, true);
-	size_t i;
-
-	if (!p)
-		return -ENOMEM;
-	if (unmap_range(p, start, end) ||
-	    array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-		return -ENOMEM;
-	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
-		p->r[i] = p->r[i - 1];
-	p->r[i] = (struct fxs_cfi_range){
-		.start = start,
-		.end = end,
+	struct fxs_cfi_range r = {
 		.bias = bias,
 		.table = id >= 0 ? (uint32_t)id : 0,
 		.kind = id >= 0 ? FXS_CFI_RANGE_TABLE : FXS_CFI_RANGE_NONE,
 		.serial = ++t->serial,
 	};
-	p->n++;
-	return 0;
+	size_t before;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	before = rangemap_count(&p->ranges);
+	if (t->nr_ranges >= CFI_TABLES_MAX_RANGES) {
+		err = rangemap_unset(&p->ranges, start, end);
+		err = err ? err : 1;
+	} else {
+		err = rangemap_set(&p->ranges, start, end, &r, RANGEMAP_CUT);
+	}
+	t->nr_ranges = t->nr_ranges - before + rangemap_count(&p->ranges);
+	if (err == 1)
+		t->ranges_dropped++;
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -336,23 +323,25 @@ static void drop(struct cfi_tables *t, struct cproc *p)
 	p->inherited = false;
 	p->dropped = true;
 	p->dropped_at = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
-	p->n = 0;
 	p->nr = 0;
-	free(p->r);
-	p->r = NULL;
-	p->cap = 0;
+	ranges_clear(t, p);
 }
 
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 {
 	struct cproc *p = get_proc(t, pid, false);
 	struct fxs_cfi_proc out;
+	struct rangemap_entry *e;
 	int64_t first;
+	size_t n;
 	int err;
 
 	bool replace;
 
-	if (!p || !p->n || p->dropped)
+	if (p)
+		p->dirty = false;
+	n = p ? rangemap_count(&p->ranges) : 0;
+	if (!n || p->dropped)
 		return 0;
 	/* An entry the kernel has (or had): an exec drops it, and it stays dropped. */
 	replace = p->published || p->inherited;
@@ -362,23 +351,30 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 		return 0;
 	}
 	t->tick++;
-	for (size_t i = 0; i < p->n; i++)
-		if (p->r[i].kind == FXS_CFI_RANGE_TABLE && p->r[i].table < t->nr_mods)
-			t->mods[p->r[i].table].last_used = t->tick;
-	first = p->n <= (1U << FXS_CFI_RANGES_LOG) ? fl_alloc(&t->free_ranges, p->n) : -ENOSPC;
+	first = n <= (1U << FXS_CFI_RANGES_LOG) ? fl_alloc(&t->free_ranges, n) : -ENOSPC;
 	if (first < 0) {
 		t->stats.proc_dropped++;
 		return 0;
 	}
-	memcpy(&t->ops.ranges[first], p->r, p->n * sizeof(*p->r));
-	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)p->n};
+	/* in order of address, as the walker's binary search wants them */
+	e = rangemap_first(&p->ranges);
+	for (size_t i = 0; e; i++, e = rangemap_next(&p->ranges, e)) {
+		struct fxs_cfi_range *r = &t->ops.ranges[first + i];
+
+		*r = *(struct fxs_cfi_range *)rangemap_value(e);
+		r->start = e->node.start;
+		r->end = e->node.end;
+		if (r->kind == FXS_CFI_RANGE_TABLE && r->table < t->nr_mods)
+			t->mods[r->table].last_used = t->tick;
+	}
+	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)n};
 	if (replace && t->ops.replace_proc)
 		err = t->ops.replace_proc(t->ops.ctx, (uint32_t)pid, &out);
 	else
 		err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
 	if (err) {
 		/* never visible to a walk: free at once */
-		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
+		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)n});
 		if (replace && err == -ENOENT) {
 			drop(t, p);
 			return 0;
@@ -389,7 +385,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	if (p->published)
 		hold(t, p->first, p->nr, false);
 	p->first = (uint32_t)first;
-	p->nr = (uint32_t)p->n;
+	p->nr = (uint32_t)n;
 	p->published = true;
 	p->inherited = false;
 	return 0;
@@ -406,7 +402,7 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 		t->ops.set_proc(t->ops.ctx, (uint32_t)pid, NULL);
 	if (p->published)
 		hold(t, p->first, p->nr, false);
-	free(p->r);
+	ranges_clear(t, p);
 	i = p - t->procs;
 	memmove(p, p + 1, (t->nr_procs - i - 1) * sizeof(*p));
 	t->nr_procs--;
@@ -415,14 +411,15 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
 {
 	struct cproc *c = get_proc(t, cpid, true), *p;
-	struct fxs_cfi_range *r;
+	size_t before;
+	int err;
 
 	if (!c)
 		return -ENOMEM;
 	/* a dead process's: the kernel replaced its entry at the fork */
 	if (c->published)
 		hold(t, c->first, c->nr, false);
-	c->n = 0;
+	ranges_clear(t, c);
 	c->nr = 0;
 	c->published = false;
 	c->dropped = false;
@@ -430,18 +427,19 @@ int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
 	if (!inherit)
 		return t->ops.set_proc(t->ops.ctx, (uint32_t)cpid, NULL);
 	p = ppid != cpid ? get_proc(t, ppid, false) : NULL;
-	if (!p || !p->n)
+	if (!p || !rangemap_count(&p->ranges))
 		return 0;
-	if (c->cap < p->n) {
-		r = realloc(c->r, p->n * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		c->r = r;
-		c->cap = p->n;
+	/* get_proc(cpid) may have moved the parent's entry: c is looked up again */
+	c = get_proc(t, cpid, false);
+	before = c->ranges.dropped;
+	if (t->nr_ranges + rangemap_count(&p->ranges) > CFI_TABLES_MAX_RANGES) {
+		t->ranges_dropped += rangemap_count(&p->ranges);
+		return 0;
 	}
-	memcpy(c->r, p->r, p->n * sizeof(*c->r));
-	c->n = p->n;
-	return cfi_tables_publish(t, cpid);
+	err = rangemap_copy(&c->ranges, &p->ranges);
+	t->nr_ranges += rangemap_count(&c->ranges);
+	t->ranges_dropped += c->ranges.dropped - before;
+	return err ? err : cfi_tables_publish(t, cpid);
 }
 
 void cfi_tables_handed(struct cfi_tables *t, uint64_t ns)
@@ -565,7 +563,7 @@ static void sweep(struct cfi_tables *t)
 		p = &t->procs[t->sweep_at];
 		if (p->dropped && t->ops.now && p->dropped_at < t->handed) {
 			/* no record from before the drop is left: forget it */
-			free(p->r);
+			ranges_clear(t, p);
 			memmove(p, p + 1, (t->nr_procs - t->sweep_at - 1) * sizeof(*p));
 			t->nr_procs--;
 			continue;
@@ -613,4 +611,45 @@ bool cfi_tables_pending(const struct cfi_tables *t)
 void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret)
 {
 	*ret = t->stats;
+}
+
+int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid)
+{
+	struct cproc *p = get_proc(t, pid, false);
+
+	if (!p || p->dirty)
+		return 0;
+	if (array_reserve((void **)&t->dirty, &t->cap_dirty, t->nr_dirty, sizeof(*t->dirty)))
+		return -ENOMEM;
+	t->dirty[t->nr_dirty++] = pid;
+	p->dirty = true;
+	return 0;
+}
+
+int cfi_tables_publish_pending(struct cfi_tables *t)
+{
+	int err = 0;
+
+	/* each process once, whatever number of mappings it made since */
+	for (size_t i = 0; i < t->nr_dirty && !err; i++) {
+		struct cproc *p = get_proc(t, t->dirty[i], false);
+
+		if (p && p->dirty)
+			err = cfi_tables_publish(t, t->dirty[i]);
+	}
+	t->nr_dirty = 0;
+	return err;
+}
+
+uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t)
+{
+	return t->ranges_dropped;
+}
+
+void cfi_tables_exec_begin(struct cfi_tables *t, pid_t pid)
+{
+	struct cproc *p = get_proc(t, pid, false);
+
+	if (p)
+		ranges_clear(t, p);
 }

@@ -13,6 +13,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/rangemap.h"
 #include "util/sorted.h"
 #include "symbols/elf_symbols.h"
 #include "capture/modules.h"
@@ -42,8 +43,7 @@ struct range {
 
 struct proc_ranges {
 	pid_t pid;
-	struct range *r; /* sorted by start */
-	size_t n, cap;
+	struct rangemap ranges; /* of struct range, apart */
 	uint16_t *modules; /* module ids already written for this process */
 	size_t nr_modules, cap_modules;
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
@@ -66,6 +66,8 @@ struct modules {
 	size_t nr_procs, cap_procs;
 	struct modules_listener listener;
 	bool has_listener;
+	size_t nr_ranges; /* over every process: MODULES_MAX_RANGES */
+	uint64_t dropped; /* mappings not kept for the caps */
 };
 
 void modules_set_listener(struct modules *m, const struct modules_listener *l)
@@ -84,13 +86,13 @@ struct modules *modules__new(const char *proc_root)
 	return m;
 }
 
-static void proc_ranges_clear(struct proc_ranges *p)
+static void proc_ranges_clear(struct modules *m, struct proc_ranges *p)
 {
-	free(p->r);
+	m->nr_ranges -= rangemap_count(&p->ranges);
+	rangemap_clear(&p->ranges);
 	free(p->modules);
-	p->r = NULL;
 	p->modules = NULL;
-	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
+	p->nr_modules = p->cap_modules = 0;
 	p->scanned = false;
 	p->rescan_ns = 0;
 	p->emitted = false;
@@ -106,7 +108,7 @@ void modules__free(struct modules *m)
 		elf_symbols__free(m->files[i].elf);
 	}
 	for (size_t i = 0; i < m->nr_procs; i++)
-		proc_ranges_clear(&m->procs[i]);
+		proc_ranges_clear(m, &m->procs[i]);
 	free(m->files);
 	free(m->procs);
 	free(m);
@@ -138,22 +140,16 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
 	m->nr_procs++;
 	m->procs[pos] = (struct proc_ranges){.pid = pid};
+	rangemap_init(&m->procs[pos].ranges, sizeof(struct range), MODULES_MAX_PROC_RANGES);
 	return &m->procs[pos];
 }
 
-/* An address against a range: before it, in it (0), or past it. */
-static int cmp_addr_in_range(const void *key, const void *elem)
+/* The range of p holding addr, or NULL. */
+static struct range *find_range(const struct proc_ranges *p, uint64_t addr)
 {
-	uint64_t a = *(const uint64_t *)key;
-	const struct range *r = elem;
+	struct rangemap_entry *e = rangemap_find(&p->ranges, addr);
 
-	return a < r->start ? -1 : a >= r->end ? 1 : 0;
-}
-
-/* p->r is sorted by start, the ranges apart: the one holding addr, or NULL. */
-static const struct range *find_range(const struct proc_ranges *p, uint64_t addr)
-{
-	return sorted_find(p->r, p->n, sizeof(*p->r), &addr, cmp_addr_in_range, NULL);
+	return e ? rangemap_value(e) : NULL;
 }
 
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
@@ -172,36 +168,45 @@ void modules_forget(struct modules *m, pid_t pid)
 		return;
 	/* the same process: what it maps next goes out as it comes */
 	emitted = p->emitted;
-	proc_ranges_clear(p);
+	proc_ranges_clear(m, p);
 	p->emitted = emitted;
+}
+
+void modules_exec_begin(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	/* the old image's mappings, all of them: the module records written stay written */
+	if (p) {
+		m->nr_ranges -= rangemap_count(&p->ranges);
+		rangemap_clear(&p->ranges);
+	}
+}
+
+uint64_t modules_dropped(const struct modules *m)
+{
+	return m->dropped;
 }
 
 /*
  * A new mapping replaces whatever it overlaps (the kernel unmapped that part
- * first, or changed its protection), so that the ranges stay apart.
+ * first, or changed its protection), so that the ranges stay apart; past a
+ * cap it is dropped and counted.
  */
-static void remove_overlaps(struct proc_ranges *p, uint64_t start, uint64_t end)
+static int add_range(struct modules *m, struct proc_ranges *p, const struct range *r)
 {
-	size_t i = 0, j = 0;
+	size_t before = rangemap_count(&p->ranges);
+	int err;
 
-	for (; i < p->n; i++)
-		if (p->r[i].end <= start || p->r[i].start >= end)
-			p->r[j++] = p->r[i];
-	p->n = j;
-}
-
-static int add_range(struct proc_ranges *p, const struct range *r)
-{
-	size_t i;
-
-	remove_overlaps(p, r->start, r->end);
-	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-		return -ENOMEM;
-	for (i = p->n; i > 0 && p->r[i - 1].start > r->start; i--)
-		p->r[i] = p->r[i - 1];
-	p->r[i] = *r;
-	p->n++;
-	return 0;
+	if (m->nr_ranges >= MODULES_MAX_RANGES && !rangemap_find(&p->ranges, r->start)) {
+		m->dropped++;
+		return 0;
+	}
+	err = rangemap_set(&p->ranges, r->start, r->end, r, RANGEMAP_REPLACE);
+	m->nr_ranges = m->nr_ranges - before + rangemap_count(&p->ranges);
+	if (err == 1)
+		m->dropped++;
+	return err < 0 ? err : 0;
 }
 
 /* The vdso's image in buf: its symbols, and with ret_fd a memfd holding it. */
@@ -461,7 +466,7 @@ static int keep_range(struct modules *m, struct fxt_stream *s, uint64_t ts, stru
 
 	if (now || p->emitted)
 		err = write_range(m, s, ts, p, r);
-	return err ? err : add_range(p, r);
+	return err ? err : add_range(m, p, r);
 }
 
 static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, const char *dir,
@@ -589,7 +594,7 @@ bool modules_known(const struct modules *m, pid_t pid)
 {
 	const struct proc_ranges *p = find_proc(m, pid, NULL);
 
-	return p && (p->scanned || p->n);
+	return p && (p->scanned || rangemap_count(&p->ranges));
 }
 
 int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
@@ -638,7 +643,6 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 {
 	struct proc_ranges *parent, *child;
 	int err = 0, copied = 0;
-	size_t i, n;
 
 	if (!find_proc(m, ppid, NULL))
 		return 0;
@@ -646,16 +650,16 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 	if (!child)
 		return -ENOMEM;
 	/* a new process: what was known of its pid was a dead one's */
-	proc_ranges_clear(child);
+	proc_ranges_clear(m, child);
 	/* get_proc may have moved the parent's entry */
 	parent = find_proc(m, ppid, NULL);
-	n = parent->n;
-	for (i = 0; i < n && !err; i++) {
-		struct range r = parent->r[i];
+	for (struct rangemap_entry *e = rangemap_first(&parent->ranges); e && !err;
+	     e = rangemap_next(&parent->ranges, e)) {
+		struct range r = *(struct range *)rangemap_value(e);
 
 		r.source = MODULES_FROM_FORK;
 		r.written = false;
-		err = add_range(child, &r);
+		err = add_range(m, child, &r);
 		copied += !err;
 	}
 	return err ? err : copied;
@@ -672,12 +676,15 @@ int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 	if (p->emitted)
 		return 0;
 	p->emitted = true;
-	for (size_t i = 0; i < p->n && !err; i++) {
-		if (p->r[i].written)
+	for (struct rangemap_entry *e = rangemap_first(&p->ranges); e && !err;
+	     e = rangemap_next(&p->ranges, e)) {
+		struct range *r = rangemap_value(e);
+
+		if (r->written)
 			continue;
-		err = write_range(m, s, ts, p, &p->r[i]);
-		if (!err && p->r[i].source < MODULES_NR_SOURCES)
-			ret_written[p->r[i].source]++;
+		err = write_range(m, s, ts, p, r);
+		if (!err && r->source < MODULES_NR_SOURCES)
+			ret_written[r->source]++;
 	}
 	return err;
 }
@@ -685,14 +692,17 @@ int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 void modules_exec(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
-	size_t i, j = 0;
+	struct rangemap_entry *e, *next;
 
 	if (!p)
 		return;
-	for (i = 0; i < p->n; i++)
-		if (p->r[i].source == MODULES_FROM_EVENT)
-			p->r[j++] = p->r[i];
-	p->n = j;
+	for (e = rangemap_first(&p->ranges); e; e = next) {
+		next = rangemap_next(&p->ranges, e);
+		if (((struct range *)rangemap_value(e))->source != MODULES_FROM_EVENT) {
+			rangemap_remove(&p->ranges, e);
+			m->nr_ranges--;
+		}
+	}
 }
 
 int modules_replay(struct modules *m, pid_t pid)
@@ -702,13 +712,12 @@ int modules_replay(struct modules *m, pid_t pid)
 
 	if (!p || !m->has_listener)
 		return 0;
-	for (size_t i = 0; i < p->n && !err; i++) {
-		const struct range *r = &p->r[i];
-		int id = -1;
+	for (struct rangemap_entry *e = rangemap_first(&p->ranges); e && !err;
+	     e = rangemap_next(&p->ranges, e)) {
+		const struct range *r = rangemap_value(e);
+		/* a file's id is its index */
+		int id = r->module < m->nr_files ? m->files[r->module].listener_id : -1;
 
-		for (size_t k = 0; k < m->nr_files; k++)
-			if (m->files[k].id == r->module)
-				id = m->files[k].listener_id;
 		err = m->listener.mapping(m->listener.ctx, pid, r->start, r->end,
 					  r->start - r->vaddr, id);
 	}

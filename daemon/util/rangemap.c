@@ -108,6 +108,12 @@ int rangemap_unset(struct rangemap *m, uint64_t start, uint64_t end)
 	return start < end ? make_room(m, start, end, false) : 0;
 }
 
+void rangemap_remove(struct rangemap *m, struct rangemap_entry *e)
+{
+	itree_remove(&m->tree, &e->node);
+	free(e);
+}
+
 struct rangemap_entry *rangemap_find(const struct rangemap *m, uint64_t addr)
 {
 	struct itree_node *n = addr < UINT64_MAX ? itree_first_overlap(&m->tree, addr, addr + 1)

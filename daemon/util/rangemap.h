@@ -53,6 +53,8 @@ int rangemap_set(struct rangemap *m, uint64_t start, uint64_t end, const void *v
 		 enum rangemap_mode mode);
 /* [start, end) is unmapped: cut as RANGEMAP_CUT would, nothing set. */
 int rangemap_unset(struct rangemap *m, uint64_t start, uint64_t end);
+/* Take e out and free it. */
+void rangemap_remove(struct rangemap *m, struct rangemap_entry *e);
 /* The range holding addr, or NULL. */
 struct rangemap_entry *rangemap_find(const struct rangemap *m, uint64_t addr);
 /* The ranges in order of address: the first, the one after e (NULL: no more). */
