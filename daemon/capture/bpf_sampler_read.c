@@ -65,8 +65,8 @@ static uint64_t drain_horizon(struct bpf_sampler *b)
 /* Keep rec for its turn; a mapping, fork or exec makes the next drain come early. */
 static int hold(struct bpf_sampler *b, const struct fxs_sample *rec, size_t size)
 {
-	if ((rec->kind == FXS_KIND_MMAP || rec->kind == FXS_KIND_FORK || rec->kind == FXS_KIND_EXEC ||
-	     (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
+	if ((rec->kind == FXS_KIND_MMAP || rec->kind == FXS_KIND_FORK ||
+	     rec->kind == FXS_KIND_EXEC || (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
 	    rec->time_ns > b->urgent_ns)
 		b->urgent_ns = rec->time_ns;
 	return ordered_add(&b->held, rec, size);

@@ -31,7 +31,14 @@ const char *capture_counter_name(unsigned which)
 }
 
 /* The "mmap" counter event: the kernel's counters, then ours. */
-enum { MAPS_FROM_EVENTS = FXS_MC_NR, MAPS_SCANNED, MAPS_INHERITED, MAPS_OVER_CAP, WALKER_OVER_CAP, MAPS_NR };
+enum {
+	MAPS_FROM_EVENTS = FXS_MC_NR,
+	MAPS_SCANNED,
+	MAPS_INHERITED,
+	MAPS_OVER_CAP,
+	WALKER_OVER_CAP,
+	MAPS_NR
+};
 static const char *const mmap_counter_names[MAPS_NR] = {
 	[FXS_MC_SEEN] = "seen",
 	[FXS_MC_NOT_RUNNING] = "not_running",

@@ -57,7 +57,7 @@ struct cproc {
 	pid_t pid;
 	struct rangemap ranges; /* of struct fxs_cfi_range (start, end: the node's) */
 	bool dirty;		/* to publish at the next cfi_tables_publish_pending() */
-	uint32_t first, nr; /* the published slice (nr 0: none) */
+	uint32_t first, nr;	/* the published slice (nr 0: none) */
 	bool published;
 	bool dropped;	     /* the kernel dropped the published slice: publish no more */
 	bool inherited;	     /* the kernel made its entry at the fork: replace it only */

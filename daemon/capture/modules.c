@@ -44,7 +44,7 @@ struct range {
 struct proc_ranges {
 	pid_t pid;
 	struct rangemap ranges; /* of struct range, apart */
-	uint16_t *modules; /* module ids already written for this process */
+	uint16_t *modules;	/* module ids already written for this process */
 	size_t nr_modules, cap_modules;
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
 	uint64_t rescan_ns;    /* the least time between two rescans */

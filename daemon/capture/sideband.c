@@ -121,7 +121,8 @@ static int open_event(pid_t tid, int cpu)
 		.mmap = 1,
 		.mmap2 = 1,
 		.build_id = 1,
-		/* an exec's comm record comes before its new image's mappings: they replace the old */
+		/* an exec's comm record comes before its new image's mappings: they replace the old
+		 */
 		.comm = 1,
 		.comm_exec = 1,
 		.inherit = tid >= 0,

@@ -31,7 +31,7 @@ struct itree {
 	uint32_t rng; /* xorshift state of the priorities */
 };
 
-#define itree_entry(node, type, member) ((type *)((char *)(node) - offsetof(type, member)))
+#define itree_entry(node, type, member) ((type *)((char *)(node)-offsetof(type, member)))
 
 /* An empty tree (a zeroed struct itree is one too). */
 void itree_init(struct itree *t);

@@ -116,8 +116,8 @@ void rangemap_remove(struct rangemap *m, struct rangemap_entry *e)
 
 struct rangemap_entry *rangemap_find(const struct rangemap *m, uint64_t addr)
 {
-	struct itree_node *n = addr < UINT64_MAX ? itree_first_overlap(&m->tree, addr, addr + 1)
-						 : NULL;
+	struct itree_node *n =
+		addr < UINT64_MAX ? itree_first_overlap(&m->tree, addr, addr + 1) : NULL;
 
 	return n ? itree_entry(n, struct rangemap_entry, node) : NULL;
 }

@@ -204,8 +204,8 @@ END_TEST
 START_TEST(test_exec_loop_sigterm)
 {
 	char s2[160], log[192], out[192], cmd[3 * PATH_MAX];
-	char *argv[] = {daemon_bin, (char *)"--socket", s2, (char *)"--config", (char *)"/dev/null",
-			NULL};
+	char *argv[] = {daemon_bin,	    (char *)"--socket",	 s2,
+			(char *)"--config", (char *)"/dev/null", NULL};
 	pid_t d2, rec;
 	double t0;
 	int st = 0, rc = -1;
@@ -252,8 +252,8 @@ START_TEST(test_exec_loop_root)
 	snprintf(out, sizeof(out), "%s/root.fxt", dir);
 	snprintf(done, sizeof(done), "%s/root.done", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "exec %s record -o %s -- %s/execloop " EXECS " %s >%s.log 2>&1 </dev/null", fxs_bin,
-		 out, progs_dir, done, out);
+		 "exec %s record -o %s -- %s/execloop " EXECS " %s >%s.log 2>&1 </dev/null",
+		 fxs_bin, out, progs_dir, done, out);
 	rec = spawn_sh(cmd);
 	while (now_s() - t0 < 100 && (rc = exited(rec)) < 0) {
 		if (!done_at && !access(done, F_OK))
@@ -305,8 +305,8 @@ static void suite_setup(void)
 {
 	const char *b = getenv("FXS_BIN"), *p = getenv("FXS_PROGS");
 	char tmp[PATH_MAX], log[192];
-	char *argv[] = {daemon_bin, (char *)"--socket", sock, (char *)"--config",
-			(char *)"/dev/null", NULL};
+	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
+			(char *)"--config", (char *)"/dev/null", NULL};
 	struct passwd *pw;
 
 	if (!b || !*b || !p || !*p)
@@ -318,8 +318,8 @@ static void suite_setup(void)
 	if (access(daemon_bin, X_OK))
 		die("no fxsamplerd beside FXS_BIN");
 	if (!getpwnam(TEST_USER)) {
-		if (live_run_cmd("useradd --system --no-create-home --shell /usr/sbin/nologin "
-				 TEST_USER))
+		if (live_run_cmd("useradd --system --no-create-home --shell "
+				 "/usr/sbin/nologin " TEST_USER))
 			die("useradd " TEST_USER " failed");
 		user_created = true;
 	}
@@ -345,6 +345,10 @@ static void suite_teardown(void)
 	char cmd[256];
 
 	kill(daemon_pid, SIGTERM);
+	/* a daemon stuck in a hostile load must not hold the host's sampler */
+	for (int i = 0; i < 100 && waitpid(daemon_pid, NULL, WNOHANG) != daemon_pid; i++)
+		live_msleep(50);
+	kill(daemon_pid, SIGKILL);
 	waitpid(daemon_pid, NULL, 0);
 	if (user_created)
 		live_run_cmd("userdel " TEST_USER);

@@ -201,9 +201,9 @@ START_TEST(test_many_top_down)
 
 	rangemap_init(&m, sizeof(uint64_t), 0);
 	for (uint64_t i = 0; i < n; i++)
-		ck_assert_int_eq(rangemap_set(&m, top - (i + 1) * page, top - i * page, &i,
-					      RANGEMAP_CUT),
-				 0);
+		ck_assert_int_eq(
+			rangemap_set(&m, top - (i + 1) * page, top - i * page, &i, RANGEMAP_CUT),
+			0);
 	ck_assert_uint_eq(rangemap_count(&m), n);
 	for (uint64_t i = 0; i < n; i += 2)
 		rangemap_unset(&m, top - (i + 1) * page, top - i * page);
