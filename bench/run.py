@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,k,m,o,r,s,t,u,v)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
   FXS_BENCH_HTTP_SECONDS  length of each continuous capture of section s (default 60)
   FXS_BENCH_PINGPONG_SECONDS  unprofiled runtime of the ping-pong (o; default 1)
@@ -974,6 +974,38 @@ def section_g():
         target("g: report >= 1M samples/s", "%.2fM/s" % (v / 1e6), ">= 1M/s", v >= 1e6)
 
 
+def section_r():
+    """report --top of captures of 125,000 and 250,000 one-page mmap records (fxtgen:
+    every other one over the one before with another module, a sample per ten
+    records): the time of each, and the ratio of the two, which is 2 when
+    report is linear in mapping records (issue 40: 21.3 s for 126,878 records
+    before, quadratic)."""
+    log("== r. report against mapping records")
+    if not os.path.exists(FXTGEN):
+        results["sections"]["r_report_maps"] = {"status": "not measured: no fxtgen"}
+        return
+    sec, times = {}, {}
+    for maps in (125_000, 250_000):
+        path = os.path.join(TMP, "maps%d.fxt" % maps)
+        rc, o, e, _, _ = run([FXTGEN, path, str(maps // 10), str(maps)])
+        if rc != 0:
+            results["sections"]["r_report_maps"] = {"status": "not measured: fxtgen: " + e}
+            return
+        walls = []
+        for i in range(min(ROUNDS, 3)):
+            rc, o, e, wall, ru = run([FXS, "report", "--top", "10", path])
+            walls.append(wall if rc == 0 else None)
+        times[maps] = stats(walls)
+        sec["%d_records" % maps] = {"file_bytes": os.path.getsize(path), "seconds": times[maps]}
+    if times[125_000] and times[250_000]:
+        t1, t2 = times[125_000]["median"], times[250_000]["median"]
+        sec["ratio_2x_records"] = t2 / t1 if t1 else None
+        target("r: report --top, 125,000 mmap records", "%.2f s" % t1, "<= 2 s", t1 <= 2.0)
+        target("r: 2x the records", "%.2fx the time" % (t2 / t1), "<= 2.5x", t2 / t1 <= 2.5)
+    sec["method"] = " ".join(section_r.__doc__.split())
+    results["sections"]["r_report_maps"] = sec
+
+
 # --- table -------------------------------------------------------------------------
 
 # --- o. off-CPU: a context-switch-heavy target, fxsampler vs offcputime ------
@@ -1536,6 +1568,8 @@ def main():
             section_f()
         if want("h"):
             section_h()
+        if want("r"):
+            section_r()
         if want("g"):
             section_g()
         if want("o"):

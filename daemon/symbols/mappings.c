@@ -7,9 +7,9 @@
 #include "util/sorted.h"
 #include "symbols/mappings.h"
 
-static struct mapping *of(struct itree_node *n)
+static struct mapping_entry *of(struct itree_node *n)
 {
-	return itree_entry(n, struct mapping, node);
+	return itree_entry(n, struct mapping_entry, node);
 }
 
 static void free_node(struct itree_node *n, void *ctx)
@@ -27,9 +27,9 @@ void mappings_free(struct mappings *ms)
 }
 
 /* a began after b: later, or at the same time and recorded later. */
-static bool newer(const struct mapping *a, const struct mapping *b)
+static bool newer(const struct mapping_entry *a, const struct mapping_entry *b)
 {
-	return a->pub.ts != b->pub.ts ? a->pub.ts > b->pub.ts : a->seq > b->seq;
+	return a->ts != b->ts ? a->ts > b->ts : a->seq > b->seq;
 }
 
 static int cmp_u64(const void *key, const void *elem)
@@ -40,9 +40,9 @@ static int cmp_u64(const void *key, const void *elem)
 }
 
 /* m began over an older mapping: pcs may resolve otherwise from its time on. */
-static int mark_change(struct mappings *ms, struct mapping *m)
+static int mark_change(struct mappings *ms, struct mapping_entry *m)
 {
-	uint64_t ts = m->pub.ts;
+	uint64_t ts = m->ts;
 	size_t i = sorted_upper(ms->changes, ms->nr_changes, sizeof(ts), &ts, cmp_u64);
 
 	if (m->is_change)
@@ -56,16 +56,15 @@ static int mark_change(struct mappings *ms, struct mapping *m)
 	return 0;
 }
 
-static bool same(const struct mapping *o, const struct mapping *m)
+static bool same(const struct mapping_entry *o, const struct mapping_entry *m)
 {
-	return o->pub.start == m->pub.start && o->pub.size == m->pub.size &&
-	       o->pub.vaddr == m->pub.vaddr && o->pub.module_id == m->pub.module_id &&
-	       o->pub.flags == m->pub.flags;
+	return o->start == m->start && o->size == m->size && o->vaddr == m->vaddr &&
+	       o->module_id == m->module_id && o->flags == m->flags;
 }
 
 struct place {
-	struct mapping *m;
-	struct mapping *twin; /* the newest recorded like m, begun at or before it */
+	struct mapping_entry *m;
+	struct mapping_entry *twin; /* the newest recorded like m, begun at or before it */
 	struct mappings *ms;
 	bool change;
 	int err;
@@ -75,9 +74,9 @@ struct place {
 static int find_twin(struct itree_node *n, void *ctx)
 {
 	struct place *pl = ctx;
-	struct mapping *o = of(n);
+	struct mapping_entry *o = of(n);
 
-	if (same(o, pl->m) && o->pub.ts <= pl->m->pub.ts && (!pl->twin || newer(o, pl->twin)))
+	if (same(o, pl->m) && o->ts <= pl->m->ts && (!pl->twin || newer(o, pl->twin)))
 		pl->twin = o;
 	return 0;
 }
@@ -86,29 +85,28 @@ static int find_twin(struct itree_node *n, void *ctx)
 static int covers_twin(struct itree_node *n, void *ctx)
 {
 	struct place *pl = ctx;
-	struct mapping *x = of(n);
+	struct mapping_entry *x = of(n);
 
-	return x != pl->twin && newer(x, pl->twin) && x->pub.ts <= pl->m->pub.ts;
+	return x != pl->twin && newer(x, pl->twin) && x->ts <= pl->m->ts;
 }
 
 /* The same file at the same bias names every pc alike: no change. */
 static int mark_changes(struct itree_node *n, void *ctx)
 {
 	struct place *pl = ctx;
-	struct mapping *o = of(n), *m = pl->m;
+	struct mapping_entry *o = of(n), *m = pl->m;
 
-	if (o->pub.module_id != m->pub.module_id ||
-	    o->pub.start - o->pub.vaddr != m->pub.start - m->pub.vaddr) {
+	if (o->module_id != m->module_id || o->start - o->vaddr != m->start - m->vaddr) {
 		pl->err = mark_change(pl->ms, newer(m, o) ? m : o);
 		pl->change = true;
 	}
 	return pl->err;
 }
 
-int mappings_add(struct mappings *ms, struct mapping *m, bool *ret_change)
+int mappings_add(struct mappings *ms, struct mapping_entry *m, bool *ret_change)
 {
 	struct place pl = {.m = m, .ms = ms};
-	uint64_t start = m->pub.start, end = m->end;
+	uint64_t start = m->start, end = m->end;
 
 	*ret_change = false;
 	/*
@@ -131,22 +129,22 @@ int mappings_add(struct mappings *ms, struct mapping *m, bool *ret_change)
 
 struct lookup {
 	uint64_t ts;
-	struct mapping *best, *oldest;
+	struct mapping_entry *best, *oldest;
 };
 
 static int pick(struct itree_node *n, void *ctx)
 {
 	struct lookup *l = ctx;
-	struct mapping *m = of(n);
+	struct mapping_entry *m = of(n);
 
 	if (!l->oldest || newer(l->oldest, m))
 		l->oldest = m;
-	if (m->pub.ts <= l->ts && (!l->best || newer(m, l->best)))
+	if (m->ts <= l->ts && (!l->best || newer(m, l->best)))
 		l->best = m;
 	return 0;
 }
 
-struct mapping *mappings_find(const struct mappings *ms, uint64_t pc, uint64_t ts)
+struct mapping_entry *mappings_find(const struct mappings *ms, uint64_t pc, uint64_t ts)
 {
 	struct lookup l = {.ts = ts};
 
@@ -165,7 +163,7 @@ uint64_t mappings_epoch(const struct mappings *ms, uint64_t ts)
 }
 
 struct each {
-	void (*fn)(struct mapping *m, void *ctx);
+	void (*fn)(struct mapping_entry *m, void *ctx);
 	void *ctx;
 };
 
@@ -177,7 +175,8 @@ static int each_fn(struct itree_node *n, void *ctx)
 	return 0;
 }
 
-void mappings_each(const struct mappings *ms, void (*fn)(struct mapping *m, void *ctx), void *ctx)
+void mappings_each(const struct mappings *ms, void (*fn)(struct mapping_entry *m, void *ctx),
+		   void *ctx)
 {
 	struct each e = {fn, ctx};
 

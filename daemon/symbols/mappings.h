@@ -19,17 +19,19 @@
 #include <stdint.h>
 
 #include "util/itree.h"
-#include "symbols/symbolizer.h"
 
-struct module; /* the symbolizer's */
-
-struct mapping {
-	struct itree_node node; /* [pub.start, end), seq */
-	struct symbolizer_mapping pub;
+/*
+ * A mapping as its mmap record gave it; the caller's struct starts with it
+ * (mappings_free() frees that block).
+ */
+struct mapping_entry {
+	struct itree_node node; /* [start, end), seq */
+	uint64_t start, size, vaddr;
+	uint64_t end; /* start + size, or UINT64_MAX when that wraps */
+	uint64_t ts;  /* when it began */
 	uint64_t seq; /* arrival order: of two that began at once, the later one shadows */
-	uint64_t end;
-	struct module *module;
-	bool offset_done;
+	unsigned flags;
+	uint16_t module_id;
 	bool is_change; /* it began over an older mapping: its time is in changes */
 };
 
@@ -39,20 +41,21 @@ struct mappings {
 	size_t nr_changes, cap_changes;
 };
 
-/* Frees every mapping (malloc'ed, handed to mappings_add()) and the changes. */
+/* Frees every mapping (the malloc'ed blocks they start) and the changes. */
 void mappings_free(struct mappings *ms);
 /*
- * Add m (pub, end and seq set): 1 when it is one of ms's recorded again (the
+ * Add m (every field but node and is_change set): 1 when it is one of ms's recorded again (the
  * same range, file and flags, with no other mapping over it begun after it
  * and at or before m: that would make m the file mapped there anew), then m
  * is not kept; 0 kept, *ret_change set when a change was marked; -ENOMEM.
  */
-int mappings_add(struct mappings *ms, struct mapping *m, bool *ret_change);
+int mappings_add(struct mappings *ms, struct mapping_entry *m, bool *ret_change);
 /* The mapping covering pc at time ts: the newest that began at or before ts, else the oldest. */
-struct mapping *mappings_find(const struct mappings *ms, uint64_t pc, uint64_t ts);
+struct mapping_entry *mappings_find(const struct mappings *ms, uint64_t pc, uint64_t ts);
 /* The time of the last change at or before ts + 1, 0 when none (symbolizer_epoch()). */
 uint64_t mappings_epoch(const struct mappings *ms, uint64_t ts);
 /* fn on every mapping, in order of start. */
-void mappings_each(const struct mappings *ms, void (*fn)(struct mapping *m, void *ctx), void *ctx);
+void mappings_each(const struct mappings *ms, void (*fn)(struct mapping_entry *m, void *ctx),
+		   void *ctx);
 
 #endif /* FXS_DAEMON_MAPPINGS_H */

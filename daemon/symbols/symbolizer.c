@@ -45,6 +45,19 @@ struct module {
 	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
 };
 
+/* A mapping: the index's entry first (symbols/mappings), then what is handed out. */
+struct mapping {
+	struct mapping_entry e;
+	struct symbolizer_mapping pub;
+	struct module *module;
+	bool offset_done;
+};
+
+static struct mapping *mapping_of_nullable(struct mapping_entry *e)
+{
+	return e ? itree_entry(e, struct mapping, e) : NULL;
+}
+
 struct process {
 	uint64_t pid;
 	struct module **modules;
@@ -216,8 +229,10 @@ static struct module *find_module(const struct process *p, uint16_t id)
 	return NULL;
 }
 
-static void forget_module(struct mapping *m, void *ctx)
+static void forget_module(struct mapping_entry *e, void *ctx)
 {
+	struct mapping *m = mapping_of_nullable(e);
+
 	if (m->pub.module_id == *(const uint16_t *)ctx) {
 		m->module = NULL;
 		m->offset_done = false;
@@ -230,7 +245,7 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	struct process *p;
 	struct module *m;
 	char *copy;
-	
+
 	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
 		return -EINVAL;
 	p = get_process(s, pid);
@@ -293,9 +308,17 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 	m->pub.vaddr = vaddr;
 	m->pub.flags = flags;
 	m->pub.module_id = module_id;
-	m->end = start + size < start ? UINT64_MAX : start + size;
-	m->seq = ++s->seq;
-	err = mappings_add(&p->maps, m, &change);
+	m->e = (struct mapping_entry){
+		.start = start,
+		.size = size,
+		.vaddr = vaddr,
+		.end = start + size < start ? UINT64_MAX : start + size,
+		.ts = ts,
+		.seq = ++s->seq,
+		.flags = flags,
+		.module_id = module_id,
+	};
+	err = mappings_add(&p->maps, &m->e, &change);
 	if (change)
 		s->any_changes = true;
 	if (err) {
@@ -326,7 +349,9 @@ unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, 
 			       uint64_t ts)
 {
 	struct process *p = find_process(s, pid);
-	struct mapping *m = p ? mappings_find(&p->maps, elf_lookup_pc(pc, is_return), ts) : NULL;
+	struct mapping *m =
+		p ? mapping_of_nullable(mappings_find(&p->maps, elf_lookup_pc(pc, is_return), ts))
+		  : NULL;
 
 	return m ? m->pub.id : 0;
 }
@@ -576,7 +601,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	int err;
 
 	p = find_process(s, pid);
-	m = p ? mappings_find(&p->maps, lookup, ts) : NULL;
+	m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
 	if (!m) {
 		*ret = f;
 		return 0;
