@@ -140,7 +140,8 @@ void modules_exec_begin(struct modules *m, pid_t pid);
 /*
  * pid's exec has run (its new image's mappings came before): forget the
  * mappings it had from its parent or from /proc, which belonged to the old
- * image. Those it was reported stay until a new mapping overlaps them.
+ * image. Those the kernel reported went at modules_exec_begin(), and the
+ * ones reported since are the new image's.
  */
 void modules_exec(struct modules *m, pid_t pid);
 /*
