@@ -13,6 +13,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/hash.h"
 #include "util/rangemap.h"
 #include "util/sorted.h"
 #include "symbols/elf_symbols.h"
@@ -62,6 +63,8 @@ struct modules {
 	bool lazy; /* modules_keep_until_sampled() */
 	struct module_file *files;
 	size_t nr_files, cap_files;
+	/* files by key, and by path and build id: a lookup is O(1), not one per file */
+	struct hash_index by_key, by_path_id;
 	struct proc_ranges *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
 	struct modules_listener listener;
@@ -110,6 +113,8 @@ void modules__free(struct modules *m)
 	for (size_t i = 0; i < m->nr_procs; i++)
 		proc_ranges_clear(m, &m->procs[i]);
 	free(m->files);
+	hash_index_free(&m->by_key);
+	hash_index_free(&m->by_path_id);
 	free(m->procs);
 	free(m);
 }
@@ -334,6 +339,46 @@ static void hex(char *out, const uint8_t *b, size_t n)
  * even when the file is replaced or deleted since, so it wins over the one
  * read now, and a file under the same key with another build id is another.
  */
+struct path_id {
+	const char *path;
+	const uint8_t *id;
+	size_t len;
+};
+
+static uint64_t path_id_hash(const char *path, const uint8_t *id, size_t len)
+{
+	return fnv1a(fnv1a(FNV_INIT, path, strlen(path) + 1), id, len);
+}
+
+static bool key_eq(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const struct modules *)ctx)->files[pos].key, key);
+}
+
+static bool path_id_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct module_file *f = &((const struct modules *)ctx)->files[pos];
+	const struct path_id *k = key;
+
+	return f->path && !strcmp(f->path, k->path) && f->build_id_len == k->len &&
+	       !memcmp(f->build_id, k->id, k->len);
+}
+
+static struct module_file *file_by_key(struct modules *m, const char *key)
+{
+	size_t pos;
+
+	return hash_index_find(&m->by_key, fnv1a(FNV_INIT, key, strlen(key)), key_eq, m, key, &pos)
+		       ? &m->files[pos]
+		       : NULL;
+}
+
+/*
+ * The file map names, read once per capture. kernel_id (kernel_id_len bytes,
+ * may be 0) is the build id the kernel read at the mapping: it is the file's
+ * even when the file is replaced or deleted since, so it wins over the one
+ * read now, and a file under the same key with another build id is another.
+ */
 static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map,
 				    const uint8_t *kernel_id, size_t kernel_id_len)
 {
@@ -344,33 +389,31 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 	char key[4300], id_hex[2 * ELF_BUILD_ID_MAX + 1] = "";
 	bool vdso = !strcmp(map->path, "[vdso]");
 	const uint8_t *id;
-	size_t i;
+	size_t pos;
 
 	if (kernel_id_len > ELF_BUILD_ID_MAX)
 		kernel_id_len = 0;
 	snprintf(key, sizeof(key), "%u:%u:%llu:%s", map->dev_major, map->dev_minor,
 		 (unsigned long long)map->inode, map->path);
-	for (i = 0; i < m->nr_files; i++) {
-		f = &m->files[i];
-		/* perf gives the build id instead of the inode: the same path and id is the file */
-		if (kernel_id_len && !map->inode && f->path && !strcmp(f->path, map->path) &&
-		    f->build_id_len == kernel_id_len &&
-		    !memcmp(f->build_id, kernel_id, kernel_id_len))
-			return f;
-		if (strcmp(f->key, key))
-			continue;
-		if (!kernel_id_len || (f->build_id_len == kernel_id_len &&
-				       !memcmp(f->build_id, kernel_id, kernel_id_len)))
-			return f;
+	/* perf gives the build id instead of the inode: the same path and id is the file */
+	if (kernel_id_len && !map->inode) {
+		struct path_id k = {map->path, kernel_id, kernel_id_len};
+
+		if (hash_index_find(&m->by_path_id,
+				    path_id_hash(map->path, kernel_id, kernel_id_len), path_id_eq,
+				    m, &k, &pos))
+			return &m->files[pos];
 	}
+	f = file_by_key(m, key);
+	if (f && (!kernel_id_len || (f->build_id_len == kernel_id_len &&
+				     !memcmp(f->build_id, kernel_id, kernel_id_len))))
+		return f;
 	if (kernel_id_len) {
 		hex(id_hex, kernel_id, kernel_id_len);
-		for (i = 0; i < m->nr_files; i++)
-			if (!strncmp(m->files[i].key, key, strlen(key)) &&
-			    m->files[i].key[strlen(key)] == ':' &&
-			    !strcmp(m->files[i].key + strlen(key) + 1, id_hex))
-				return &m->files[i];
 		snprintf(key + strlen(key), sizeof(key) - strlen(key), ":%s", id_hex);
+		f = file_by_key(m, key);
+		if (f)
+			return f;
 	}
 	if (m->nr_files > UINT16_MAX)
 		return NULL;
@@ -415,6 +458,11 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 			m->listener.file(m->listener.ctx, f->build_id, f->build_id_len, f->key, fd);
 	if (fd >= 0)
 		close(fd);
+	/* unindexed (no memory), it is only read again: not wrong */
+	hash_index_insert(&m->by_key, fnv1a(FNV_INIT, f->key, strlen(f->key)), f->id);
+	if (f->build_id_len)
+		hash_index_insert(&m->by_path_id,
+				  path_id_hash(f->path, f->build_id, f->build_id_len), f->id);
 	return f;
 }
 
