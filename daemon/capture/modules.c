@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "util/containers.h"
 #include "util/hash.h"
+#include "util/idset.h"
 #include "util/rangemap.h"
 #include "util/sorted.h"
 #include "symbols/elf_symbols.h"
@@ -45,10 +46,9 @@ struct range {
 struct proc_ranges {
 	pid_t pid;
 	struct rangemap ranges; /* of struct range, apart */
-	uint16_t *modules;	/* module ids already written for this process */
-	size_t nr_modules, cap_modules;
-	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
-	uint64_t rescan_ns;    /* the least time between two rescans */
+	struct idset modules;	/* module ids + 1 already written for this process */
+	uint64_t last_scan_ns;	/* CLOCK_MONOTONIC */
+	uint64_t rescan_ns;	/* the least time between two rescans */
 	bool scanned;
 	/*
 	 * Sampled: its mappings are written as they come. Until then they are
@@ -93,9 +93,7 @@ static void proc_ranges_clear(struct modules *m, struct proc_ranges *p)
 {
 	m->nr_ranges -= rangemap_count(&p->ranges);
 	rangemap_clear(&p->ranges);
-	free(p->modules);
-	p->modules = NULL;
-	p->nr_modules = p->cap_modules = 0;
+	idset_free(&p->modules);
 	p->scanned = false;
 	p->rescan_ns = 0;
 	p->emitted = false;
@@ -466,30 +464,19 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 	return f;
 }
 
-static bool module_written(const struct proc_ranges *p, uint16_t id)
-{
-	for (size_t i = 0; i < p->nr_modules; i++)
-		if (p->modules[i] == id)
-			return true;
-	return false;
-}
-
 /* Write f's module record for p's process unless it was written already. */
 static int write_module(struct fxt_stream *s, uint64_t ts, struct proc_ranges *p,
 			const struct module_file *f)
 {
 	int err;
 
-	if (module_written(p, f->id))
+	if (idset_has(&p->modules, (uint64_t)f->id + 1))
 		return 0;
 	err = fxt_stream_module(s, ts, p->pid, f->id, f->path, f->build_id, f->build_id_len);
 	if (err)
 		return err;
-	if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-			  sizeof(*p->modules)))
-		return -ENOMEM;
-	p->modules[p->nr_modules++] = f->id;
-	return 0;
+	err = idset_add(&p->modules, (uint64_t)f->id + 1);
+	return err < 0 ? err : 0;
 }
 
 /* r's module and mmap records, for p's process. */
@@ -630,7 +617,7 @@ void modules_renamed(struct modules *m, pid_t pid)
 	struct proc_ranges *p = find_proc(m, pid, NULL);
 
 	if (p)
-		p->nr_modules = 0;
+		idset_free(&p->modules);
 }
 
 void modules_keep_until_sampled(struct modules *m)
