@@ -221,10 +221,11 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	if (s->kind == FXS_KIND_FORK)
 		return on_fork(c, s, size);
 	if (s->kind == FXS_KIND_EXEC) {
-		/* the old image's mappings go before the new image's come (issue 40) */
+		/*
+		 * The mappings from before go at the exec record (issue 40): the
+		 * walker's then too, replayed from the new image's.
+		 */
 		modules_exec_begin(c->modules, s->pid);
-		if (c->cfi)
-			cfi_capture_exec_begin(c->cfi, s->pid);
 		return 0;
 	}
 	if (s->kind != FXS_KIND_SAMPLE)

@@ -177,11 +177,6 @@ int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
 	return n < 0 ? n : 0;
 }
 
-void cfi_capture_exec_begin(struct cfi_capture *cc, pid_t pid)
-{
-	cfi_tables_exec_begin(cc->tables, pid);
-}
-
 uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc)
 {
 	return cfi_tables_ranges_dropped(cc->tables);

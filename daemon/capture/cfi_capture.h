@@ -39,8 +39,6 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s);
  * time) has been read.
  */
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns);
-/* pid's exec replaced its memory: its known mappings go (cfi_tables_exec_begin()). */
-void cfi_capture_exec_begin(struct cfi_capture *cc, pid_t pid);
 /* Mappings the walker's ranges did not keep for the caps. */
 uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc);
 /* pid execed or is gone. */

@@ -645,11 +645,3 @@ uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t)
 {
 	return t->ranges_dropped;
 }
-
-void cfi_tables_exec_begin(struct cfi_tables *t, pid_t pid)
-{
-	struct cproc *p = get_proc(t, pid, false);
-
-	if (p)
-		ranges_clear(t, p);
-}

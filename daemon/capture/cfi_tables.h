@@ -120,11 +120,6 @@ int cfi_tables_publish_pending(struct cfi_tables *t);
  */
 #define CFI_TABLES_MAX_RANGES (1U << 20)
 uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t);
-/*
- * pid's exec replaced its memory (before its new image is mapped): the
- * mappings known go; what the walker has stays until the kernel drops it.
- */
-void cfi_tables_exec_begin(struct cfi_tables *t, pid_t pid);
 /* pid execed or exited: its mappings go. */
 void cfi_tables_forget(struct cfi_tables *t, pid_t pid);
 /*

@@ -41,14 +41,21 @@ struct range {
 	uint16_t module;
 	uint8_t source; /* enum modules_source */
 	bool written;	/* its mmap record is in the file */
+	uint32_t image; /* the process's image it was added in (proc_ranges.image) */
 };
 
 struct proc_ranges {
 	pid_t pid;
 	struct rangemap ranges; /* of struct range, apart */
 	struct idset modules;	/* module ids + 1 already written for this process */
-	uint64_t last_scan_ns;	/* CLOCK_MONOTONIC */
-	uint64_t rescan_ns;	/* the least time between two rescans */
+	/*
+	 * Its image: bumped at an exec's comm record (modules_exec_begin), so
+	 * that the exec record drops every mapping of the images before.
+	 */
+	uint32_t image;
+	bool exec_begun;
+	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
+	uint64_t rescan_ns;    /* the least time between two rescans */
 	bool scanned;
 	/*
 	 * Sampled: its mappings are written as they come. Until then they are
@@ -94,6 +101,7 @@ static void proc_ranges_clear(struct modules *m, struct proc_ranges *p)
 	m->nr_ranges -= rangemap_count(&p->ranges);
 	rangemap_clear(&p->ranges);
 	idset_free(&p->modules);
+	p->exec_begun = false;
 	p->scanned = false;
 	p->rescan_ns = 0;
 	p->emitted = false;
@@ -179,10 +187,13 @@ void modules_exec_begin(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
 
-	/* the old image's mappings, all of them: the module records written stay written */
+	/*
+	 * The old image's mappings stay until the exec record: a sample taken
+	 * inside execve() still has the old image's user registers.
+	 */
 	if (p) {
-		m->nr_ranges -= rangemap_count(&p->ranges);
-		rangemap_clear(&p->ranges);
+		p->image++;
+		p->exec_begun = true;
 	}
 }
 
@@ -199,8 +210,11 @@ uint64_t modules_dropped(const struct modules *m)
 static int add_range(struct modules *m, struct proc_ranges *p, const struct range *r)
 {
 	size_t before = rangemap_count(&p->ranges);
+	struct range copy = *r;
 	int err;
 
+	copy.image = p->image;
+	r = &copy;
 	if (m->nr_ranges >= MODULES_MAX_RANGES && !rangemap_find(&p->ranges, r->start)) {
 		m->dropped++;
 		return 0;
@@ -732,12 +746,16 @@ void modules_exec(struct modules *m, pid_t pid)
 	if (!p)
 		return;
 	for (e = rangemap_first(&p->ranges); e; e = next) {
+		const struct range *r = rangemap_value(e);
+
 		next = rangemap_next(&p->ranges, e);
-		if (((struct range *)rangemap_value(e))->source != MODULES_FROM_EVENT) {
+		/* after the exec's comm record: every mapping of an image before goes */
+		if (p->exec_begun ? r->image != p->image : r->source != MODULES_FROM_EVENT) {
 			rangemap_remove(&p->ranges, e);
 			m->nr_ranges--;
 		}
 	}
+	p->exec_begun = false;
 }
 
 int modules_replay(struct modules *m, pid_t pid)

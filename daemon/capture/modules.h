@@ -133,15 +133,16 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
 uint64_t modules_dropped(const struct modules *m);
 /*
  * pid's exec replaced its memory (the kernel's exec comm record, before the
- * new image is mapped): every mapping it had goes. Without it, an exec loop
+ * new image is mapped): at its exec record (modules_exec()) every mapping
+ * it had before goes, whatever its source; until then they stay (a sample
+ * inside execve() is still in the old image). Without it, an exec loop
  * piled up each image's mappings on the pid's.
  */
 void modules_exec_begin(struct modules *m, pid_t pid);
 /*
  * pid's exec has run (its new image's mappings came before): forget the
  * mappings it had from its parent or from /proc, which belonged to the old
- * image. Those the kernel reported went at modules_exec_begin(), and the
- * ones reported since are the new image's.
+ * image; after modules_exec_begin(), every mapping from before it.
  */
 void modules_exec(struct modules *m, pid_t pid);
 /*

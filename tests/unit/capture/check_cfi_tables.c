@@ -498,10 +498,8 @@ START_TEST(test_sweep_exited)
 END_TEST
 
 /*
- * Issue 40: an exec's comm record clears what was known of the process, so
- * that the new image's mappings are all it publishes; mappings made between
- * two drains publish once; past the cap of a process, mappings are dropped
- * (counted) and still cut what they cover.
+ * Issue 40: mappings made between two drains publish once; past the cap of
+ * a process, mappings are dropped (counted) and still cut what they cover.
  */
 START_TEST(test_exec_begin_publish_soon_caps)
 {
@@ -513,7 +511,7 @@ START_TEST(test_exec_begin_publish_soon_caps)
 	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x3000, 0x4000, 0, id), 0);
 	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
 	ck_assert_uint_eq(fk.procs[5].nr_ranges, 2);
-	cfi_tables_exec_begin(t, 5);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x4000, 0x9000, -1), 0);
 	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x9000, 0xa000, 0x9000, id), 0);
 	ck_assert_int_eq(cfi_tables_publish_soon(t, 5), 0);
 	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0xb000, 0xc000, 0x9000, id), 0);
@@ -522,10 +520,11 @@ START_TEST(test_exec_begin_publish_soon_caps)
 	ck_assert_uint_eq(fk.procs[5].nr_ranges, 2);
 	first = fk.procs[5].first_range;
 	ck_assert_int_eq(cfi_tables_publish_pending(t), 0);
-	ck_assert_uint_eq(fk.procs[5].nr_ranges, 2);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 3);
 	ck_assert_uint_ne(fk.procs[5].first_range, first);
-	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range].start, 0x9000);
-	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range + 1].start, 0xb000);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range].start, 0x1000);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range + 1].start, 0x9000);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range + 2].start, 0xb000);
 	first = fk.procs[5].first_range;
 	ck_assert_int_eq(cfi_tables_publish_pending(t), 0);
 	ck_assert_uint_eq(fk.procs[5].first_range, first);

@@ -357,7 +357,12 @@ START_TEST(test_modules_exec_replaces)
 	modules_set_listener(m, &l);
 	modules_keep_until_sampled(m);
 	for (unsigned image = 0; image < 1000; image++) {
+		uint64_t old = 0x500000000000ULL + (uint64_t)(image - 1) * 0x100000;
+
 		modules_exec_begin(m, 100);
+		/* inside execve(), the old image's pcs still resolve */
+		if (image)
+			ck_assert(modules_covers(m, 100, old));
 		for (unsigned k = 0; k < 5; k++) {
 			/* each image somewhere else, as ASLR places it */
 			ev.start = 0x500000000000ULL + (uint64_t)image * 0x100000 + k * 0x1000;
