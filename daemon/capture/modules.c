@@ -742,15 +742,23 @@ void modules_exec(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
 	struct rangemap_entry *e, *next;
+	bool by_image = false;
 
 	if (!p)
 		return;
+	/*
+	 * After the exec's comm record, the new image's mappings came from the
+	 * kernel: every one from before goes. None came (a secure exec ends the
+	 * events; /proc is read next): only the copies from the parent or /proc.
+	 */
+	for (e = rangemap_first(&p->ranges); p->exec_begun && e && !by_image;
+	     e = rangemap_next(&p->ranges, e))
+		by_image = ((struct range *)rangemap_value(e))->image == p->image;
 	for (e = rangemap_first(&p->ranges); e; e = next) {
 		const struct range *r = rangemap_value(e);
 
 		next = rangemap_next(&p->ranges, e);
-		/* after the exec's comm record: every mapping of an image before goes */
-		if (p->exec_begun ? r->image != p->image : r->source != MODULES_FROM_EVENT) {
+		if (by_image ? r->image != p->image : r->source != MODULES_FROM_EVENT) {
 			rangemap_remove(&p->ranges, e);
 			m->nr_ranges--;
 		}
