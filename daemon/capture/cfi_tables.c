@@ -619,6 +619,9 @@ int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid)
 
 	if (!p || p->dirty)
 		return 0;
+	/* a process's first ranges go out at once: its children copy them at their fork */
+	if (!p->published)
+		return cfi_tables_publish(t, pid);
 	if (array_reserve((void **)&t->dirty, &t->cap_dirty, t->nr_dirty, sizeof(*t->dirty)))
 		return -ENOMEM;
 	t->dirty[t->nr_dirty++] = pid;

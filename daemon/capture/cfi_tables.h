@@ -109,7 +109,8 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid);
 /*
  * Publish pid's mappings at the next cfi_tables_publish_pending(), once
  * however many it made since: a process making mappings by the thousand
- * costs a copy of its ranges per drain, not per mapping (issue 40).
+ * costs a copy of its ranges per drain, not per mapping (issue 40). Its
+ * first ones go at once (the kernel copies them to the children it forks).
  */
 int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid);
 int cfi_tables_publish_pending(struct cfi_tables *t);
