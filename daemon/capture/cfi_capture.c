@@ -170,8 +170,9 @@ int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
 	int n;
 
 	cfi_tables_handed(cc->tables, handed_ns);
+	/* one process's failed publish must not keep the tables from being made */
 	n = cfi_tables_publish_pending(cc->tables);
-	if (!n)
+	if (n != -ENOMEM)
 		n = cfi_tables_work(cc->tables, CFI_WORK_NS);
 
 	return n < 0 ? n : 0;

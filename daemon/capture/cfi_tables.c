@@ -631,14 +631,15 @@ int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid)
 
 int cfi_tables_publish_pending(struct cfi_tables *t)
 {
-	int err = 0;
+	int err = 0, e;
 
-	/* each process once, whatever number of mappings it made since */
-	for (size_t i = 0; i < t->nr_dirty && !err; i++) {
+	/* each process once, whatever number of mappings it made since; one failing stops none */
+	for (size_t i = 0; i < t->nr_dirty; i++) {
 		struct cproc *p = get_proc(t, t->dirty[i], false);
 
-		if (p && p->dirty)
-			err = cfi_tables_publish(t, t->dirty[i]);
+		e = p && p->dirty ? cfi_tables_publish(t, t->dirty[i]) : 0;
+		if (e && !err)
+			err = e;
 	}
 	t->nr_dirty = 0;
 	return err;
