@@ -5,12 +5,18 @@
  * 4 threads, one module mapped, stacks of 8..40 frames drawn from a few
  * hundred call paths, 10 kHz timestamps.
  *
- * "host" draws them as a busy host's would be (report at scale, issue 39):
- * a new process every 500 samples with 1-4 threads, stacks of 8..60 frames
- * whose outer half comes from 64 call paths and whose inner frames from 20,000
- * functions, so most stacks differ, as a C++ build's do.
+ *   fxtgen FILE [N [MAPS | host]]        (N defaults to 1000000)
  *
- *   fxtgen FILE [N [host]]        (N defaults to 1000000)
+ * With MAPS (issue 40), also MAPS mmap records of one-page mappings, as a
+ * program that maps and unmaps regions makes them: every other one at a
+ * fresh address, the others over the one before with another module (a
+ * change of what the pcs there name), the samples spread among them in time
+ * and each with a frame in the newest mapping.
+ *
+ * "host" draws the samples as a busy host's would be (report at scale, issue
+ * 39): a new process every 500 samples with 1-4 threads, stacks of 8..60
+ * frames whose outer half comes from 64 call paths and whose inner frames
+ * from 20,000 functions, so most stacks differ, as a C++ build's do.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,13 +37,15 @@ int main(int argc, char **argv)
 	const uint64_t pid = 4242, base = 0x555555554000ULL;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000;
 	int host = argc > 3 && !strcmp(argv[3], "host");
+	unsigned long maps = argc > 3 && !host ? strtoul(argv[3], NULL, 0) : 0, mapped = 0;
+	const uint64_t top = 0x7f0000000000ULL, page = 4096;
 	uint64_t frames[64], seed = 88172645463325252ULL;
 	struct fxt_stream *s;
 	FILE *f;
 	int err = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: fxtgen FILE [N [host]]\n");
+		fprintf(stderr, "usage: fxtgen FILE [N [MAPS | host]]\n");
 		return 2;
 	}
 	f = fopen(argv[1], "we");
@@ -62,6 +70,9 @@ int main(int argc, char **argv)
 					sizeof(build_id));
 	if (!err)
 		err = fxt_stream_mmap(s, 1, pid, 0, 5, base + 0x1000, 0x100000, 0x1000);
+	for (uint16_t m = 1; !err && maps && m <= 2; m++)
+		err = fxt_stream_module(s, 1, pid, m, m == 1 ? "/tmp/region-a" : "/tmp/region-b",
+					NULL, 0);
 	for (unsigned long i = 0; !err && !host && i < n; i++) {
 		unsigned nr, path;
 
@@ -72,7 +83,18 @@ int main(int argc, char **argv)
 		nr = 8 + path % 33;
 		for (unsigned k = 0; k < nr; k++)
 			frames[k] = base + 0x1000 + ((path * 7919 + k * 104729) % 0xff000);
-		err = fxt_stream_backtrace(s, 1000 + i * 100000, pid, pid + i % 4, 0, frames, nr);
+		/* the mappings due by this sample's time, then a frame in the newest */
+		for (; !err && mapped < maps && mapped * n <= i * maps; mapped++) {
+			uint64_t at = top - (mapped / 2 + 1) * page;
+
+			err = fxt_stream_mmap(s, 1000 + i * 100000, pid, (uint16_t)(1 + mapped % 2), 5,
+					      at, page, (mapped % 2) * page);
+		}
+		if (mapped)
+			frames[0] = top - ((mapped - 1) / 2 + 1) * page + 16;
+		err = err ? err
+			  : fxt_stream_backtrace(s, 1000 + i * 100000, pid, pid + i % 4, 0, frames,
+						 nr);
 	}
 	for (unsigned long i = 0; !err && host && i < n; i++) {
 		uint64_t hpid = 10000 + (i / 500) * 8, tid;
@@ -106,6 +128,9 @@ int main(int argc, char **argv)
 		tid = hpid + (seed >> 20) % (1 + (i / 500) % 4);
 		err = fxt_stream_backtrace(s, 1000 + i * 100000, hpid, tid, 0, frames, nr);
 	}
+	for (; !err && mapped < maps; mapped++)
+		err = fxt_stream_mmap(s, 1000 + n * 100000, pid, (uint16_t)(1 + mapped % 2), 5,
+				      top - (mapped / 2 + 1) * page, page, (mapped % 2) * page);
 	if (!err)
 		err = fxt_stream_flush(s);
 	if (!err)

@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,j,k,m,n,o,r,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,i,j,k,m,n,o,r,s,t,u,v)
   FXS_BENCH_R_MAX         largest generated capture of section r (default 1000000;
                           report_scale.py)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
@@ -1009,13 +1009,6 @@ def section_s():
 
 # --- g. report throughput ----------------------------------------------------------
 
-def report_samples(path):
-    """The sample count report gives a file, or None."""
-    r = subprocess.run([FXS, "report", "--top", "1", path], capture_output=True, text=True)
-    m = re.search(r"^Samples: (\d+)", r.stdout, re.M)
-    return int(m.group(1)) if m else None
-
-
 def section_g():
     log("== g. report throughput")
     r = subprocess.run([FXS, "report", "--help"], capture_output=True, text=True)
@@ -1090,6 +1083,38 @@ def fxt_samples(path):
                        capture_output=True, text=True)
     m = re.search(r"^Samples: (\d+)", r.stdout, re.M)
     return int(m.group(1)) if m else None
+
+
+def section_i():
+    """report --top of captures of 125,000 and 250,000 one-page mmap records (fxtgen:
+    every other one over the one before with another module, a sample per ten
+    records): the time of each, and the ratio of the two, which is 2 when
+    report is linear in mapping records (issue 40: 21.3 s for 126,878 records
+    before, quadratic)."""
+    log("== i. report against mapping records")
+    if not os.path.exists(FXTGEN):
+        results["sections"]["i_report_maps"] = {"status": "not measured: no fxtgen"}
+        return
+    sec, times = {}, {}
+    for maps in (125_000, 250_000):
+        path = os.path.join(TMP, "maps%d.fxt" % maps)
+        rc, o, e, _, _ = run([FXTGEN, path, str(maps // 10), str(maps)])
+        if rc != 0:
+            results["sections"]["i_report_maps"] = {"status": "not measured: fxtgen: " + e}
+            return
+        walls = []
+        for i in range(min(ROUNDS, 3)):
+            rc, o, e, wall, ru = run([FXS, "report", "--top", "10", path])
+            walls.append(wall if rc == 0 else None)
+        times[maps] = stats(walls)
+        sec["%d_records" % maps] = {"file_bytes": os.path.getsize(path), "seconds": times[maps]}
+    if times[125_000] and times[250_000]:
+        t1, t2 = times[125_000]["median"], times[250_000]["median"]
+        sec["ratio_2x_records"] = t2 / t1 if t1 else None
+        target("i: report --top, 125,000 mmap records", "%.2f s" % t1, "<= 2 s", t1 <= 2.0)
+        target("i: 2x the records", "%.2fx the time" % (t2 / t1), "<= 2.5x", t2 / t1 <= 2.5)
+    sec["method"] = " ".join(section_i.__doc__.split())
+    results["sections"]["i_report_maps"] = sec
 
 
 # --- table -------------------------------------------------------------------------
@@ -1696,12 +1721,14 @@ def main():
             section_f()
         if want("h"):
             section_h()
+        if want("i"):
+            section_i()
         if want("g"):
             section_g()
         if want("r"):
             report_scale.section_r({"run": run, "log": log, "fxs": FXS, "fxtgen": FXTGEN,
                                     "tmp": TMP, "here": HERE, "results": results,
-                                    "target": target, "samples": report_samples})
+                                    "target": target, "samples": fxt_samples})
         if want("n"):
             section_n()
         if want("o"):

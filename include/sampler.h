@@ -114,6 +114,11 @@ struct fxs_sample {
 #define FXS_KIND_SAMPLE 0 /* a sample, or what its flags say (exec, left, off-CPU) */
 #define FXS_KIND_MMAP	1 /* an executable mapping was made: struct fxs_mmap follows */
 #define FXS_KIND_FORK	2 /* pid was forked by a target (or, host-wide, by anyone): fxs_fork */
+/*
+ * pid's exec replaced its memory, before the new image was mapped: user
+ * space's, from the side band's exec comm record (never from BPF). Header only.
+ */
+#define FXS_KIND_EXEC 3
 
 /*
  * Why a CFI walk (record --unwind=auto|cfi) ended: fxs_sample.unwind_end.

@@ -66,7 +66,7 @@ static uint64_t drain_horizon(struct bpf_sampler *b)
 static int hold(struct bpf_sampler *b, const struct fxs_sample *rec, size_t size)
 {
 	if ((rec->kind == FXS_KIND_MMAP || rec->kind == FXS_KIND_FORK ||
-	     (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
+	     rec->kind == FXS_KIND_EXEC || (rec->flags & (FXS_SF_EXEC | FXS_SF_LEFT))) &&
 	    rec->time_ns > b->urgent_ns)
 		b->urgent_ns = rec->time_ns;
 	return ordered_add(&b->held, rec, size);
@@ -94,24 +94,26 @@ int bpf_sampler_on_sideband(void *ctx, const struct fxs_sample *rec, size_t size
 {
 	struct bpf_sampler *b = ctx;
 	uint8_t v = FXS_TARGET_YES;
+	/* the counters are the mappings': an exec's record is not one */
+	__u64 none[FXS_MC_NR] = {0}, *mc = rec->kind == FXS_KIND_MMAP ? b->mc.v : none;
 
-	b->mc.v[FXS_MC_SEEN]++;
+	mc[FXS_MC_SEEN]++;
 	if (!b->armed && !b->draining_last) {
-		b->mc.v[FXS_MC_NOT_RUNNING]++;
+		mc[FXS_MC_NOT_RUNNING]++;
 		return 0;
 	}
 	/* a target that exited since is in gone (bpf/mmap.bpf.h) */
 	if (b->opts.nr_pids &&
 	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.targets), &rec->pid, &v) &&
 	    bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.gone), &rec->pid, &v)) {
-		b->mc.v[FXS_MC_FILTERED]++;
+		mc[FXS_MC_FILTERED]++;
 		return 0;
 	}
 	if (v != FXS_TARGET_YES) {
-		b->mc.v[FXS_MC_FILTERED_CREDS]++;
+		mc[FXS_MC_FILTERED_CREDS]++;
 		return 0;
 	}
-	b->mc.v[FXS_MC_WRITTEN]++;
+	mc[FXS_MC_WRITTEN]++;
 	return hold(b, rec, size);
 }
 

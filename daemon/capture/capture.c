@@ -284,6 +284,14 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 		return on_mmap(c, s, size);
 	if (s->kind == FXS_KIND_FORK)
 		return on_fork(c, s, size);
+	if (s->kind == FXS_KIND_EXEC) {
+		/*
+		 * The mappings from before go at the exec record (issue 40): the
+		 * walker's then too, replayed from the new image's.
+		 */
+		modules_exec_begin(c->modules, s->pid);
+		return 0;
+	}
 	if (s->kind != FXS_KIND_SAMPLE)
 		return 0;
 	if (s->flags & FXS_SF_OFFCPU)

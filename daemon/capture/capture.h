@@ -91,7 +91,7 @@ struct capture_stats {
 	unsigned nr_cpus;		   /* CPUs sampled */
 	struct fxs_offcpu_counters offcpu; /* summed over CPUs; zero without opts.offcpu */
 	uint64_t kernel_unresolved;	   /* kernel locations no symbol named (at finish) */
-	uint64_t maps[FXS_MC_NR + 3];	   /* as capture_mmap_counters() gives them */
+	uint64_t maps[FXS_MC_NR + 5];	   /* as capture_mmap_counters() gives them */
 	struct cfi_counts unwind;	   /* how the CFI walks ended; zero under --unwind=fp */
 	struct cfi_tables_stats cfi;
 	unsigned cfi_fallback;	      /* enum bpf_cfi_cause: why auto walked by frame pointers */
@@ -145,7 +145,7 @@ const char *capture_counter_name(unsigned which);
  * moved from written to filtered_creds), then the mmap records written from
  * events, from /proc, and copied at forks. Zero without mapping events.
  */
-#define CAPTURE_MAPS_NR (FXS_MC_NR + 3)
+#define CAPTURE_MAPS_NR (FXS_MC_NR + 5)
 void capture_mmap_counters(const struct capture *c, uint64_t ret[CAPTURE_MAPS_NR]);
 const char *capture_mmap_counter_name(unsigned which);
 /* Destroy: stops if running, releases every BPF object and the lock. NULL-safe. */

@@ -31,7 +31,14 @@ const char *capture_counter_name(unsigned which)
 }
 
 /* The "mmap" counter event: the kernel's counters, then ours. */
-enum { MAPS_FROM_EVENTS = FXS_MC_NR, MAPS_SCANNED, MAPS_INHERITED, MAPS_NR };
+enum {
+	MAPS_FROM_EVENTS = FXS_MC_NR,
+	MAPS_SCANNED,
+	MAPS_INHERITED,
+	MAPS_OVER_CAP,
+	WALKER_OVER_CAP,
+	MAPS_NR
+};
 static const char *const mmap_counter_names[MAPS_NR] = {
 	[FXS_MC_SEEN] = "seen",
 	[FXS_MC_NOT_RUNNING] = "not_running",
@@ -44,6 +51,8 @@ static const char *const mmap_counter_names[MAPS_NR] = {
 	[MAPS_FROM_EVENTS] = "records_from_events",
 	[MAPS_SCANNED] = "records_from_proc",
 	[MAPS_INHERITED] = "records_inherited",
+	[MAPS_OVER_CAP] = "dropped_over_cap",
+	[WALKER_OVER_CAP] = "walker_dropped_over_cap",
 };
 
 static const char *const offcpu_counter_names[FXS_OC_NR] = {
@@ -125,6 +134,8 @@ void capture_mmap_counters(const struct capture *c, uint64_t ret[CAPTURE_MAPS_NR
 	ret[MAPS_FROM_EVENTS] = c->maps_from_events;
 	ret[MAPS_SCANNED] = c->maps_scanned;
 	ret[MAPS_INHERITED] = c->maps_inherited;
+	ret[MAPS_OVER_CAP] = modules_dropped(c->modules);
+	ret[WALKER_OVER_CAP] = c->cfi ? cfi_capture_ranges_dropped(c->cfi) : 0;
 }
 
 const char *capture_mmap_counter_name(unsigned which)
@@ -138,7 +149,7 @@ static int write_mmap_counters(struct capture *c, uint64_t ts, bool *ret_dropped
 	uint64_t v[CAPTURE_MAPS_NR];
 
 	capture_mmap_counters(c, v);
-	*ret_dropped = v[FXS_MC_RING_FULL] || v[FXS_MC_FORK_RING_FULL];
+	*ret_dropped = v[FXS_MC_RING_FULL] || v[FXS_MC_FORK_RING_FULL] || v[MAPS_OVER_CAP];
 	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "mmap", 0, mmap_counter_names, v,
 				  MAPS_NR);
 }

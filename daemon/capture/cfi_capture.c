@@ -183,7 +183,7 @@ static int on_scanned(void *ctx, pid_t pid)
 {
 	struct cfi_capture *cc = ctx;
 
-	return cfi_tables_publish(cc->tables, pid);
+	return cfi_tables_publish_soon(cc->tables, pid);
 }
 
 struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
@@ -248,9 +248,17 @@ int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
 	int n;
 
 	cfi_tables_handed(cc->tables, handed_ns);
-	n = cfi_tables_work(cc->tables, CFI_WORK_NS);
+	/* one process's failed publish must not keep the tables from being made */
+	n = cfi_tables_publish_pending(cc->tables);
+	if (n != -ENOMEM)
+		n = cfi_tables_work(cc->tables, CFI_WORK_NS);
 
 	return n < 0 ? n : 0;
+}
+
+uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc)
+{
+	return cfi_tables_ranges_dropped(cc->tables);
 }
 
 void cfi_capture_forget(struct cfi_capture *cc, pid_t pid)

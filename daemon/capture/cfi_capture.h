@@ -50,6 +50,8 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s);
  * time) has been read.
  */
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns);
+/* Mappings the walker's ranges did not keep for the caps. */
+uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc);
 /* pid execed or is gone. */
 void cfi_capture_forget(struct cfi_capture *cc, pid_t pid);
 /*

@@ -7,7 +7,9 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/rangemap.h"
 #include "util/sorted.h"
+#include "capture/cfi_extents.h"
 #include "capture/cfi_tables.h"
 
 #define KEY_MAX 64
@@ -30,11 +32,6 @@ struct mod {
 	uint64_t last_used;
 };
 
-/* A free stretch of one of the arrays. */
-struct extent {
-	uint32_t start, len;
-};
-
 /*
  * Stretches freed while a walk may still read them, reused two works later;
  * a slice of ranges also only once every record before its free was read:
@@ -47,17 +44,11 @@ struct held {
 	bool rows;   /* of the rows array, else of the ranges array */
 };
 
-struct free_list {
-	struct extent *e; /* sorted by start, apart */
-	size_t n, cap;
-	uint64_t total;
-};
-
 struct cproc {
 	pid_t pid;
-	struct fxs_cfi_range *r; /* sorted by start */
-	size_t n, cap;
-	uint32_t first, nr; /* the published slice (nr 0: none) */
+	struct rangemap ranges; /* of struct fxs_cfi_range (start, end: the node's) */
+	bool dirty;		/* to publish at the next cfi_tables_publish_pending() */
+	uint32_t first, nr;	/* the published slice (nr 0: none) */
 	bool published;
 	bool dropped;	     /* the kernel dropped the published slice: publish no more */
 	bool inherited;	     /* the kernel made its entry at the fork: replace it only */
@@ -79,74 +70,19 @@ struct cfi_tables {
 	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
 	uint64_t serial; /* the last mapping's (struct fxs_cfi_range's serial) */
 	struct cfi_tables_stats stats;
+	pid_t *dirty; /* processes to publish (cfi_tables_publish_soon) */
+	size_t nr_dirty, cap_dirty;
+	size_t nr_ranges;	 /* over every process: CFI_TABLES_MAX_RANGES */
+	uint64_t ranges_dropped; /* mappings not kept for the caps */
 };
 
-static int fl_init(struct free_list *fl, uint32_t len)
+/* A process's ranges: what its entry can hold (more would not be published). */
+#define PROC_MAX_RANGES (1U << FXS_CFI_RANGES_LOG)
+
+static void ranges_clear(struct cfi_tables *t, struct cproc *p)
 {
-	fl->n = fl->cap = 0;
-	fl->e = NULL;
-	fl->total = 0;
-	if (!len)
-		return 0;
-	if (array_reserve((void **)&fl->e, &fl->cap, 0, sizeof(*fl->e)))
-		return -ENOMEM;
-	fl->e[0] = (struct extent){0, len};
-	fl->n = 1;
-	fl->total = len;
-	return 0;
-}
-
-/* First fit: the start of len free entries, or -ENOSPC. */
-static int64_t fl_alloc(struct free_list *fl, uint32_t len)
-{
-	for (size_t i = 0; i < fl->n; i++) {
-		struct extent *e = &fl->e[i];
-		uint32_t start = e->start;
-
-		if (e->len < len)
-			continue;
-		e->start += len;
-		e->len -= len;
-		if (!e->len) {
-			memmove(e, e + 1, (fl->n - i - 1) * sizeof(*e));
-			fl->n--;
-		}
-		fl->total -= len;
-		return start;
-	}
-	return -ENOSPC;
-}
-
-static int fl_free(struct free_list *fl, struct extent x)
-{
-	size_t i = 0;
-
-	if (!x.len)
-		return 0;
-	while (i < fl->n && fl->e[i].start < x.start)
-		i++;
-	fl->total += x.len;
-	/* joins the one before, the one after, or both */
-	if (i > 0 && fl->e[i - 1].start + fl->e[i - 1].len == x.start) {
-		fl->e[i - 1].len += x.len;
-		if (i < fl->n && x.start + x.len == fl->e[i].start) {
-			fl->e[i - 1].len += fl->e[i].len;
-			memmove(&fl->e[i], &fl->e[i + 1], (fl->n - i - 1) * sizeof(*fl->e));
-			fl->n--;
-		}
-		return 0;
-	}
-	if (i < fl->n && x.start + x.len == fl->e[i].start) {
-		fl->e[i].start = x.start;
-		fl->e[i].len += x.len;
-		return 0;
-	}
-	if (array_reserve((void **)&fl->e, &fl->cap, fl->n, sizeof(*fl->e)))
-		return -ENOMEM;
-	memmove(&fl->e[i + 1], &fl->e[i], (fl->n - i) * sizeof(*fl->e));
-	fl->e[i] = x;
-	fl->n++;
-	return 0;
+	t->nr_ranges -= rangemap_count(&p->ranges);
+	rangemap_clear(&p->ranges);
 }
 
 /* A slice the walker may still be reading: free it two works from now. */
@@ -169,7 +105,7 @@ static void release_held(struct cfi_tables *t)
 		struct held *h = &t->held[i];
 
 		if (h->gen + 2 <= t->gen && (h->rows || !t->ops.now || h->at < t->handed) &&
-		    !fl_free(h->rows ? &t->free_rows : &t->free_ranges, h->e))
+		    !cfi_extents_free(h->rows ? &t->free_rows : &t->free_ranges, h->e))
 			continue;
 		t->held[kept++] = *h;
 	}
@@ -183,7 +119,8 @@ struct cfi_tables *cfi_tables__new(const struct cfi_tables_ops *ops)
 	if (!t)
 		return NULL;
 	t->ops = *ops;
-	if (fl_init(&t->free_rows, ops->nr_rows) || fl_init(&t->free_ranges, ops->nr_ranges)) {
+	if (cfi_extents_init(&t->free_rows, ops->nr_rows) ||
+	    cfi_extents_init(&t->free_ranges, ops->nr_ranges)) {
 		cfi_tables__free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -203,7 +140,8 @@ void cfi_tables__free(struct cfi_tables *t)
 		free(t->mods[i].name);
 	}
 	for (size_t i = 0; i < t->nr_procs; i++)
-		free(t->procs[i].r);
+		ranges_clear(t, &t->procs[i]);
+	free(t->dirty);
 	free(t->mods);
 	free(t->procs);
 	free(t->free_rows.e);
@@ -297,69 +235,41 @@ static struct cproc *get_proc(struct cfi_tables *t, pid_t pid, bool create)
 	memmove(&t->procs[pos + 1], &t->procs[pos], (t->nr_procs - pos) * sizeof(*t->procs));
 	t->nr_procs++;
 	t->procs[pos] = (struct cproc){.pid = pid};
+	rangemap_init(&t->procs[pos].ranges, sizeof(struct fxs_cfi_range), PROC_MAX_RANGES);
 	return &t->procs[pos];
 }
 
 /*
- * [start, end) is mapped anew: what p's ranges had there is gone, as the
- * kernel unmaps what a new mapping covers. A range it covers goes, one it
- * cuts keeps its pieces outside (two, when the new one is in its middle).
+ * A new mapping: what p's ranges had at [start, end) is gone, as the kernel
+ * unmaps what a new mapping covers (a range it cuts keeps its pieces
+ * outside; util/rangemap, O(log n)). Past the caps it is dropped, counted.
  */
-static int unmap_range(struct cproc *p, uint64_t start, uint64_t end)
-{
-	size_t i, j = 0;
-
-	/* One the new range is in the middle of: its piece after it first, a range of its own. */
-	for (i = 0; i < p->n; i++) {
-		if (p->r[i].start >= start || p->r[i].end <= end)
-			continue;
-		if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-			return -ENOMEM;
-		memmove(&p->r[i + 2], &p->r[i + 1], (p->n - i - 1) * sizeof(*p->r));
-		p->r[i + 1] = p->r[i];
-		p->r[i + 1].start = end;
-		p->r[i].end = start;
-		p->n++;
-		i++;
-	}
-	for (i = 0; i < p->n; i++) {
-		struct fxs_cfi_range r = p->r[i];
-
-		if (r.start < start && r.end > start)
-			r.end = start; /* its tail is mapped anew */
-		else if (r.start < end && r.end > end)
-			r.start = end; /* its head */
-		else if (r.start >= start && r.end <= end)
-			continue; /* all of it */
-		p->r[j++] = r;
-	}
-	p->n = j;
-	return 0;
-}
-
 int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t end, uint64_t bias,
 		       int id)
 {
 	struct cproc *p = get_proc(t, pid, true);
-	size_t i;
-
-	if (!p)
-		return -ENOMEM;
-	if (unmap_range(p, start, end) ||
-	    array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-		return -ENOMEM;
-	for (i = p->n; i > 0 && p->r[i - 1].start > start; i--)
-		p->r[i] = p->r[i - 1];
-	p->r[i] = (struct fxs_cfi_range){
-		.start = start,
-		.end = end,
+	struct fxs_cfi_range r = {
 		.bias = bias,
 		.table = id >= 0 ? (uint32_t)id : 0,
 		.kind = id >= 0 ? FXS_CFI_RANGE_TABLE : FXS_CFI_RANGE_NONE,
 		.serial = ++t->serial,
 	};
-	p->n++;
-	return 0;
+	size_t before;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	before = rangemap_count(&p->ranges);
+	if (t->nr_ranges >= CFI_TABLES_MAX_RANGES) {
+		err = rangemap_unset(&p->ranges, start, end);
+		err = err ? err : 1;
+	} else {
+		err = rangemap_set(&p->ranges, start, end, &r, RANGEMAP_CUT);
+	}
+	t->nr_ranges = t->nr_ranges - before + rangemap_count(&p->ranges);
+	if (err == 1)
+		t->ranges_dropped++;
+	return err < 0 ? err : 0;
 }
 
 /*
@@ -376,23 +286,25 @@ static void drop(struct cfi_tables *t, struct cproc *p)
 	p->inherited = false;
 	p->dropped = true;
 	p->dropped_at = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
-	p->n = 0;
 	p->nr = 0;
-	free(p->r);
-	p->r = NULL;
-	p->cap = 0;
+	ranges_clear(t, p);
 }
 
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 {
 	struct cproc *p = get_proc(t, pid, false);
 	struct fxs_cfi_proc out;
+	struct rangemap_entry *e;
 	int64_t first;
+	size_t n;
 	int err;
 
 	bool replace;
 
-	if (!p || !p->n || p->dropped)
+	if (p)
+		p->dirty = false;
+	n = p ? rangemap_count(&p->ranges) : 0;
+	if (!n || p->dropped)
 		return 0;
 	/* An entry the kernel has (or had): an exec drops it, and it stays dropped. */
 	replace = p->published || p->inherited;
@@ -402,23 +314,30 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 		return 0;
 	}
 	t->tick++;
-	for (size_t i = 0; i < p->n; i++)
-		if (p->r[i].kind == FXS_CFI_RANGE_TABLE && p->r[i].table < t->nr_mods)
-			t->mods[p->r[i].table].last_used = t->tick;
-	first = p->n <= (1U << FXS_CFI_RANGES_LOG) ? fl_alloc(&t->free_ranges, p->n) : -ENOSPC;
+	first = n <= (1U << FXS_CFI_RANGES_LOG) ? cfi_extents_alloc(&t->free_ranges, n) : -ENOSPC;
 	if (first < 0) {
 		t->stats.proc_dropped++;
 		return 0;
 	}
-	memcpy(&t->ops.ranges[first], p->r, p->n * sizeof(*p->r));
-	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)p->n};
+	/* in order of address, as the walker's binary search wants them */
+	e = rangemap_first(&p->ranges);
+	for (size_t i = 0; e; i++, e = rangemap_next(&p->ranges, e)) {
+		struct fxs_cfi_range *r = &t->ops.ranges[first + i];
+
+		*r = *(struct fxs_cfi_range *)rangemap_value(e);
+		r->start = e->node.start;
+		r->end = e->node.end;
+		if (r->kind == FXS_CFI_RANGE_TABLE && r->table < t->nr_mods)
+			t->mods[r->table].last_used = t->tick;
+	}
+	out = (struct fxs_cfi_proc){(uint32_t)first, (uint32_t)n};
 	if (replace && t->ops.replace_proc)
 		err = t->ops.replace_proc(t->ops.ctx, (uint32_t)pid, &out);
 	else
 		err = t->ops.set_proc(t->ops.ctx, (uint32_t)pid, &out);
 	if (err) {
 		/* never visible to a walk: free at once */
-		fl_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)p->n});
+		cfi_extents_free(&t->free_ranges, (struct extent){(uint32_t)first, (uint32_t)n});
 		if (replace && err == -ENOENT) {
 			drop(t, p);
 			return 0;
@@ -429,7 +348,7 @@ int cfi_tables_publish(struct cfi_tables *t, pid_t pid)
 	if (p->published)
 		hold(t, p->first, p->nr, false);
 	p->first = (uint32_t)first;
-	p->nr = (uint32_t)p->n;
+	p->nr = (uint32_t)n;
 	p->published = true;
 	p->inherited = false;
 	return 0;
@@ -446,7 +365,7 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 		t->ops.set_proc(t->ops.ctx, (uint32_t)pid, NULL);
 	if (p->published)
 		hold(t, p->first, p->nr, false);
-	free(p->r);
+	ranges_clear(t, p);
 	i = p - t->procs;
 	memmove(p, p + 1, (t->nr_procs - i - 1) * sizeof(*p));
 	t->nr_procs--;
@@ -455,14 +374,15 @@ void cfi_tables_forget(struct cfi_tables *t, pid_t pid)
 int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
 {
 	struct cproc *c = get_proc(t, cpid, true), *p;
-	struct fxs_cfi_range *r;
+	size_t before;
+	int err;
 
 	if (!c)
 		return -ENOMEM;
 	/* a dead process's: the kernel replaced its entry at the fork */
 	if (c->published)
 		hold(t, c->first, c->nr, false);
-	c->n = 0;
+	ranges_clear(t, c);
 	c->nr = 0;
 	c->published = false;
 	c->dropped = false;
@@ -470,18 +390,19 @@ int cfi_tables_fork(struct cfi_tables *t, pid_t ppid, pid_t cpid, bool inherit)
 	if (!inherit)
 		return t->ops.set_proc(t->ops.ctx, (uint32_t)cpid, NULL);
 	p = ppid != cpid ? get_proc(t, ppid, false) : NULL;
-	if (!p || !p->n)
+	if (!p || !rangemap_count(&p->ranges))
 		return 0;
-	if (c->cap < p->n) {
-		r = realloc(c->r, p->n * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		c->r = r;
-		c->cap = p->n;
+	/* get_proc(cpid) may have moved the parent's entry: c is looked up again */
+	c = get_proc(t, cpid, false);
+	before = c->ranges.dropped;
+	if (t->nr_ranges + rangemap_count(&p->ranges) > CFI_TABLES_MAX_RANGES) {
+		t->ranges_dropped += rangemap_count(&p->ranges);
+		return 0;
 	}
-	memcpy(c->r, p->r, p->n * sizeof(*c->r));
-	c->n = p->n;
-	return cfi_tables_publish(t, cpid);
+	err = rangemap_copy(&c->ranges, &p->ranges);
+	t->nr_ranges += rangemap_count(&c->ranges);
+	t->ranges_dropped += c->ranges.dropped - before;
+	return err ? err : cfi_tables_publish(t, cpid);
 }
 
 void cfi_tables_handed(struct cfi_tables *t, uint64_t ns)
@@ -505,13 +426,16 @@ static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_
 static void mark_in_use(const struct cfi_tables *t, bool *used)
 {
 	memset(used, 0, t->nr_mods * sizeof(*used));
-	for (size_t i = 0; i < t->nr_procs; i++)
-		for (size_t j = 0; j < t->procs[i].n; j++) {
-			const struct fxs_cfi_range *r = &t->procs[i].r[j];
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		const struct rangemap *m = &t->procs[i].ranges;
+
+		for (struct rangemap_entry *e = rangemap_first(m); e; e = rangemap_next(m, e)) {
+			const struct fxs_cfi_range *r = rangemap_value(e);
 
 			if (r->kind == FXS_CFI_RANGE_TABLE && r->table < t->nr_mods)
 				used[r->table] = true;
 		}
+	}
 }
 
 /* Rows freed and waiting out the walks that may still read them. */
@@ -639,7 +563,7 @@ static int make_one(struct cfi_tables *t, size_t id)
 	}
 	m->need = n;
 	m->ready = NULL;
-	first = fl_alloc(&t->free_rows, n);
+	first = cfi_extents_alloc(&t->free_rows, n);
 	if (first < 0) {
 		int r = n > t->ops.nr_rows ? 0 : evict_for(t, n, id);
 
@@ -725,7 +649,7 @@ static void sweep(struct cfi_tables *t)
 		p = &t->procs[t->sweep_at];
 		if (p->dropped && t->ops.now && p->dropped_at < t->handed) {
 			/* no record from before the drop is left: forget it */
-			free(p->r);
+			ranges_clear(t, p);
 			memmove(p, p + 1, (t->nr_procs - t->sweep_at - 1) * sizeof(*p));
 			t->nr_procs--;
 			continue;
@@ -791,4 +715,41 @@ bool cfi_tables_pending(const struct cfi_tables *t)
 void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret)
 {
 	*ret = t->stats;
+}
+
+int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid)
+{
+	struct cproc *p = get_proc(t, pid, false);
+
+	if (!p || p->dirty)
+		return 0;
+	/* a process's first ranges go out at once: its children copy them at their fork */
+	if (!p->published)
+		return cfi_tables_publish(t, pid);
+	if (array_reserve((void **)&t->dirty, &t->cap_dirty, t->nr_dirty, sizeof(*t->dirty)))
+		return -ENOMEM;
+	t->dirty[t->nr_dirty++] = pid;
+	p->dirty = true;
+	return 0;
+}
+
+int cfi_tables_publish_pending(struct cfi_tables *t)
+{
+	int err = 0, e;
+
+	/* each process once, whatever number of mappings it made since; one failing stops none */
+	for (size_t i = 0; i < t->nr_dirty; i++) {
+		struct cproc *p = get_proc(t, t->dirty[i], false);
+
+		e = p && p->dirty ? cfi_tables_publish(t, t->dirty[i]) : 0;
+		if (e && !err)
+			err = e;
+	}
+	t->nr_dirty = 0;
+	return err;
+}
+
+uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t)
+{
+	return t->ranges_dropped;
 }

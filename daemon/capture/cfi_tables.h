@@ -131,6 +131,21 @@ int cfi_tables_mapping(struct cfi_tables *t, pid_t pid, uint64_t start, uint64_t
  * dead process's are no one's.
  */
 int cfi_tables_publish(struct cfi_tables *t, pid_t pid);
+/*
+ * Publish pid's mappings at the next cfi_tables_publish_pending(), once
+ * however many it made since: a process making mappings by the thousand
+ * costs a copy of its ranges per drain, not per mapping (issue 40). Its
+ * first ones go at once (the kernel copies them to the children it forks).
+ */
+int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid);
+int cfi_tables_publish_pending(struct cfi_tables *t);
+/*
+ * The ranges kept: per process what its entry holds (1 << FXS_CFI_RANGES_LOG),
+ * and over all CFI_TABLES_MAX_RANGES; mappings past them are dropped (what
+ * they cover is cut all the same), counted here.
+ */
+#define CFI_TABLES_MAX_RANGES (1U << 20)
+uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t);
 /* pid execed or exited: its mappings go. */
 void cfi_tables_forget(struct cfi_tables *t, pid_t pid);
 /*

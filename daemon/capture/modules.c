@@ -4,17 +4,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "util/hash.h"
+#include "util/idset.h"
+#include "util/rangemap.h"
 #include "util/sorted.h"
 #include "symbols/elf_symbols.h"
+#include "capture/mapped_file.h"
 #include "capture/modules.h"
 #include "capture/proc_maps.h"
 
@@ -38,14 +39,19 @@ struct range {
 	uint16_t module;
 	uint8_t source; /* enum modules_source */
 	bool written;	/* its mmap record is in the file */
+	uint32_t image; /* the process's image it was added in (proc_ranges.image) */
 };
 
 struct proc_ranges {
 	pid_t pid;
-	struct range *r; /* sorted by start */
-	size_t n, cap;
-	uint16_t *modules; /* module ids already written for this process */
-	size_t nr_modules, cap_modules;
+	struct rangemap ranges; /* of struct range, apart */
+	struct idset modules;	/* module ids + 1 already written for this process */
+	/*
+	 * Its image: bumped at an exec's comm record (modules_exec_begin), so
+	 * that the exec record drops every mapping of the images before.
+	 */
+	uint32_t image;
+	bool exec_begun;
 	uint64_t last_scan_ns; /* CLOCK_MONOTONIC */
 	uint64_t rescan_ns;    /* the least time between two rescans */
 	bool scanned;
@@ -62,11 +68,15 @@ struct modules {
 	bool lazy; /* modules_keep_until_sampled() */
 	struct module_file *files;
 	size_t nr_files, cap_files;
+	/* files by key, and by path and build id: a lookup is O(1), not one per file */
+	struct hash_index by_key, by_path_id;
 	struct proc_ranges *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
 	struct modules_listener listener[MODULES_MAX_LISTENERS];
 	unsigned nr_listeners;
 	bool has_listener;
+	size_t nr_ranges; /* over every process: MODULES_MAX_RANGES */
+	uint64_t dropped; /* mappings not kept for the caps */
 };
 
 int modules_add_listener(struct modules *m, const struct modules_listener *l)
@@ -109,13 +119,12 @@ struct modules *modules__new(const char *proc_root)
 	return m;
 }
 
-static void proc_ranges_clear(struct proc_ranges *p)
+static void proc_ranges_clear(struct modules *m, struct proc_ranges *p)
 {
-	free(p->r);
-	free(p->modules);
-	p->r = NULL;
-	p->modules = NULL;
-	p->n = p->cap = p->nr_modules = p->cap_modules = 0;
+	m->nr_ranges -= rangemap_count(&p->ranges);
+	rangemap_clear(&p->ranges);
+	idset_free(&p->modules);
+	p->exec_begun = false;
 	p->scanned = false;
 	p->rescan_ns = 0;
 	p->emitted = false;
@@ -131,8 +140,10 @@ void modules__free(struct modules *m)
 		elf_symbols__free(m->files[i].elf);
 	}
 	for (size_t i = 0; i < m->nr_procs; i++)
-		proc_ranges_clear(&m->procs[i]);
+		proc_ranges_clear(m, &m->procs[i]);
 	free(m->files);
+	hash_index_free(&m->by_key);
+	hash_index_free(&m->by_path_id);
 	free(m->procs);
 	free(m);
 }
@@ -163,22 +174,16 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
 	m->nr_procs++;
 	m->procs[pos] = (struct proc_ranges){.pid = pid};
+	rangemap_init(&m->procs[pos].ranges, sizeof(struct range), MODULES_MAX_PROC_RANGES);
 	return &m->procs[pos];
 }
 
-/* An address against a range: before it, in it (0), or past it. */
-static int cmp_addr_in_range(const void *key, const void *elem)
+/* The range of p holding addr, or NULL. */
+static struct range *find_range(const struct proc_ranges *p, uint64_t addr)
 {
-	uint64_t a = *(const uint64_t *)key;
-	const struct range *r = elem;
+	struct rangemap_entry *e = rangemap_find(&p->ranges, addr);
 
-	return a < r->start ? -1 : a >= r->end ? 1 : 0;
-}
-
-/* p->r is sorted by start, the ranges apart: the one holding addr, or NULL. */
-static const struct range *find_range(const struct proc_ranges *p, uint64_t addr)
-{
-	return sorted_find(p->r, p->n, sizeof(*p->r), &addr, cmp_addr_in_range, NULL);
+	return e ? rangemap_value(e) : NULL;
 }
 
 bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc)
@@ -205,155 +210,97 @@ void modules_forget(struct modules *m, pid_t pid)
 		return;
 	/* the same process: what it maps next goes out as it comes */
 	emitted = p->emitted;
-	proc_ranges_clear(p);
+	proc_ranges_clear(m, p);
 	p->emitted = emitted;
+}
+
+void modules_exec_begin(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	/*
+	 * The old image's mappings stay until the exec record: a sample taken
+	 * inside execve() still has the old image's user registers.
+	 */
+	if (p) {
+		p->image++;
+		p->exec_begun = true;
+	}
+}
+
+uint64_t modules_dropped(const struct modules *m)
+{
+	return m->dropped;
 }
 
 /*
  * A new mapping replaces whatever it overlaps (the kernel unmapped that part
- * first, or changed its protection), so that the ranges stay apart.
+ * first, or changed its protection), so that the ranges stay apart; past a
+ * cap it is dropped and counted.
  */
-static void remove_overlaps(struct proc_ranges *p, uint64_t start, uint64_t end)
+static int add_range(struct modules *m, struct proc_ranges *p, const struct range *r)
 {
-	size_t i = 0, j = 0;
+	size_t before = rangemap_count(&p->ranges);
+	struct range copy = *r;
+	int err;
 
-	for (; i < p->n; i++)
-		if (p->r[i].end <= start || p->r[i].start >= end)
-			p->r[j++] = p->r[i];
-	p->n = j;
-}
-
-static int add_range(struct proc_ranges *p, const struct range *r)
-{
-	size_t i;
-
-	remove_overlaps(p, r->start, r->end);
-	if (array_reserve((void **)&p->r, &p->cap, p->n, sizeof(*p->r)))
-		return -ENOMEM;
-	for (i = p->n; i > 0 && p->r[i - 1].start > r->start; i--)
-		p->r[i] = p->r[i - 1];
-	p->r[i] = *r;
-	p->n++;
-	return 0;
-}
-
-/* The vdso's image in buf: its symbols, and with ret_fd a memfd holding it. */
-static struct elf_symbols *vdso_image(const void *buf, size_t len, int *ret_fd)
-{
-	struct elf_symbols *es = elf_symbols__open_mem(buf, len, "[vdso]", NULL);
-
-	if (es && ret_fd) {
-		*ret_fd = memfd_create("fxs-vdso", MFD_CLOEXEC);
-		if (*ret_fd >= 0 && write(*ret_fd, buf, len) != (ssize_t)len) {
-			close(*ret_fd);
-			*ret_fd = -1;
-		}
+	copy.image = p->image;
+	r = &copy;
+	if (m->nr_ranges >= MODULES_MAX_RANGES && !rangemap_find(&p->ranges, r->start)) {
+		m->dropped++;
+		return 0;
 	}
-	return es;
-}
-
-/*
- * Read the vdso out of the process: it has no file to open later. With
- * ret_fd, also a memfd holding the image, for the listener to read (the
- * CFI walker's table).
- */
-static struct elf_symbols *open_vdso(const char *dir, const struct proc_map *map, int *ret_fd)
-{
-	size_t len = map->end - map->start;
-	struct elf_symbols *es = NULL;
-	char path[128];
-	void *buf;
-	int fd;
-
-	if (len > (1 << 20))
-		return NULL;
-	/*
-	 * A mapping event has no process to read: every process of the host
-	 * maps the kernel's one vdso, ours too (a 32-bit process's aside).
-	 */
-	if (!dir) {
-		const void *self = (const void *)getauxval(AT_SYSINFO_EHDR);
-
-		buf = self ? malloc(len) : NULL;
-		if (buf) {
-			memcpy(buf, self, len);
-			es = vdso_image(buf, len, ret_fd);
-		}
-		free(buf);
-		return es;
-	}
-	snprintf(path, sizeof(path), "%s/mem", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(len);
-	if (buf && pread(fd, buf, len, map->start) == (ssize_t)len)
-		es = vdso_image(buf, len, ret_fd);
-	free(buf);
-	close(fd);
-	return es;
-}
-
-/*
- * The path a maps line names belongs to the target's owner, who may have put
- * another file there since (a file only root may read, a FIFO whose open()
- * would block us forever), and in another mount namespace it names another
- * file anyway. Open it without side effects (O_PATH), and read it only if it
- * is still the mapped inode, through the fd, so that it cannot change again.
- * A mapping event that carries the build id carries no inode (perf's MMAP2
- * has one or the other): then only a file anyone may read is read, and the
- * caller keeps it only if its build id is the mapped file's. Returns an fd
- * open for reading on it, or -1.
- */
-static int open_mapped_path(const struct proc_map *map, bool by_build_id)
-{
-	char fd_path[64];
-	struct stat st;
-	int fd, ret = -1;
-
-	if (map->deleted || map->path[0] != '/')
-		return -1;
-	fd = open(map->path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    (by_build_id ? (st.st_mode & S_IROTH) != 0
-			 : st.st_ino == map->inode && major(st.st_dev) == map->dev_major &&
-				   minor(st.st_dev) == map->dev_minor)) {
-		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-		ret = open(fd_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	}
-	close(fd);
-	return ret;
-}
-
-/*
- * An fd open for reading on the file mapped, or -1. map_files reaches the
- * very file mapped, even deleted or in another mount namespace; it needs
- * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, which the service lacks.
- */
-static int open_file(const char *dir, const struct proc_map *map, bool by_build_id)
-{
-	char path[160];
-	struct stat st;
-	int fd = -1;
-
-	if (dir) {
-		snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", dir,
-			 (unsigned long long)map->start, (unsigned long long)map->end);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	return fd >= 0 ? fd : open_mapped_path(map, by_build_id);
+	err = rangemap_set(&p->ranges, r->start, r->end, r, RANGEMAP_REPLACE);
+	m->nr_ranges = m->nr_ranges - before + rangemap_count(&p->ranges);
+	if (err == 1)
+		m->dropped++;
+	return err < 0 ? err : 0;
 }
 
 static void hex(char *out, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/*
+ * The file map names, read once per capture. kernel_id (kernel_id_len bytes,
+ * may be 0) is the build id the kernel read at the mapping: it is the file's
+ * even when the file is replaced or deleted since, so it wins over the one
+ * read now, and a file under the same key with another build id is another.
+ */
+struct path_id {
+	const char *path;
+	const uint8_t *id;
+	size_t len;
+};
+
+static uint64_t path_id_hash(const char *path, const uint8_t *id, size_t len)
+{
+	return fnv1a(fnv1a(FNV_INIT, path, strlen(path) + 1), id, len);
+}
+
+static bool key_eq(const void *ctx, size_t pos, const void *key)
+{
+	return !strcmp(((const struct modules *)ctx)->files[pos].key, key);
+}
+
+static bool path_id_eq(const void *ctx, size_t pos, const void *key)
+{
+	const struct module_file *f = &((const struct modules *)ctx)->files[pos];
+	const struct path_id *k = key;
+
+	return f->path && !strcmp(f->path, k->path) && f->build_id_len == k->len &&
+	       !memcmp(f->build_id, k->id, k->len);
+}
+
+static struct module_file *file_by_key(struct modules *m, const char *key)
+{
+	size_t pos;
+
+	return hash_index_find(&m->by_key, fnv1a(FNV_INIT, key, strlen(key)), key_eq, m, key, &pos)
+		       ? &m->files[pos]
+		       : NULL;
 }
 
 /*
@@ -372,33 +319,31 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 	char key[4300], id_hex[2 * ELF_BUILD_ID_MAX + 1] = "";
 	bool vdso = !strcmp(map->path, "[vdso]");
 	const uint8_t *id;
-	size_t i;
+	size_t pos;
 
 	if (kernel_id_len > ELF_BUILD_ID_MAX)
 		kernel_id_len = 0;
 	snprintf(key, sizeof(key), "%u:%u:%llu:%s", map->dev_major, map->dev_minor,
 		 (unsigned long long)map->inode, map->path);
-	for (i = 0; i < m->nr_files; i++) {
-		f = &m->files[i];
-		/* perf gives the build id instead of the inode: the same path and id is the file */
-		if (kernel_id_len && !map->inode && f->path && !strcmp(f->path, map->path) &&
-		    f->build_id_len == kernel_id_len &&
-		    !memcmp(f->build_id, kernel_id, kernel_id_len))
-			return f;
-		if (strcmp(f->key, key))
-			continue;
-		if (!kernel_id_len || (f->build_id_len == kernel_id_len &&
-				       !memcmp(f->build_id, kernel_id, kernel_id_len)))
-			return f;
+	/* perf gives the build id instead of the inode: the same path and id is the file */
+	if (kernel_id_len && !map->inode) {
+		struct path_id k = {map->path, kernel_id, kernel_id_len};
+
+		if (hash_index_find(&m->by_path_id,
+				    path_id_hash(map->path, kernel_id, kernel_id_len), path_id_eq,
+				    m, &k, &pos))
+			return &m->files[pos];
 	}
+	f = file_by_key(m, key);
+	if (f && (!kernel_id_len || (f->build_id_len == kernel_id_len &&
+				     !memcmp(f->build_id, kernel_id, kernel_id_len))))
+		return f;
 	if (kernel_id_len) {
 		hex(id_hex, kernel_id, kernel_id_len);
-		for (i = 0; i < m->nr_files; i++)
-			if (!strncmp(m->files[i].key, key, strlen(key)) &&
-			    m->files[i].key[strlen(key)] == ':' &&
-			    !strcmp(m->files[i].key + strlen(key) + 1, id_hex))
-				return &m->files[i];
 		snprintf(key + strlen(key), sizeof(key) - strlen(key), ":%s", id_hex);
+		f = file_by_key(m, key);
+		if (f)
+			return f;
 	}
 	if (m->nr_files > UINT16_MAX)
 		return NULL;
@@ -414,9 +359,10 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 		return NULL;
 	}
 	m->nr_files++;
-	fd = vdso ? -1 : open_file(dir, map, kernel_id_len && !map->inode && !map->dev_major);
+	fd = vdso ? -1
+		  : mapped_file_open(dir, map, kernel_id_len && !map->inode && !map->dev_major);
 	if (vdso) {
-		f->elf = open_vdso(dir, map, m->has_listener ? &fd : NULL);
+		f->elf = mapped_vdso_open(dir, map, m->has_listener ? &fd : NULL);
 	} else if (fd >= 0) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 		f->elf = elf_symbols__open(fd_path, &opts);
@@ -444,15 +390,12 @@ static struct module_file *get_file(struct modules *m, const char *dir, const st
 					    : -1;
 	if (fd >= 0)
 		close(fd);
+	/* unindexed (no memory), it is only read again: not wrong */
+	hash_index_insert(&m->by_key, fnv1a(FNV_INIT, f->key, strlen(f->key)), f->id);
+	if (f->build_id_len)
+		hash_index_insert(&m->by_path_id,
+				  path_id_hash(f->path, f->build_id, f->build_id_len), f->id);
 	return f;
-}
-
-static bool module_written(const struct proc_ranges *p, uint16_t id)
-{
-	for (size_t i = 0; i < p->nr_modules; i++)
-		if (p->modules[i] == id)
-			return true;
-	return false;
 }
 
 /* Write f's module record for p's process unless it was written already. */
@@ -461,16 +404,13 @@ static int write_module(struct fxt_stream *s, uint64_t ts, struct proc_ranges *p
 {
 	int err;
 
-	if (module_written(p, f->id))
+	if (idset_has(&p->modules, (uint64_t)f->id + 1))
 		return 0;
 	err = fxt_stream_module(s, ts, p->pid, f->id, f->path, f->build_id, f->build_id_len);
 	if (err)
 		return err;
-	if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-			  sizeof(*p->modules)))
-		return -ENOMEM;
-	p->modules[p->nr_modules++] = f->id;
-	return 0;
+	err = idset_add(&p->modules, (uint64_t)f->id + 1);
+	return err < 0 ? err : 0;
 }
 
 /* r's module and mmap records, for p's process. */
@@ -495,7 +435,7 @@ static int keep_range(struct modules *m, struct fxt_stream *s, uint64_t ts, stru
 
 	if (now || p->emitted)
 		err = write_range(m, s, ts, p, r);
-	return err ? err : add_range(p, r);
+	return err ? err : add_range(m, p, r);
 }
 
 static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, const char *dir,
@@ -611,7 +551,7 @@ void modules_renamed(struct modules *m, pid_t pid)
 	struct proc_ranges *p = find_proc(m, pid, NULL);
 
 	if (p)
-		p->nr_modules = 0;
+		idset_free(&p->modules);
 }
 
 void modules_keep_until_sampled(struct modules *m)
@@ -623,7 +563,7 @@ bool modules_known(const struct modules *m, pid_t pid)
 {
 	const struct proc_ranges *p = find_proc(m, pid, NULL);
 
-	return p && (p->scanned || p->n);
+	return p && (p->scanned || rangemap_count(&p->ranges));
 }
 
 int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
@@ -672,7 +612,6 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 {
 	struct proc_ranges *parent, *child;
 	int err = 0, copied = 0;
-	size_t i, n;
 
 	if (!find_proc(m, ppid, NULL))
 		return 0;
@@ -680,16 +619,16 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 	if (!child)
 		return -ENOMEM;
 	/* a new process: what was known of its pid was a dead one's */
-	proc_ranges_clear(child);
+	proc_ranges_clear(m, child);
 	/* get_proc may have moved the parent's entry */
 	parent = find_proc(m, ppid, NULL);
-	n = parent->n;
-	for (i = 0; i < n && !err; i++) {
-		struct range r = parent->r[i];
+	for (struct rangemap_entry *e = rangemap_first(&parent->ranges); e && !err;
+	     e = rangemap_next(&parent->ranges, e)) {
+		struct range r = *(struct range *)rangemap_value(e);
 
 		r.source = MODULES_FROM_FORK;
 		r.written = false;
-		err = add_range(child, &r);
+		err = add_range(m, child, &r);
 		copied += !err;
 	}
 	return err ? err : copied;
@@ -706,12 +645,15 @@ int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 	if (p->emitted)
 		return 0;
 	p->emitted = true;
-	for (size_t i = 0; i < p->n && !err; i++) {
-		if (p->r[i].written)
+	for (struct rangemap_entry *e = rangemap_first(&p->ranges); e && !err;
+	     e = rangemap_next(&p->ranges, e)) {
+		struct range *r = rangemap_value(e);
+
+		if (r->written)
 			continue;
-		err = write_range(m, s, ts, p, &p->r[i]);
-		if (!err && p->r[i].source < MODULES_NR_SOURCES)
-			ret_written[p->r[i].source]++;
+		err = write_range(m, s, ts, p, r);
+		if (!err && r->source < MODULES_NR_SOURCES)
+			ret_written[r->source]++;
 	}
 	return err;
 }
@@ -719,14 +661,29 @@ int modules_emit(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid
 void modules_exec(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
-	size_t i, j = 0;
+	struct rangemap_entry *e, *next;
+	bool by_image = false;
 
 	if (!p)
 		return;
-	for (i = 0; i < p->n; i++)
-		if (p->r[i].source == MODULES_FROM_EVENT)
-			p->r[j++] = p->r[i];
-	p->n = j;
+	/*
+	 * After the exec's comm record, the new image's mappings came from the
+	 * kernel: every one from before goes. None came (a secure exec ends the
+	 * events; /proc is read next): only the copies from the parent or /proc.
+	 */
+	for (e = rangemap_first(&p->ranges); p->exec_begun && e && !by_image;
+	     e = rangemap_next(&p->ranges, e))
+		by_image = ((struct range *)rangemap_value(e))->image == p->image;
+	for (e = rangemap_first(&p->ranges); e; e = next) {
+		const struct range *r = rangemap_value(e);
+
+		next = rangemap_next(&p->ranges, e);
+		if (by_image ? r->image != p->image : r->source != MODULES_FROM_EVENT) {
+			rangemap_remove(&p->ranges, e);
+			m->nr_ranges--;
+		}
+	}
+	p->exec_begun = false;
 }
 
 int modules_replay(struct modules *m, pid_t pid)
@@ -736,14 +693,13 @@ int modules_replay(struct modules *m, pid_t pid)
 
 	if (!p || !m->has_listener)
 		return 0;
-	for (size_t i = 0; i < p->n && !err; i++) {
-		const struct range *r = &p->r[i];
+	for (struct rangemap_entry *e = rangemap_first(&p->ranges); e && !err;
+	     e = rangemap_next(&p->ranges, e)) {
+		const struct range *r = rangemap_value(e);
 		static const int none[MODULES_MAX_LISTENERS] = {-1, -1};
-		const int *ids = none;
+		/* a file's id is its index */
+		const int *ids = r->module < m->nr_files ? m->files[r->module].listener_id : none;
 
-		for (size_t k = 0; k < m->nr_files; k++)
-			if (m->files[k].id == r->module)
-				ids = m->files[k].listener_id;
 		err = tell_mapping(m, pid, r->start, r->end, r->start - r->vaddr, ids);
 	}
 	return err ? err : tell_scanned(m, pid);

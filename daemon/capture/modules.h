@@ -134,9 +134,25 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
  */
 int modules_fork(struct modules *m, pid_t ppid, pid_t cpid);
 /*
+ * The most mappings kept for one process, and for all: a process mapping
+ * more (a JIT, a hostile program) has the rest dropped, counted by
+ * modules_dropped(); each costs O(log n) (issue 40).
+ */
+#define MODULES_MAX_PROC_RANGES 65536
+#define MODULES_MAX_RANGES	(1U << 20)
+uint64_t modules_dropped(const struct modules *m);
+/*
+ * pid's exec replaced its memory (the kernel's exec comm record, before the
+ * new image is mapped): at its exec record (modules_exec()) every mapping
+ * it had before goes, whatever its source; until then they stay (a sample
+ * inside execve() is still in the old image). Without it, an exec loop
+ * piled up each image's mappings on the pid's.
+ */
+void modules_exec_begin(struct modules *m, pid_t pid);
+/*
  * pid's exec has run (its new image's mappings came before): forget the
  * mappings it had from its parent or from /proc, which belonged to the old
- * image. Those it was reported stay until a new mapping overlaps them.
+ * image; after modules_exec_begin(), every mapping from before it.
  */
 void modules_exec(struct modules *m, pid_t pid);
 /*

@@ -121,6 +121,10 @@ static int open_event(pid_t tid, int cpu)
 		.mmap = 1,
 		.mmap2 = 1,
 		.build_id = 1,
+		/* an exec's comm record comes before its new image's mappings: they replace the old
+		 */
+		.comm = 1,
+		.comm_exec = 1,
 		.inherit = tid >= 0,
 		.use_clockid = 1,
 		.clockid = CLOCK_BOOTTIME,
@@ -312,6 +316,30 @@ static int hand_mmap2(struct sideband *sb, int cpu, const uint8_t *rec, size_t s
 	return fn(ctx, &sb->out.hdr, sizeof(sb->out.hdr) + sizeof(sb->out.mm) + len + 1);
 }
 
+/*
+ * A COMM record that an exec made (the kernel sets its name in
+ * begin_new_exec(), after the old memory went and before the new image is
+ * mapped) as an FXS_KIND_EXEC record; a rename (prctl) is no news here.
+ */
+static int hand_comm(struct sideband *sb, int cpu, const uint8_t *rec, size_t size, sideband_fn fn,
+		     void *ctx)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const uint32_t *ids = (const void *)(h + 1);
+	const struct sample_id *id;
+
+	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || size < sizeof(*h) + 8 + sizeof(*id))
+		return 0;
+	id = (const void *)(rec + size - sizeof(*id));
+	memset(&sb->out.hdr, 0, sizeof(sb->out.hdr));
+	sb->out.hdr.time_ns = id->time;
+	sb->out.hdr.pid = ids[0];
+	sb->out.hdr.tid = ids[1];
+	sb->out.hdr.cpu = (uint16_t)cpu;
+	sb->out.hdr.kind = FXS_KIND_EXEC;
+	return fn(ctx, &sb->out.hdr, sizeof(sb->out.hdr));
+}
+
 static int read_ring(struct sideband *sb, int cpu, sideband_fn fn, void *ctx)
 {
 	struct sb_ring *r = &sb->rings[cpu];
@@ -337,6 +365,8 @@ static int read_ring(struct sideband *sb, int cpu, sideband_fn fn, void *ctx)
 		}
 		if (h.type == PERF_RECORD_MMAP2)
 			err = hand_mmap2(sb, cpu, rec, h.size, fn, ctx);
+		else if (h.type == PERF_RECORD_COMM)
+			err = hand_comm(sb, cpu, rec, h.size, fn, ctx);
 		else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16)
 			sb->lost += ((const uint64_t *)(rec + sizeof(h)))[1];
 		tail += h.size;

@@ -181,6 +181,11 @@ static void print_summary(const struct capture_stats *st, const char *path, uint
 			(unsigned long long)st->maps[FXS_MC_FILTERED],
 			(unsigned long long)st->maps[FXS_MC_FILTERED_CREDS],
 			(unsigned long long)st->maps[FXS_MC_RING_FULL]);
+	if (st->maps[FXS_MC_NR + 3] || st->maps[FXS_MC_NR + 4])
+		cli_say("mappings: %llu dropped over the caps of mappings kept, %llu over the "
+			"unwinder's (a process mapping more than it can hold)",
+			(unsigned long long)st->maps[FXS_MC_NR + 3],
+			(unsigned long long)st->maps[FXS_MC_NR + 4]);
 	cli_say("stacks: %llu truncated at --max-frames, %llu ended by a read fault, %llu by a bad "
 		"frame pointer",
 		(unsigned long long)v[FXS_CNT_STOP_TRUNCATED],

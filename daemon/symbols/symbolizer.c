@@ -22,6 +22,7 @@
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt_reader.h"
 #include "capture/proc_maps.h"
+#include "symbols/mappings.h"
 #include "symbols/symbolizer.h"
 
 /* One ELF file as opened for a (path, build id) pair; es NULL when unusable. */
@@ -44,27 +45,25 @@ struct module {
 	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
 };
 
+/* A mapping: the index's entry first (symbols/mappings), then what is handed out. */
 struct mapping {
+	struct mapping_entry e;
 	struct symbolizer_mapping pub;
-	uint64_t seq; /* arrival order: of two that began at once, the later one shadows */
-	uint64_t end;
-	uint64_t max_end; /* max end over this and every earlier mapping, once sorted */
 	struct module *module;
 	bool offset_done;
-	bool is_change; /* it began over an older mapping: its time is in changes */
 };
+
+static struct mapping *mapping_of_nullable(struct mapping_entry *e)
+{
+	return e ? itree_entry(e, struct mapping, e) : NULL;
+}
 
 struct process {
 	uint64_t pid;
 	struct module **modules;
 	size_t nr_modules;
 	size_t cap_modules;
-	struct mapping **maps;
-	size_t nr_maps;
-	size_t cap_maps;
-	bool sorted;
-	uint64_t *changes; /* the times of the mappings marked is_change, sorted */
-	size_t nr_changes, cap_changes;
+	struct mappings maps;
 };
 
 /* Inline chains handed out, freed with the symbolizer. */
@@ -128,11 +127,8 @@ static void process_free(struct process *p)
 		free(p->modules[i]->path);
 		free(p->modules[i]);
 	}
-	for (i = 0; i < p->nr_maps; i++)
-		free(p->maps[i]);
+	mappings_free(&p->maps);
 	free(p->modules);
-	free(p->maps);
-	free(p->changes);
 	free(p);
 }
 
@@ -233,13 +229,22 @@ static struct module *find_module(const struct process *p, uint16_t id)
 	return NULL;
 }
 
+static void forget_module(struct mapping_entry *e, void *ctx)
+{
+	struct mapping *m = mapping_of_nullable(e);
+
+	if (m->pub.module_id == *(const uint16_t *)ctx) {
+		m->module = NULL;
+		m->offset_done = false;
+	}
+}
+
 int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id, const char *path,
 			  const uint8_t *build_id, size_t build_id_len)
 {
 	struct process *p;
 	struct module *m;
 	char *copy;
-	size_t i;
 
 	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
 		return -EINVAL;
@@ -263,6 +268,11 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 		}
 		m->id = module_id;
 		p->modules[p->nr_modules++] = m;
+	} else if (!strcmp(m->path, copy) && m->build_id_len == build_id_len &&
+		   (!build_id_len || !memcmp(m->build_id, build_id, build_id_len))) {
+		/* written again (after an exec, a rename): nothing to look up anew */
+		free(copy);
+		return 0;
 	}
 	free(m->path);
 	m->path = copy;
@@ -271,86 +281,8 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 		memcpy(m->build_id, build_id, build_id_len);
 	m->elf = NULL;
 	/* Mappings of a replaced module must look it up (and its ELF) again. */
-	for (i = 0; i < p->nr_maps; i++) {
-		if (p->maps[i]->pub.module_id == module_id) {
-			p->maps[i]->module = NULL;
-			p->maps[i]->offset_done = false;
-		}
-	}
+	mappings_each(&p->maps, forget_module, &module_id);
 	return 0;
-}
-
-/* a began after b: later, or at the same time and recorded later. */
-static bool newer(const struct mapping *a, const struct mapping *b)
-{
-	return a->pub.ts != b->pub.ts ? a->pub.ts > b->pub.ts : a->seq > b->seq;
-}
-
-static bool overlaps(const struct mapping *a, const struct mapping *b)
-{
-	return a->pub.start < b->end && b->pub.start < a->end;
-}
-
-static int cmp_u64(const void *key, const void *elem)
-{
-	uint64_t k = *(const uint64_t *)key, e = *(const uint64_t *)elem;
-
-	return (k > e) - (k < e);
-}
-
-/* m began over an older mapping of p: pcs may resolve otherwise from its time on. */
-static int mark_change(struct symbolizer *s, struct process *p, struct mapping *m)
-{
-	uint64_t ts = m->pub.ts;
-	size_t i = sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64);
-
-	if (m->is_change)
-		return 0;
-	if (array_reserve((void **)&p->changes, &p->cap_changes, p->nr_changes, sizeof(ts)))
-		return -ENOMEM;
-	memmove(&p->changes[i + 1], &p->changes[i], (p->nr_changes - i) * sizeof(ts));
-	p->changes[i] = ts;
-	p->nr_changes++;
-	m->is_change = true;
-	s->any_changes = true;
-	return 0;
-}
-
-/*
- * Place m, not yet added, among p's mappings. 1: it is one of them recorded
- * again (the same range, file and flags, with no other mapping over it begun
- * after it and at or before m: that would make m the file mapped there anew).
- */
-static int place_mapping(struct symbolizer *s, struct process *p, struct mapping *m)
-{
-	size_t j;
-	int err = 0;
-
-	for (size_t i = 0; i < p->nr_maps; i++) {
-		const struct mapping *o = p->maps[i];
-
-		if (o->pub.start != m->pub.start || o->pub.size != m->pub.size ||
-		    o->pub.vaddr != m->pub.vaddr || o->pub.module_id != m->pub.module_id ||
-		    o->pub.flags != m->pub.flags || o->pub.ts > m->pub.ts)
-			continue;
-		for (j = 0; j < p->nr_maps; j++) {
-			const struct mapping *x = p->maps[j];
-
-			if (x != o && overlaps(x, o) && newer(x, o) && x->pub.ts <= m->pub.ts)
-				break;
-		}
-		if (j == p->nr_maps)
-			return 1;
-	}
-	for (size_t i = 0; i < p->nr_maps && !err; i++) {
-		struct mapping *o = p->maps[i];
-
-		/* The same file at the same bias names every pc alike: no change. */
-		if (overlaps(o, m) && (o->pub.module_id != m->pub.module_id ||
-				       o->pub.start - o->pub.vaddr != m->pub.start - m->pub.vaddr))
-			err = mark_change(s, p, newer(m, o) ? m : o);
-	}
-	return err;
 }
 
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
@@ -358,14 +290,13 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 {
 	struct process *p;
 	struct mapping *m;
+	bool change;
 	int err;
 
 	if (!size)
 		return 0;
 	p = get_process(s, pid);
 	if (!p)
-		return -ENOMEM;
-	if (array_reserve((void **)&p->maps, &p->cap_maps, p->nr_maps, sizeof(*p->maps)))
 		return -ENOMEM;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -377,16 +308,24 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 	m->pub.vaddr = vaddr;
 	m->pub.flags = flags;
 	m->pub.module_id = module_id;
-	m->end = start + size < start ? UINT64_MAX : start + size;
-	m->seq = ++s->seq;
-	err = place_mapping(s, p, m);
+	m->e = (struct mapping_entry){
+		.start = start,
+		.size = size,
+		.vaddr = vaddr,
+		.end = start + size < start ? UINT64_MAX : start + size,
+		.ts = ts,
+		.seq = ++s->seq,
+		.flags = flags,
+		.module_id = module_id,
+	};
+	err = mappings_add(&p->maps, &m->e, &change);
+	if (change)
+		s->any_changes = true;
 	if (err) {
 		free(m);
 		return err < 0 ? err : 0;
 	}
 	m->pub.id = ++s->next_mapping_id;
-	p->maps[p->nr_maps++] = m;
-	p->sorted = false;
 	return 0;
 }
 
@@ -406,71 +345,13 @@ int symbolizer_add_record(struct symbolizer *s, const struct fxt_record *rec)
 	}
 }
 
-static int mapping_cmp(const void *pa, const void *pb)
-{
-	const struct mapping *a = *(struct mapping *const *)pa;
-	const struct mapping *b = *(struct mapping *const *)pb;
-
-	if (a->pub.start != b->pub.start)
-		return a->pub.start < b->pub.start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static void sort_maps(struct process *p)
-{
-	uint64_t max_end = 0;
-	size_t i;
-
-	if (p->nr_maps)
-		qsort(p->maps, p->nr_maps, sizeof(*p->maps), mapping_cmp);
-	for (i = 0; i < p->nr_maps; i++) {
-		if (p->maps[i]->end > max_end)
-			max_end = p->maps[i]->end;
-		p->maps[i]->max_end = max_end;
-	}
-	p->sorted = true;
-}
-
-static int cmp_map_start(const void *key, const void *elem)
-{
-	uint64_t k = *(const uint64_t *)key, e = (*(struct mapping *const *)elem)->pub.start;
-
-	return (k > e) - (k < e);
-}
-
-/*
- * The mapping of p covering pc at time ts: the newest that began at or
- * before ts, else the oldest.
- */
-static struct mapping *find_mapping(struct process *p, uint64_t pc, uint64_t ts)
-{
-	struct mapping *best = NULL, *oldest = NULL;
-	size_t i;
-
-	if (!p->sorted)
-		sort_maps(p);
-	/* From the last mapping starting at or below pc, back while one may cover it. */
-	for (i = sorted_upper(p->maps, p->nr_maps, sizeof(*p->maps), &pc, cmp_map_start);
-	     i-- > 0;) {
-		struct mapping *m = p->maps[i];
-
-		if (m->max_end <= pc)
-			break;
-		if (pc >= m->end)
-			continue;
-		if (!oldest || newer(oldest, m))
-			oldest = m;
-		if (m->pub.ts <= ts && (!best || newer(m, best)))
-			best = m;
-	}
-	return best ? best : oldest;
-}
-
 unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
 			       uint64_t ts)
 {
 	struct process *p = find_process(s, pid);
-	struct mapping *m = p ? find_mapping(p, elf_lookup_pc(pc, is_return), ts) : NULL;
+	struct mapping *m =
+		p ? mapping_of_nullable(mappings_find(&p->maps, elf_lookup_pc(pc, is_return), ts))
+		  : NULL;
 
 	return m ? m->pub.id : 0;
 }
@@ -478,10 +359,8 @@ unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, 
 uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
 {
 	const struct process *p = s->any_changes ? find_process(s, pid) : NULL;
-	size_t i = p ? sorted_upper(p->changes, p->nr_changes, sizeof(ts), &ts, cmp_u64) : 0;
 
-	/* + 1: a change may be at time 0, and 0 is the epoch before the first */
-	return !i ? 0 : p->changes[i - 1] == UINT64_MAX ? UINT64_MAX : p->changes[i - 1] + 1;
+	return p ? mappings_epoch(&p->maps, ts) : 0;
 }
 
 static bool str_eq(const void *ctx, size_t pos, const void *key)
@@ -722,7 +601,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	int err;
 
 	p = find_process(s, pid);
-	m = p ? find_mapping(p, lookup, ts) : NULL;
+	m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
 	if (!m) {
 		*ret = f;
 		return 0;

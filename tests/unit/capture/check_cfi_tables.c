@@ -645,6 +645,51 @@ START_TEST(test_sweep_exited)
 }
 END_TEST
 
+/*
+ * Issue 40: mappings made between two drains publish once; past the cap of
+ * a process, mappings are dropped (counted) and still cut what they cover.
+ */
+START_TEST(test_exec_begin_publish_soon_caps)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), id = cfi_tables_module(t, "x", 1, fd);
+	uint32_t first;
+
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x2000, 0, id), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x3000, 0x4000, 0, id), 0);
+	ck_assert_int_eq(cfi_tables_publish(t, 5), 0);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 2);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x1000, 0x4000, 0x9000, -1), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0x9000, 0xa000, 0x9000, id), 0);
+	ck_assert_int_eq(cfi_tables_publish_soon(t, 5), 0);
+	ck_assert_int_eq(cfi_tables_mapping(t, 5, 0xb000, 0xc000, 0x9000, id), 0);
+	ck_assert_int_eq(cfi_tables_publish_soon(t, 5), 0);
+	/* not yet: at the next drain's work, once */
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 2);
+	first = fk.procs[5].first_range;
+	ck_assert_int_eq(cfi_tables_publish_pending(t), 0);
+	ck_assert_uint_eq(fk.procs[5].nr_ranges, 3);
+	ck_assert_uint_ne(fk.procs[5].first_range, first);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range].start, 0x1000);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range + 1].start, 0x9000);
+	ck_assert_uint_eq(fk.ranges[fk.procs[5].first_range + 2].start, 0xb000);
+	first = fk.procs[5].first_range;
+	ck_assert_int_eq(cfi_tables_publish_pending(t), 0);
+	ck_assert_uint_eq(fk.procs[5].first_range, first);
+	/* the cap: what one entry holds */
+	ck_assert_uint_eq(cfi_tables_ranges_dropped(t), 0);
+	for (uint64_t i = 0; i < (1U << FXS_CFI_RANGES_LOG) + 3; i++)
+		if (cfi_tables_mapping(t, 6, 0x100000 + i * 0x2000, 0x101000 + i * 0x2000, 0, id))
+			ck_abort_msg("mapping %llu refused", (unsigned long long)i);
+	/* a cap of each process's own */
+	ck_assert_uint_eq(cfi_tables_ranges_dropped(t), 3);
+	cfi_tables_forget(t, 5);
+	cfi_tables_forget(t, 6);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
 static Suite *cfi_tables_suite(void)
 {
 	Suite *s = suite_create("cfi_tables");
@@ -665,6 +710,7 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_fork_without_inherit);
 	tcase_add_test(tc, test_freed_ranges_wait_for_records);
 	tcase_add_test(tc, test_sweep_exited);
+	tcase_add_test(tc, test_exec_begin_publish_soon_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -307,6 +307,91 @@ START_TEST(test_modules_events)
 }
 END_TEST
 
+struct replayed {
+	unsigned mappings, scanned;
+	uint64_t lowest;
+};
+
+static int on_file(void *ctx, const uint8_t *id, size_t id_len, const char *key, int fd)
+{
+	return 7;
+}
+
+static int on_mapping(void *ctx, pid_t pid, uint64_t start, uint64_t end, uint64_t bias, int id)
+{
+	struct replayed *r = ctx;
+
+	ck_assert_int_eq(id, 7);
+	if (!r->mappings++ || start < r->lowest)
+		r->lowest = start;
+	return 0;
+}
+
+static int on_scanned(void *ctx, pid_t pid)
+{
+	((struct replayed *)ctx)->scanned++;
+	return 0;
+}
+
+/*
+ * An exec loop (issue 40): each image's mappings replace the last one's at
+ * the exec's comm record (modules_exec_begin), so that the replay after the
+ * exec tells the listener of the new image's only, whatever the number of
+ * execs before; past the cap of a process, mappings are dropped and counted.
+ */
+START_TEST(test_modules_exec_replaces)
+{
+	struct modules_event ev = {
+		.len = 0x1000,
+		.prot = PROT_READ | PROT_EXEC,
+		.flags = MAP_PRIVATE,
+		.path = "/nonexistent/execloop",
+	};
+	struct sink sink = {0};
+	struct modules *m = modules__new("/nonexistent-proc");
+	struct fxt_stream *s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
+	struct replayed r = {0};
+	struct modules_listener l = {on_file, on_mapping, on_scanned, &r};
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(modules_add_listener(m, &l), 0);
+	modules_keep_until_sampled(m);
+	for (unsigned image = 0; image < 1000; image++) {
+		uint64_t old = 0x500000000000ULL + (uint64_t)(image - 1) * 0x100000;
+
+		modules_exec_begin(m, 100);
+		/* inside execve(), the old image's pcs still resolve */
+		if (image)
+			ck_assert(modules_covers(m, 100, old));
+		for (unsigned k = 0; k < 5; k++) {
+			/* each image somewhere else, as ASLR places it */
+			ev.start = 0x500000000000ULL + (uint64_t)image * 0x100000 + k * 0x1000;
+			ck_assert_int_eq(modules_add_event(m, s, image, 100, &ev), 0);
+		}
+		modules_exec(m, 100);
+	}
+	r = (struct replayed){0};
+	ck_assert_int_eq(modules_replay(m, 100), 0);
+	ck_assert_uint_eq(r.mappings, 5);
+	ck_assert_uint_eq(r.scanned, 1);
+	ck_assert_uint_eq(r.lowest, 0x500000000000ULL + 999 * 0x100000);
+	ck_assert(!modules_covers(m, 100, 0x500000000000ULL));
+	/* the cap of a process: the rest dropped, counted */
+	ck_assert_uint_eq(modules_dropped(m), 0);
+	for (uint64_t i = 0; i < MODULES_MAX_PROC_RANGES + 10; i++) {
+		ev.start = 0x100000000ULL + i * 0x2000;
+		if (modules_add_event(m, s, 2000, 101, &ev))
+			ck_abort_msg("mapping %llu refused", (unsigned long long)i);
+	}
+	ck_assert_uint_eq(modules_dropped(m), 10);
+	ck_assert(modules_covers(m, 101, 0x100000000ULL));
+	ck_assert(!modules_covers(m, 101, 0x100000000ULL + MODULES_MAX_PROC_RANGES * 0x2000ULL));
+	fxt_stream__free(s);
+	modules__free(m);
+	free(sink.data);
+}
+END_TEST
+
 static Suite *modules_suite(void)
 {
 	Suite *s = suite_create("modules");
@@ -317,6 +402,7 @@ static Suite *modules_suite(void)
 	tcase_add_test(modules, test_modules_swapped_path_not_read);
 	tcase_add_test(modules, test_modules_fifo_not_opened);
 	tcase_add_test(modules, test_modules_events);
+	tcase_add_test(modules, test_modules_exec_replaces);
 	suite_add_tcase(s, modules);
 	return s;
 }

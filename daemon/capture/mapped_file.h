@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Opening what a process maps, safely as root: the file a mapping names
+ * (through map_files, or by its path only if it is still the very inode
+ * mapped), and the vdso's image, which has no file.
+ */
+#ifndef FXS_DAEMON_MAPPED_FILE_H
+#define FXS_DAEMON_MAPPED_FILE_H
+
+#include <stdbool.h>
+
+struct elf_symbols;
+struct proc_map;
+
+/*
+ * The vdso of the process whose /proc directory is dir (NULL: the kernel's
+ * one vdso, as a mapping event sees it), read out of it; with ret_fd, also a
+ * memfd holding the image. NULL when it cannot be read.
+ */
+struct elf_symbols *mapped_vdso_open(const char *dir, const struct proc_map *map, int *ret_fd);
+/*
+ * An fd open for reading on the file map names (dir: the process's /proc
+ * directory, or NULL), or -1. by_build_id: the mapping carries a build id,
+ * not an inode, so only a file anyone may read is opened by its path.
+ */
+int mapped_file_open(const char *dir, const struct proc_map *map, bool by_build_id);
+
+#endif /* FXS_DAEMON_MAPPED_FILE_H */
