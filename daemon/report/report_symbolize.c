@@ -115,6 +115,24 @@ static void func_set_source(struct report *r, size_t func, const char *file, uns
 	}
 }
 
+/* A new location of pid's pc in func, indexed under hash h, the rest zero; NULL: -ENOMEM. */
+static struct loc *add_loc(struct report *r, uint64_t h, uint64_t pid, uint64_t pc, size_t func,
+			   size_t *ret)
+{
+	struct loc *l;
+
+	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
+	    hash_index_insert(&r->locs.idx, h, r->locs.n))
+		return NULL;
+	l = &T(r->locs, struct loc)[r->locs.n];
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	l->pc = pc;
+	l->func = func;
+	*ret = r->locs.n++;
+	return l;
+}
+
 /* A kernel frame: named by the file's kernel symbols, in the kernel's mapping. */
 static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t h, size_t *ret)
 {
@@ -130,16 +148,10 @@ static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	if (err)
 		return err;
 	T(r->funcs, struct func)[func].kernel = true;
-	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hash_index_insert(&r->locs.idx, h, r->locs.n))
+	l = add_loc(r, h, pid, pc, func, ret);
+	if (!l)
 		return -ENOMEM;
-	l = &T(r->locs, struct loc)[r->locs.n];
-	memset(l, 0, sizeof(*l));
-	l->pid = pid;
-	l->pc = pc;
-	l->func = func;
 	l->mapping = map;
-	*ret = r->locs.n++;
 	return 0;
 }
 
@@ -157,17 +169,11 @@ static int get_python_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	if (err)
 		return err;
 	func_set_source(r, func, file, start_line);
-	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hash_index_insert(&r->locs.idx, h, r->locs.n))
+	l = add_loc(r, h, pid, pc, func, ret);
+	if (!l)
 		return -ENOMEM;
-	l = &T(r->locs, struct loc)[r->locs.n];
-	memset(l, 0, sizeof(*l));
-	l->pid = pid;
-	l->pc = pc;
-	l->func = func;
 	l->file = file;
 	l->line = line;
-	*ret = r->locs.n++;
 	return 0;
 }
 
@@ -234,23 +240,18 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		inl[i].file = df->file;
 		inl[i].line = df->line;
 	}
-	if (array_reserve(&r->locs.v, &r->locs.cap, r->locs.n, sizeof(struct loc)) ||
-	    hash_index_insert(&r->locs.idx, h, r->locs.n)) {
+	l = add_loc(r, h, pid, pc, func, ret);
+	if (!l) {
 		free(inl);
 		return -ENOMEM;
 	}
-	l = &T(r->locs, struct loc)[r->locs.n];
-	l->pid = pid;
-	l->pc = pc;
 	l->is_return = is_return;
 	l->mapping_id = k.mapping;
-	l->func = func;
 	l->mapping = sf.mapping;
 	l->file = sf.file;
 	l->line = sf.line;
 	l->inl = inl;
 	l->nr_inl = sf.nr_inlined;
-	*ret = r->locs.n++;
 	return 0;
 }
 
