@@ -108,11 +108,14 @@ bool fxt_ksym_parse(const char **p, const char *end, struct fxt_ksym_line *ret)
 
 uint64_t fxt_ksyms_unnamed(const void *data, size_t len)
 {
-	const char *p = data, *end = p + len;
+	const char *p = data, *end;
 	struct fxt_ksym_line l;
 	uint64_t n = 0;
 
-	while (p && p < end && fxt_ksym_parse(&p, end, &l))
+	if (!p)
+		return 0;
+	end = p + len;
+	while (p < end && fxt_ksym_parse(&p, end, &l))
 		n += l.name_len == 9 && !memcmp(l.name, "[unknown]", 9) && l.module_len == 1 &&
 		     l.module[0] == '-';
 	return n;

@@ -178,12 +178,13 @@ static bool svarint(const uint8_t **p, const uint8_t *end, int *ret)
  */
 int py_line_of(const uint8_t *table, size_t len, int firstlineno, int lasti)
 {
-	const uint8_t *p = table, *end = table + len;
+	const uint8_t *p = table, *end;
 	int line = firstlineno, addr = 0, delta;
 	uint32_t skip;
 
-	if (lasti < 0)
+	if (lasti < 0 || !table)
 		return firstlineno;
+	end = table + len;
 	while (p < end) {
 		uint8_t first = *p++;
 		unsigned code = (first >> 3) & 15, length = (first & 7) + 1;
