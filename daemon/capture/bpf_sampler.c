@@ -231,23 +231,26 @@ bool bpf_sampler_python(const struct bpf_sampler *b, bool *ret_refused)
 	return b->opts.python;
 }
 
-unsigned bpf_sampler_cfi_cause(void)
+/* Whether the kernel's BPF JIT is off (net.core.bpf_jit_enable 0: Debian's riscv64). */
+static bool jit_off(void)
 {
 	char on = 0;
-	int fd;
+	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0)
+		return false;
+	if (read(fd, &on, 1) != 1)
+		on = 0;
+	close(fd);
+	return on == '0';
+}
+
+unsigned bpf_sampler_cfi_cause(void)
+{
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0)
 		return BPF_CFI_NO_LOOP;
 	/* bpf_loop()'s callback runs only in JITed code (Debian's riscv64 kernel: JIT off) */
-	fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, &on, 1) != 1)
-			on = 0;
-		close(fd);
-		if (on == '0')
-			return BPF_CFI_NO_JIT;
-	}
-	return BPF_CFI_REJECTED;
+	return jit_off() ? BPF_CFI_NO_JIT : BPF_CFI_REJECTED;
 }
 
 unsigned bpf_sampler_cfi_fallback(const struct bpf_sampler *b)
@@ -303,9 +306,11 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	/*
 	 * Before Linux 6.12 the Python walk is not offered: 6.1's verifier
 	 * gives up on it after 1M instructions (seconds of a doomed load); the
-	 * releases between are not measured yet.
+	 * releases between are not measured yet. Nor with the JIT off: each
+	 * load's verification then took Debian 13's riscv64 kernel under qemu
+	 * past the VM tier's 300 s, and the interpreter would walk it slowly.
 	 */
-	if (b->opts.python && !kernel_at_least(6, 12))
+	if (b->opts.python && (!kernel_at_least(6, 12) || jit_off()))
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
 	b->mmap_on = b->opts.mmap_events;

@@ -182,8 +182,10 @@ int py_line_of(const uint8_t *table, size_t len, int firstlineno, int lasti)
 	int line = firstlineno, addr = 0, delta;
 	uint32_t skip;
 
-	if (lasti < 0 || !table)
+	if (lasti < 0)
 		return firstlineno;
+	if (!table)
+		return -1;
 	end = table + len;
 	while (p < end) {
 		uint8_t first = *p++;
