@@ -461,10 +461,6 @@ unsigned check_accounting(const struct capture_file *f)
 	for (size_t i = 0; i < f->nr_counters; i++) {
 		const struct counter *c = &f->counters[i];
 
-		/* The off-CPU counters have their own sums (check_offcpu). */
-		if (!strcmp(c->name, "offcpu") || !strcmp(c->name, "config") ||
-		    !strcmp(c->name, "unwind_offcpu") || !strcmp(c->name, "cfi_tables"))
-			continue;
 		if (!strcmp(c->name, "mmap")) {
 			check_mmap_counters(f, c);
 			continue;
@@ -482,6 +478,13 @@ unsigned check_accounting(const struct capture_file *f)
 				      (unsigned long long)total(f, "written"));
 			continue;
 		}
+		/*
+		 * The samples' counters are the total and one per CPU; the
+		 * others (off-CPU, config, tables, modules, perf maps, Python)
+		 * have sums of their own, checked where they are tested.
+		 */
+		if (strcmp(c->name, "samples") && strncmp(c->name, "cpu", 3))
+			continue;
 		check_invariant(c);
 		if (strncmp(c->name, "cpu", 3))
 			continue;
