@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/cfi_capture.h"
 #include "cli/client.h"
 #include "fxt/fxt_reader.h"
 #include "live.h"
@@ -399,7 +400,9 @@ START_TEST(test_memory_ceiling)
 	const char *env = getenv("FXS_SOAK_SECONDS");
 	unsigned seconds = env ? (unsigned)atoi(env) : 60, port = 20000 + getpid() % 20000;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t ceiling = MEM_CEILING_BYTES(16ULL << 20, 256 * 1024, (uint64_t)cpus);
+	/* the daemon's defaults: cfi_memory auto, buffer_size 256K */
+	uint64_t ceiling =
+		MEM_CEILING_BYTES(cfi_capture_default_memory(), 256 * 1024, (uint64_t)cpus);
 	unsigned fd_ceiling = MEM_FD_CEILING((unsigned)cpus), fds, max_fds = 0;
 	unsigned long rss, max_rss = 0, first_rss = 0;
 	unsigned failed = 0, scrapes = 0, captures = 0;
