@@ -98,7 +98,8 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
 	struct rotate_policy pol = {d->cfg.max_file_size, d->cfg.max_file_age_s,
 				    d->cfg.max_total_size};
 	struct rotate_file *files = NULL;
-	uint64_t total = d->cfg.max_file_size;
+	/* a file may pass max_file_size by what its closing records need (< 10 %) */
+	uint64_t reserve = d->cfg.max_file_size + d->cfg.max_file_size / 10, total = reserve;
 	size_t nr = 0, del, i, j;
 	int64_t now = time(NULL);
 	char age[32];
@@ -115,8 +116,7 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
 	nr = j;
 	for (i = 0; i < nr; i++)
 		total += files[i].size;
-	del = rotate_plan(&pol, files, nr, d->cfg.max_file_size,
-			  d->cont_last[0] ? d->cont_last : NULL);
+	del = rotate_plan(&pol, files, nr, reserve, d->cont_last[0] ? d->cont_last : NULL);
 	for (i = 0; i < del; i++) {
 		fmt_age(age, sizeof(age), now - files[i].mtime_s);
 		if (unlinkat(dfd, files[i].name, 0) && errno != ENOENT) {
@@ -128,7 +128,7 @@ static void cont_prune(struct daemon *d, int dfd, const char *own)
 			 "%zu files and %llu bytes reserved for the next came to %llu bytes, over "
 			 "max_total_size = %llu",
 			 d->cfg.directory, files[i].name, age, (unsigned long long)files[i].size,
-			 nr, (unsigned long long)d->cfg.max_file_size, (unsigned long long)total,
+			 nr, (unsigned long long)reserve, (unsigned long long)total,
 			 (unsigned long long)d->cfg.max_total_size);
 	}
 	free(files);

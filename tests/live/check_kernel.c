@@ -534,7 +534,12 @@ START_TEST(test_daemon_user)
 	hit = count_under(f, "dd", false, syscall_fns, &all);
 	ck_assert_uint_gt(f->kstack_blobs, 100);
 	ck_assert_uint_gt(f->ksyms_blobs, 0);
-	ck_assert_msg(hit * 5 > all, "%zu of %zu samples under ksys_read/ksys_write", hit, all);
+	/*
+	 * Kernel stacks reach the user: dd's share under its syscalls is
+	 * 18-53 % here (root's own test compares it with perf's); 1/8 tells
+	 * kernel stacks from none without failing a loaded host's run.
+	 */
+	ck_assert_msg(hit * 8 > all, "%zu of %zu samples under ksys_read/ksys_write", hit, all);
 	kfile_free(f);
 	assert_no_kernel_address(p1, lo, hi);
 	free(r);
