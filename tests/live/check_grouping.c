@@ -109,7 +109,11 @@ START_TEST(test_default_grouping)
 			p = next_line(p, line, sizeof(line), &count);
 			if (k == 0)
 				all += count;
-			if (strstr(line, works[k]))
+			/*
+			 * Under its work function, but not in cpu_ms, the clock the
+			 * loop reads: a VM's clock reads alone took 5 % of it once.
+			 */
+			if (strstr(line, works[k]) && !strstr(line, ";cpu_ms"))
 				in_work += count;
 			/*
 			 * Its leaf is the line's last frame: a sample in leaf_done, which
