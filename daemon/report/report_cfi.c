@@ -44,8 +44,15 @@ void report_cfi_header(const struct report *r, FILE *out)
 	if (!r->nr_cfi_modules)
 		return;
 	fprintf(out, "Modules without unwind tables: %zu\n", r->nr_cfi_modules);
-	for (size_t i = 0; i < r->nr_cfi_modules; i++)
-		fprintf(out, "  %s\n", r->cfi_modules[i]);
+	for (size_t i = 0; i < r->nr_cfi_modules; i++) {
+		char buf[512];
+
+		/* on a terminal, a long path loses its start, as --top's modules do */
+		fprintf(out, "  %s\n",
+			r->width > 2
+				? report_fit_left(r->cfi_modules[i], r->width - 2, buf, sizeof(buf))
+				: r->cfi_modules[i]);
+	}
 }
 
 void report_cfi_free(struct report *r)

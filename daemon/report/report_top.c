@@ -69,24 +69,21 @@ static void print_fallback(const struct report *r, FILE *out)
 		 failed = counter_of(r->cfi_tables, r->nr_cfi_tables, "failed"),
 		 cap = counter_of(r->cfi_tables, r->nr_cfi_tables, "cap_bytes");
 
-	fprintf(out, "Stacks by frame pointers: %" PRIu64 " (%.2f%%)%s\n", r->fp_fallback,
-		report_pct(r->fp_fallback, r->samples),
-		all ? "; the CFI walker had no table for" : "");
+	/* Each line fits a 70-column terminal (report_fit's cut is for names). */
+	fprintf(out, "Stacks by frame pointers: %" PRIu64 " (%.2f%%)\n", r->fp_fallback,
+		report_pct(r->fp_fallback, r->samples));
 	if (!all)
 		return;
-	if (table) {
-		fprintf(out, "  %9" PRIu64 " a module (not made yet", table);
-		if (evicted || failed)
-			fprintf(out,
-				", %" PRIu64 " evicted past --cfi-memory %" PRIu64 "M, %" PRIu64
-				" failed",
-				evicted, cap >> 20, failed);
-		fprintf(out, ")\n");
-	}
-	if (jit)
+	fprintf(out, "  where the CFI walker had no table for\n");
+	if (table && (evicted || failed))
 		fprintf(out,
-			"  %9" PRIu64
-			" a pc in no file (JIT or anonymous code, or a mapping not read yet)\n",
+			"  %9" PRIu64 " a module (%" PRIu64 " evicted at --cfi-memory %" PRIu64
+			"M, %" PRIu64 " failed)\n",
+			table, evicted, cap >> 20, failed);
+	else if (table)
+		fprintf(out, "  %9" PRIu64 " a module (not made yet)\n", table);
+	if (jit)
+		fprintf(out, "  %9" PRIu64 " a pc in no file (JIT, anonymous, or not read yet)\n",
 			jit);
 	if (proc)
 		fprintf(out, "  %9" PRIu64 " the process (its first milliseconds)\n", proc);
