@@ -95,7 +95,8 @@ chmod +x "$tmp"/*.sh
 run_both()
 {
 	name=$1 comm=$2 run=$3
-	locked "$bin" record -q -F 999 -o "$tmp/$name.fxt" -- "$tmp/$name.sh" \
+	# native frames only, as perf gives them: no Python frames in python3.11's stacks
+	locked "$bin" record -q -F 999 --python=off -o "$tmp/$name.fxt" -- "$tmp/$name.sh" \
 		2>"$tmp/$name.err" || { echo "FAIL $name: record: $(cat "$tmp/$name.err")"; return 1; }
 	"$bin" report --folded "$tmp/$name.fxt" 2>/dev/null | fold_ours "$comm" >"$tmp/$name.$run.ours"
 	locked perf record -q -e cpu-clock -F 999 --call-graph dwarf -o "$tmp/$name.data" -- \
