@@ -203,4 +203,21 @@ int fxt_put_context_switch(struct fxt_buf *b, uint64_t ts, unsigned cpu, unsigne
 			   uint64_t out_tid, uint64_t in_tid, const struct fxt_arg *args,
 			   unsigned nr_args);
 
+/* v's low bytes into p, little-endian: the blob payloads' fixed-width fields. */
+static inline void fxt_put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A little-endian field of bytes bytes at p. */
+static inline uint64_t fxt_get_le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
 #endif /* FXS_DAEMON_FXT_H */

@@ -5,29 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fxt/fxt.h"
 #include "fxt/fxt_kstack.h"
-
-static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 size_t fxt_kstack_encode(uint8_t *buf, uint64_t ts, uint64_t tid, const uint32_t *ids, unsigned nr)
 {
-	put_le(buf, ts, 8);
-	put_le(buf + 8, tid, 8);
+	fxt_put_le(buf, ts, 8);
+	fxt_put_le(buf + 8, tid, 8);
 	for (unsigned i = 0; i < nr; i++)
-		put_le(buf + FXT_KSTACK_HDR + 4 * i, ids[i], 4);
+		fxt_put_le(buf + FXT_KSTACK_HDR + 4 * i, ids[i], 4);
 	return FXT_KSTACK_HDR + 4 * (size_t)nr;
 }
 
@@ -35,15 +21,15 @@ bool fxt_kstack_decode(const uint8_t *data, size_t len, uint64_t *ts, uint64_t *
 {
 	if (!data || len < FXT_KSTACK_HDR || (len - FXT_KSTACK_HDR) % 4)
 		return false;
-	*ts = get_le(data, 8);
-	*tid = get_le(data + 8, 8);
+	*ts = fxt_get_le(data, 8);
+	*tid = fxt_get_le(data + 8, 8);
 	*nr = (unsigned)((len - FXT_KSTACK_HDR) / 4);
 	return true;
 }
 
 uint32_t fxt_kstack_id(const uint8_t *data, unsigned i)
 {
-	return (uint32_t)get_le(data + FXT_KSTACK_HDR + 4 * (size_t)i, 4);
+	return (uint32_t)fxt_get_le(data + FXT_KSTACK_HDR + 4 * (size_t)i, 4);
 }
 
 size_t fxt_ksym_format(char *buf, size_t size, uint32_t id, uint64_t offset, const char *name,

@@ -5,21 +5,6 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_python.h"
 
-static void put_le(uint8_t *p, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 size_t fxt_pycode_encode(uint8_t *buf, const struct fxt_pycode *c)
 {
 	size_t n = FXT_PYCODE_HDR;
@@ -27,13 +12,13 @@ size_t fxt_pycode_encode(uint8_t *buf, const struct fxt_pycode *c)
 	if (c->qualname_len > FXT_PY_NAME_MAX || c->filename_len > FXT_PY_FILE_MAX ||
 	    c->table_len > FXT_PY_TABLE_MAX || !c->id)
 		return 0;
-	put_le(buf, c->id, 4);
-	put_le(buf + 4, (uint32_t)c->firstlineno, 4);
-	put_le(buf + 8, c->pid, 8);
-	put_le(buf + 16, c->qualname_len, 2);
-	put_le(buf + 18, c->filename_len, 2);
-	put_le(buf + 20, c->table_len, 2);
-	put_le(buf + 22, 0, 2);
+	fxt_put_le(buf, c->id, 4);
+	fxt_put_le(buf + 4, (uint32_t)c->firstlineno, 4);
+	fxt_put_le(buf + 8, c->pid, 8);
+	fxt_put_le(buf + 16, c->qualname_len, 2);
+	fxt_put_le(buf + 18, c->filename_len, 2);
+	fxt_put_le(buf + 20, c->table_len, 2);
+	fxt_put_le(buf + 22, 0, 2);
 	memcpy(buf + n, c->qualname, c->qualname_len);
 	n += c->qualname_len;
 	memcpy(buf + n, c->filename, c->filename_len);
@@ -47,12 +32,12 @@ bool fxt_pycode_decode(const uint8_t *data, size_t len, struct fxt_pycode *ret)
 {
 	if (!data || len < FXT_PYCODE_HDR)
 		return false;
-	ret->id = (uint32_t)get_le(data, 4);
-	ret->firstlineno = (int32_t)get_le(data + 4, 4);
-	ret->pid = get_le(data + 8, 8);
-	ret->qualname_len = get_le(data + 16, 2);
-	ret->filename_len = get_le(data + 18, 2);
-	ret->table_len = get_le(data + 20, 2);
+	ret->id = (uint32_t)fxt_get_le(data, 4);
+	ret->firstlineno = (int32_t)fxt_get_le(data + 4, 4);
+	ret->pid = fxt_get_le(data + 8, 8);
+	ret->qualname_len = fxt_get_le(data + 16, 2);
+	ret->filename_len = fxt_get_le(data + 18, 2);
+	ret->table_len = fxt_get_le(data + 20, 2);
 	if (!ret->id ||
 	    FXT_PYCODE_HDR + ret->qualname_len + ret->filename_len + ret->table_len != len)
 		return false;
@@ -65,16 +50,16 @@ bool fxt_pycode_decode(const uint8_t *data, size_t len, struct fxt_pycode *ret)
 size_t fxt_pystack_encode(uint8_t *buf, uint64_t ts, uint64_t tid, uint32_t end,
 			  const struct fxt_pyframe *f, unsigned nr)
 {
-	put_le(buf, ts, 8);
-	put_le(buf + 8, tid, 8);
-	put_le(buf + 16, end, 4);
-	put_le(buf + 20, nr, 4);
+	fxt_put_le(buf, ts, 8);
+	fxt_put_le(buf + 8, tid, 8);
+	fxt_put_le(buf + 16, end, 4);
+	fxt_put_le(buf + 20, nr, 4);
 	for (unsigned i = 0; i < nr; i++) {
 		uint8_t *p = buf + FXT_PYSTACK_HDR + FXT_PYFRAME_SIZE * i;
 
-		put_le(p, f[i].code, 4);
-		put_le(p + 4, (uint32_t)f[i].lasti, 4);
-		put_le(p + 8, f[i].flags, 4);
+		fxt_put_le(p, f[i].code, 4);
+		fxt_put_le(p + 4, (uint32_t)f[i].lasti, 4);
+		fxt_put_le(p + 8, f[i].flags, 4);
 	}
 	return FXT_PYSTACK_HDR + FXT_PYFRAME_SIZE * (size_t)nr;
 }
@@ -84,10 +69,10 @@ bool fxt_pystack_decode(const uint8_t *data, size_t len, uint64_t *ts, uint64_t 
 {
 	if (!data || len < FXT_PYSTACK_HDR)
 		return false;
-	*ts = get_le(data, 8);
-	*tid = get_le(data + 8, 8);
-	*end = (uint32_t)get_le(data + 16, 4);
-	*nr = (unsigned)get_le(data + 20, 4);
+	*ts = fxt_get_le(data, 8);
+	*tid = fxt_get_le(data + 8, 8);
+	*end = (uint32_t)fxt_get_le(data + 16, 4);
+	*nr = (unsigned)fxt_get_le(data + 20, 4);
 	return len == FXT_PYSTACK_HDR + FXT_PYFRAME_SIZE * (size_t)*nr;
 }
 
@@ -95,7 +80,7 @@ void fxt_pystack_frame(const uint8_t *data, unsigned i, struct fxt_pyframe *ret)
 {
 	const uint8_t *p = data + FXT_PYSTACK_HDR + FXT_PYFRAME_SIZE * (size_t)i;
 
-	ret->code = (uint32_t)get_le(p, 4);
-	ret->lasti = (int32_t)get_le(p + 4, 4);
-	ret->flags = (uint32_t)get_le(p + 8, 4);
+	ret->code = (uint32_t)fxt_get_le(p, 4);
+	ret->lasti = (int32_t)fxt_get_le(p + 4, 4);
+	ret->flags = (uint32_t)fxt_get_le(p + 8, 4);
 }
