@@ -184,7 +184,11 @@ int capture_emit_maps(struct capture *c, uint32_t pid, uint64_t ts)
 
 /*
  * Name s's thread when it is new, or when comm (its names at name_ns) renames
- * it: not when comm is what was written last, or older than that.
+ * it: not when comm is what was written last, or older than that. An exec
+ * record is always news: a sample taken inside execve() after the kernel
+ * renamed the task may have brought its new name already, and the exec must
+ * still read the new image's command line (and, past a secure exec, its
+ * mappings: capture_needs_proc_maps).
  */
 int capture_note_thread(struct capture *c, const struct fxs_sample *s, const struct fxs_comm *comm,
 			uint64_t name_ns)
@@ -197,7 +201,8 @@ int capture_note_thread(struct capture *c, const struct fxs_sample *s, const str
 	added = idset_add(&c->tids, s->tid);
 	if (added < 0)
 		return added;
-	if (!added && (!comm || !thread_names_news(&c->names, s->tid, comm, name_ns)))
+	if (!added && !(s->flags & FXS_SF_EXEC) &&
+	    (!comm || !thread_names_news(&c->names, s->tid, comm, name_ns)))
 		return 0;
 	/*
 	 * A name is about to be written: a new name is what an exec gives
