@@ -14,7 +14,7 @@
 
 #include "capture/cfi_capture.h"
 #include "unwind_maps.h"
-#include "capture/python_capture.h"
+#include "lang/python_capture.h"
 #include "fxt/fxt_stream.h"
 #include "lang/perfmap_capture.h"
 #include "sampler.h"

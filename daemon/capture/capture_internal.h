@@ -15,7 +15,7 @@
 #include "capture/kstacks.h"
 #include "capture/lifecycle.h"
 #include "capture/modules.h"
-#include "capture/python_capture.h"
+#include "lang/python_capture.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
 #include "lang/perfmap_capture.h"

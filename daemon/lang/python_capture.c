@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* A capture's side of the Python walk (capture/python_capture.h). */
+/* A capture's side of the Python walk (lang/python_capture.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include "capture/python_capture.h"
+#include "lang/python_capture.h"
 #include "fxt/fxt.h"
 #include "fxt/fxt_python.h"
 #include "lang/python_elf.h"
