@@ -664,7 +664,6 @@ static void sweep(struct cfi_tables *t)
 int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 {
 	uint64_t until = mono_ns() + budget_ns;
-	bool waiting = false;
 	int made = 0, r;
 
 	t->gen++;
@@ -681,24 +680,28 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 	}
 	for (size_t i = t->next_queued; i < t->nr_mods; i++) {
 		if (t->mods[i].state != CFI_MOD_QUEUED) {
-			if (!waiting)
-				t->next_queued = i + 1;
+			t->next_queued = i + 1;
 			continue;
 		}
 		if (made && mono_ns() >= until)
 			break;
 		r = make_one(t, i);
-		if (r == -EINPROGRESS) {
-			/* a worker is still making it: the next ones may be made */
-			waiting = true;
-			continue;
-		}
-		if (r == -EAGAIN)
+		/*
+		 * A worker is still making it: the ones after it wait, made or
+		 * not. Tables are let in in the order their modules were mapped,
+		 * whichever worker ends first, so which one is left out when
+		 * room runs short does not depend on a race: clang's own
+		 * libclang-cpp and libLLVM (mapped first) stay in, and libz3
+		 * (mapped by libLLVM) is left out at --cfi-memory 16M. In the
+		 * order made, a CI run left libclang-cpp out (the small ones
+		 * came first) and no stack of the compile was whole.
+		 */
+		if (r == -EINPROGRESS || r == -EAGAIN)
 			break;
 		if (r < 0)
 			return r;
 		made += r;
-		if (!waiting && t->mods[i].state != CFI_MOD_QUEUED)
+		if (t->mods[i].state != CFI_MOD_QUEUED)
 			t->next_queued = i + 1;
 	}
 	return made;

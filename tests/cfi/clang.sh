@@ -94,15 +94,21 @@ record_ours()
 	"$bin" report --folded "$tmp/ours.$tag.fxt" 2>/dev/null | fold_ours clang >"$tmp/ours.$tag.folded"
 }
 
+# perf with the deepest copy of the stack: $tmp/perf.$1.{data,folded}
+record_perf()
+{
+	locked perf record -q -e cpu-clock -F 999 --call-graph dwarf,65528 -o "$tmp/perf.$1.data" -- \
+		"$tmp/cc.sh" >/dev/null 2>&1
+	perf script --no-inline -i "$tmp/perf.$1.data" -F comm,tid,ip,sym 2>/dev/null |
+		fold_perf clang >"$tmp/perf.$1.folded"
+}
+
 record_ours default || { failed=1; exit 1; }
-locked perf record -q -e cpu-clock -F 999 --call-graph dwarf,65528 -o "$tmp/perf.data" -- \
-	"$tmp/cc.sh" >/dev/null 2>&1
-perf script --no-inline -i "$tmp/perf.data" -F comm,tid,ip,sym 2>/dev/null |
-	fold_perf clang >"$tmp/perf.folded"
+record_perf 1
 
 set -- $(entry_share "$tmp/ours.default.folded"); ours=$1 ours_n=$2
-set -- $(entry_share "$tmp/perf.folded"); theirs=$1 theirs_n=$2
-bytes_ours=$(stat -c %s "$tmp/ours.default.fxt") bytes_perf=$(stat -c %s "$tmp/perf.data")
+set -- $(entry_share "$tmp/perf.1.folded"); theirs=$1 theirs_n=$2
+bytes_ours=$(stat -c %s "$tmp/ours.default.fxt") bytes_perf=$(stat -c %s "$tmp/perf.1.data")
 bps_ours=$((bytes_ours / (ours_n ? ours_n : 1))) bps_perf=$((bytes_perf / (theirs_n ? theirs_n : 1)))
 trunc=$(sed -n 's/.*stacks: \([0-9]*\) truncated at --max-frames.*/\1/p' "$tmp/ours.default.err")
 printf 'clang++ reach the entry: fxsampler %d.%d%% of %d, perf dwarf,65528 %d.%d%% of %d; bytes/sample %d vs %d; %s truncated\n' \
@@ -113,7 +119,19 @@ if [ "$ours_n" -lt 500 ] || [ "$theirs_n" -lt 500 ]; then
 	echo "FAIL clang: too few samples ($ours_n, $theirs_n)"; failed=1
 fi
 if [ $((ours * 100)) -lt $((theirs * 98)) ]; then
-	echo "FAIL clang: entry share ${ours}‰ < 0.98 x perf's ${theirs}‰"; failed=1
+	# One compile of either tool moves a point or two (the machine's load,
+	# perf's 64 KiB copies): both again, and each tool's two runs together decide.
+	echo "  clang: ${ours}‰ < 0.98 x perf's ${theirs}‰: both tools again, then both runs of each together"
+	record_perf 2
+	record_ours default2 || { failed=1; exit 1; }
+	set -- $(entry_share "$tmp/ours.default2.folded")
+	ours=$(((ours * ours_n + $1 * $2) / (ours_n + $2))) ours_n=$((ours_n + $2))
+	set -- $(entry_share "$tmp/perf.2.folded")
+	theirs=$(((theirs * theirs_n + $1 * $2) / (theirs_n + $2))) theirs_n=$((theirs_n + $2))
+	echo "  clang, two runs each: fxsampler ${ours}‰ of $ours_n, perf dwarf ${theirs}‰ of $theirs_n"
+	if [ $((ours * 100)) -lt $((theirs * 98)) ]; then
+		echo "FAIL clang: entry share ${ours}‰ < 0.98 x perf's ${theirs}‰"; failed=1
+	fi
 fi
 if [ $((bps_ours * 100)) -gt "$bps_perf" ]; then
 	echo "FAIL clang: $bps_ours bytes a sample, more than 1/100 of perf's $bps_perf"; failed=1

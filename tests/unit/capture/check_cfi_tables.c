@@ -364,8 +364,13 @@ START_TEST(test_in_use_never_evicted)
 }
 END_TEST
 
-/* Tables made off the loop (ops.start/collect): one still being made does not hold the others. */
+/*
+ * Tables made off the loop (ops.start/collect) are let in in the order their
+ * modules came, whichever is made first: which one is left out when room runs
+ * short is no race between the workers.
+ */
 static bool async_done[8];
+static uint32_t async_rows[8];
 static bool fake_start(void *ctx, uint32_t id, int fd)
 {
 	(void)ctx;
@@ -379,10 +384,11 @@ static int fake_collect(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, u
 	if (!async_done[id])
 		return -EINPROGRESS;
 	*ret_ns = 1000;
+	fk.gen_rows = async_rows[id];
 	return generate(ctx, 3, ret_rows, ret_n);
 }
 
-START_TEST(test_made_off_the_loop)
+static struct cfi_tables *make_async(void)
 {
 	struct cfi_tables_ops ops = {
 		.rows = fk.rows,
@@ -398,27 +404,60 @@ START_TEST(test_made_off_the_loop)
 		.start = fake_start,
 		.collect = fake_collect,
 	};
-	struct cfi_tables *t;
-	int fd = devnull(), a, b;
 
 	memset(&fk, 0, sizeof(fk));
 	memset(async_done, 0, sizeof(async_done));
-	t = cfi_tables__new(&ops);
-	fk.gen_rows = 10;
+	return cfi_tables__new(&ops);
+}
+
+START_TEST(test_made_off_the_loop_in_order)
+{
+	struct cfi_tables *t = make_async();
+	int fd = devnull(), a, b;
+
 	a = cfi_tables_module(t, "a", 1, fd);
 	b = cfi_tables_module(t, "b", 1, fd);
+	async_rows[a] = async_rows[b] = 10;
 	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
 	ck_assert(cfi_tables_pending(t));
-	/* b is made before a: b loads, a still waits */
+	/* b is made before a: it waits for a */
 	async_done[b] = true;
-	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
-	ck_assert_uint_eq(fk.tables[b].nr_rows, 10);
-	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
 	ck_assert(cfi_tables_pending(t));
 	async_done[a] = true;
-	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 2);
 	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 10);
 	ck_assert(!cfi_tables_pending(t));
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/* Room for one of two: the first mapped is in, though the second was made first. */
+START_TEST(test_short_room_by_order_mapped)
+{
+	struct cfi_tables *t = make_async();
+	int fd = devnull(), a, b;
+	struct cfi_tables_stats st;
+
+	a = cfi_tables_module(t, "a", 1, fd);
+	b = cfi_tables_module(t, "b", 1, fd);
+	/* one process maps both: neither is evicted for the other */
+	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, a);
+	cfi_tables_mapping(t, 1, 0x3000, 0x4000, 0, b);
+	cfi_tables_publish(t, 1);
+	async_rows[a] = async_rows[b] = NR_ROWS / 2 + 8;
+	async_done[b] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	async_done[a] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, NR_ROWS / 2 + 8);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.left_out, 1);
+	ck_assert_uint_eq(st.loaded, 1);
 	close(fd);
 	cfi_tables__free(t);
 }
@@ -702,7 +741,8 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_in_use_never_evicted);
 	tcase_add_test(tc, test_no_code_is_no_failure);
-	tcase_add_test(tc, test_made_off_the_loop);
+	tcase_add_test(tc, test_made_off_the_loop_in_order);
+	tcase_add_test(tc, test_short_room_by_order_mapped);
 	tcase_add_test(tc, test_no_cfi_is_frame_pointers);
 	tcase_add_test(tc, test_dropped_by_the_kernel);
 	tcase_add_test(tc, test_fork_inherits);
