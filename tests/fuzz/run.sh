@@ -5,7 +5,8 @@
 # shellcheck disable=SC2089,SC2090
 #
 # Build the libFuzzer targets (clang -fsanitize=fuzzer,address,undefined) and
-# run each for FUZZ_SECONDS (default 60) from its committed seed corpus
+# run each for FUZZ_SECONDS (default 60), FUZZ_JOBS at a time (default: the
+# CPUs), from its committed seed corpus
 # tests/fuzz/corpus/<target>/. Any crash, leak, sanitizer report or timeout
 # fails the run; libFuzzer leaves the input under .output/fuzz/artifacts/,
 # which then becomes a seed, and a test (naming the bug) in the unit tests of
@@ -57,35 +58,45 @@ mkdir -p "$out/artifacts"
 objs=
 # The Makefile passes its list of library modules.
 [ -n "${LIB_SRCS:-}" ] || die "LIB_SRCS unset: run 'make fuzz'"
+# Built and run FUZZ_JOBS at a time (default: the CPUs; each fuzzer is one thread).
+jobs=${FUZZ_JOBS:-$(nproc)}
+# in_turn CMD...: CMD in the background, waiting first while $jobs run already
+in_turn()
+{
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do
+		wait -n || true
+	done
+	"$@" &
+}
+build_obj()
+{
+	echo "  CC-FUZZ  $2"
+	# shellcheck disable=SC2086
+	$CLANG $cflags $san -fsanitize=fuzzer-no-link -c "$1" -o "$2" || : >"$2.failed"
+}
 for src in $LIB_SRCS; do
 	obj=$out/${src%.c}.o
 	mkdir -p "$(dirname "$obj")"
+	rm -f "$obj.failed"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find daemon include -name '*.h' -newer "$obj")" ]; then
-		echo "  CC-FUZZ  $obj"
-		# shellcheck disable=SC2086
-		$CLANG $cflags $san -fsanitize=fuzzer-no-link -c "$src" -o "$obj" ||
-			die "cannot build $src"
+		in_turn build_obj "$src" "$obj"
 	fi
 	objs="$objs $obj"
+done
+wait
+for obj in $objs; do
+	[ ! -f "$obj.failed" ] || die "cannot build ${obj#"$out"/}"
 done
 rm -f "$out/libfxs.a"
 # shellcheck disable=SC2086
 ar rcs "$out/libfxs.a" $objs
 
-failed=
-for t in $targets; do
-	src=tests/fuzz/fuzz_$t.c
-	bin=$out/fuzz_$t
-	seeds=tests/fuzz/corpus/$t
-	work=$out/corpus/$t
-	[ -f "$src" ] || die "no target $t ($src)"
-	[ -d "$seeds" ] || die "no seed corpus $seeds"
-	echo "  CC-FUZZ  $bin"
-	# shellcheck disable=SC2086
-	$CLANG $cflags $san -fsanitize=fuzzer "$src" "$out/libfxs.a" $libs -o "$bin" ||
-		die "cannot build $src"
+# run_target T: fuzz T for FUZZ_SECONDS; what it says comes whole, after it ends
+run_target()
+{
+	local t=$1 bin=$out/fuzz_$1 seeds=tests/fuzz/corpus/$1 work=$out/corpus/$1 said
 	mkdir -p "$work"
-	echo "== fuzz $t for ${FUZZ_SECONDS}s ($(find "$seeds" -type f | wc -l) seeds)"
+	said="== fuzz $t for ${FUZZ_SECONDS}s ($(find "$seeds" -type f | wc -l) seeds)"
 	# The first corpus directory receives new inputs; the seeds are only read.
 	# -timeout: an input that takes 10 s is a hang, and fails the run.
 	if ! ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
@@ -93,13 +104,33 @@ for t in $targets; do
 		"$bin" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" \
 		"$work" "$seeds" >"$out/$t.log" 2>&1; then
+		echo "$said"
 		tail -n 60 "$out/$t.log" >&2
-		failed="$failed $t"
 		echo "FAIL: fuzz_$t: see $out/$t.log and $out/artifacts/" >&2
-		continue
+		: >"$out/$t.failed"
+		return 1
 	fi
+	echo "$said"
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$out/$t.log" || true
 	grep -E 'cov: [0-9]+' "$out/$t.log" | tail -n 1 || true
+}
+for t in $targets; do
+	src=tests/fuzz/fuzz_$t.c
+	[ -f "$src" ] || die "no target $t ($src)"
+	[ -d "tests/fuzz/corpus/$t" ] || die "no seed corpus tests/fuzz/corpus/$t"
+	echo "  CC-FUZZ  $out/fuzz_$t"
+	# shellcheck disable=SC2086
+	$CLANG $cflags $san -fsanitize=fuzzer "$src" "$out/libfxs.a" $libs -o "$out/fuzz_$t" ||
+		die "cannot build $src"
+	rm -f "$out/$t.failed"
+done
+for t in $targets; do
+	in_turn run_target "$t"
+done
+wait
+failed=
+for t in $targets; do
+	[ ! -f "$out/$t.failed" ] || failed="$failed $t"
 done
 [ -z "$failed" ] || die "crashes in:$failed"
 echo "fuzz: all targets ran ${FUZZ_SECONDS}s without a crash"

@@ -7,7 +7,8 @@
 #     samples in JavaScript within 3 points of node's own profile of the same
 #     run (its samples but "(program)": native code it does not see), samples
 #     with an anon+0x... frame <= 2 %, and the names in --top, folded, pprof
-#     (go tool pprof -top) and perf script;
+#     (go tool pprof -top) and perf script; the same checks for record -p of
+#     a node that has run for 1.5 s (its map written before the capture);
 #   - OpenJDK 17 with -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit, two
 #     hot methods 3:1 (tests/report/jit/Spin.java): hotA's share of the two
 #     within 3 points of 75 %, anon <= 2 %;
@@ -92,6 +93,17 @@ if command -v go >/dev/null; then
 	PPROF_TMPDIR=$tmp go tool pprof -top "$tmp/node.pb.gz" 2>/dev/null | grep -q 'spinA /' ||
 		fail "go tool pprof -top does not name spinA"
 fi
+
+echo "== jit: record -p of a node that runs already"
+# its hot functions are compiled and in its map before the capture begins
+mkdir -p "$tmp/cpp"
+node --perf-basic-prof --cpu-prof --cpu-prof-dir="$tmp/cpp" "$user/spin.js" 5 &
+npid=$!
+sleep 1.5
+"$bin" record -q -p "$npid" -o "$tmp/nodep.fxt" 2>"$tmp/nodep.err" ||
+	fail "record -p: $(cat "$tmp/nodep.err")"
+wait "$npid" || fail "node (record -p) failed"
+node_check "$tmp/nodep.fxt" "$tmp/cpp" node-p
 
 echo "== jit: OpenJDK 17, -XX:+DumpPerfMapAtExit"
 if command -v javac >/dev/null && command -v java >/dev/null; then
