@@ -170,8 +170,9 @@ int perfmap_check_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, str
 int perfmap_read_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, const uint64_t *pcs,
 		    size_t nr_pcs, struct perfmap_pick *ret_pick)
 {
-	static char buf[1 << 16];
+	const size_t buf_size = 1 << 16;
 	struct stat st, st2;
+	char *buf;
 	uint64_t total = 0;
 	char path[64];
 	ssize_t n;
@@ -189,8 +190,14 @@ int perfmap_read_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, cons
 		close(rfd);
 		return PERFMAP_SKIP_ERROR + 1;
 	}
+	/* not static: the capture and fxsamplerd's scrapes read maps each on its own */
+	buf = malloc(buf_size);
+	if (!buf) {
+		close(rfd);
+		return -ENOMEM;
+	}
 	err = perfmap_pick_init(ret_pick, pcs, nr_pcs);
-	while (!err && (n = read(rfd, buf, sizeof(buf))) > 0) {
+	while (!err && (n = read(rfd, buf, buf_size)) > 0) {
 		total += (uint64_t)n;
 		err = total > PERFMAP_MAX_FILE ? PERFMAP_SKIP_TOO_LARGE + 1
 					       : perfmap_pick_feed(ret_pick, buf, (size_t)n);
@@ -200,6 +207,7 @@ int perfmap_read_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, cons
 	if (!err)
 		err = perfmap_pick_end(ret_pick);
 	close(rfd);
+	free(buf);
 	if (err == -E2BIG)
 		err = PERFMAP_SKIP_LONG_LINE + 1;
 	if (err)
