@@ -155,7 +155,7 @@ uint64_t report_samples(const struct report *r);
  * JIT code named where the report is made (fxsamplerd's scrapes read the
  * live processes' perf maps, lang/perfmap_live.h): for each process, the
  * distinct pcs of its user frames (a return address less one) that no
- * mapped file and no perf-map entry of r names, sorted, and the time
+ * symbol and no perf-map entry of r names, sorted, and the time
  * (records' ticks) of its first sample. fn's nonzero stops and is returned.
  * Call it before any output (entries added after one name nothing in it).
  */

@@ -159,7 +159,7 @@ static struct jit_need *need_of(struct jit_need **v, size_t *n, size_t *cap, uin
 	return &(*v)[pos];
 }
 
-/* Whether pc of pid is in no mapped file and no entry of r names it. */
+/* Whether no symbol and no entry of r names pc of pid. */
 static int unnamed(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		   bool *ret)
 {
@@ -167,8 +167,8 @@ static int unnamed(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	int err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
 			       : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 
-	*ret = !err && !sf.resolved && !(sf.mapping && sf.mapping->path) &&
-	       !report_perfmap_find(r, pid, pc - is_return);
+	/* as get_loc() names them: any pc no symbol names (JIT code shows as in "//anon") */
+	*ret = !err && !sf.resolved && !report_perfmap_find(r, pid, pc - is_return);
 	return err;
 }
 

@@ -290,10 +290,11 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 		refused += js.skipped[i];
 	log_debug("http: %s: its profile took %.1f ms of CPU; frames so far: %llu from the "
 		  "cache, %llu resolved, %zu kept; perf maps so far: %llu read, %llu from the "
-		  "cache, %llu refused, %llu absent",
+		  "cache, %llu refused, %llu absent, %llu processes gone",
 		  sc->what, cpu / 1e6, (unsigned long long)cs.hits, (unsigned long long)cs.misses,
 		  cs.entries, (unsigned long long)js.maps_read, (unsigned long long)js.maps_cached,
-		  (unsigned long long)refused, (unsigned long long)js.maps_absent);
+		  (unsigned long long)refused, (unsigned long long)js.maps_absent,
+		  (unsigned long long)js.procs_gone);
 }
 
 /* Drain the host capture so that the samples up to now reach the windows. */

@@ -65,7 +65,7 @@ unsigned scrape_tap_windows(const struct scrape_tap *t);
 unsigned scrape_tap_streams(const struct scrape_tap *t);
 /*
  * JIT code named at a window's close: fn gets, per process, the pcs of its
- * samples that no mapped file and no perf-map entry of the stream names
+ * samples that no symbol and no perf-map entry of the stream names
  * (sorted; return addresses less one) and the time of its first sample
  * (boottime ns), and gives add(add_ctx, ...) the entries that name them
  * (fxsamplerd: lang/perfmap_live.h, which reads the live process's map).

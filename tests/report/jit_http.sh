@@ -6,9 +6,9 @@
 #     --perf-basic-prof running tests/report/jit/spin.js (two hot functions,
 #     75/25 by design): a 4 s scrape by go tool pprof -proto, named in go tool
 #     pprof -top ("spinA /.../spin.js:L:C"); of node's samples in JavaScript,
-#     each function's share within 3 points of what report gives on the same
-#     run's continuous file (the daemon's own capture, its entries written at
-#     node's exit); node's samples with an unnamed leaf <= 2 %;
+#     each function's share within 3 points of node's own --cpu-prof profile
+#     of the same run (as the jit tier compares record's); node's samples
+#     with an unnamed leaf (anon+0x..., [unknown]) <= 2 %;
 #   - a node whose map a shell made a symlink to /etc/shadow before node
 #     started: two scrapes answer with profiles, the map is told once in the
 #     daemon's log and counted once (1 refused), nothing named from it.
@@ -83,7 +83,8 @@ until grep -q "http: serving" "$tmp/log"; do
 done
 
 echo "== jithttp: node --perf-basic-prof under continuous mode, a 4 s scrape"
-(cd "$user" && exec node --perf-basic-prof "$user/spin.js" 6) &
+mkdir -p "$user/cp"
+(cd "$user" && exec node --perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 6) &
 npid=$!
 sleep 1
 go tool pprof -proto -seconds 4 "$url" >"$tmp/scrape.pb.gz" 2>"$tmp/pprof.err" ||
@@ -118,20 +119,14 @@ refused=$(grep "perf maps so far" "$tmp/log" | tail -1 | sed -n 's/.*cache, \([0
 [ "$refused" = 1 ] || fail "$refused maps counted refused, not 1"
 echo "symlink: told once, counted once; the scrapes answered"
 
-# the same run's continuous file: its entries were written at node's exit
 kill "$dpid"
 wait "$dpid" 2>/dev/null || true
 dpid=
-: >"$tmp/file.folded"
-for f in "$tmp"/data/*.fxt; do
-	"$bin" report --tid "$spin" --folded "$f" >>"$tmp/file.folded" 2>/dev/null || true
-done
-$shares folded-js "$tmp/file.folded" spinA spinB >"$tmp/file.shares"
-echo "scrape: $(tr '\n' ' ' <"$tmp/scrape.shares")| report of the file: $(tr '\n' ' ' <"$tmp/file.shares")"
-[ "$(share samples "$tmp/file.shares")" -gt 0 ] || fail "no samples of node $spin in the continuous file"
+$shares cpuprofile "$user"/cp/*.cpuprofile spinA spinB >"$tmp/node.shares"
+echo "scrape: $(tr '\n' ' ' <"$tmp/scrape.shares")| node --cpu-prof: $(tr '\n' ' ' <"$tmp/node.shares")"
 for f in spinA spinB; do
-	within "$(share $f "$tmp/scrape.shares")" "$(share $f "$tmp/file.shares")" ||
-		fail "$f's share in the scrape differs from report's of the file by more than 3 points"
+	within "$(share $f "$tmp/scrape.shares")" "$(share $f "$tmp/node.shares")" ||
+		fail "$f's share in the scrape differs from node's own profile by more than 3 points"
 done
 awk '$1 == "anon" { exit !($2 <= 2) }' "$tmp/scrape.shares" || fail "unnamed leaves over 2 % of node's samples"
 echo "jithttp: passed"

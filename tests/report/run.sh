@@ -16,7 +16,7 @@
 #            profile and the design, through fxsamplerd as nobody, hostile maps
 #            (tests/report/jit.sh).
 #   jithttp  JIT code named in fxsamplerd's HTTP scrapes: node under continuous mode,
-#            go tool pprof against the file's report, a symlinked map refused once
+#            go tool pprof against node --cpu-prof, a symlinked map refused once
 #            (tests/report/jit_http.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
