@@ -190,6 +190,15 @@ static int give(struct perfmap_live *pl, pid_t pid, uint64_t start, uint64_t siz
 	return fn(fn_ctx, (uint64_t)pid, &e);
 }
 
+/* Room for need elements (array_reserve() makes room for one more at a time). */
+static int reserve(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	while (*cap < need)
+		if (array_reserve(arr, cap, *cap, elem))
+			return -ENOMEM;
+	return 0;
+}
+
 /*
  * The pick of a read for pcs (sorted, none of them in p), kept in p when
  * the bounds allow: 1, 0 (not kept), or -ENOMEM.
@@ -213,8 +222,8 @@ static int keep(struct perfmap_live *pl, pid_t pid, struct live_proc *p, const u
 	ent_at = calloc(pick->nr_kept + 1, sizeof(*ent_at));
 	if (!ent_at)
 		return -ENOMEM;
-	if (array_reserve((void **)&p->pcs, &p->cap, p->n + n - 1, sizeof(*p->pcs)) ||
-	    array_reserve((void **)&p->ent_of, &p->cap_ent_of, p->n + n - 1, sizeof(*p->ent_of))) {
+	if (reserve((void **)&p->pcs, &p->cap, p->n + n, sizeof(*p->pcs)) ||
+	    reserve((void **)&p->ent_of, &p->cap_ent_of, p->n + n, sizeof(*p->ent_of))) {
 		free(ent_at);
 		return -ENOMEM;
 	}

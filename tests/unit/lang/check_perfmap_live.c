@@ -179,6 +179,11 @@ START_TEST(test_live_bounds)
 	ck_assert_uint_eq(st.maps_read, 2);
 	ck_assert_uint_eq(st.pcs_dropped, 2 * n);
 	ck_assert_uint_eq(st.pcs_kept, 0);
+	/* 1000 new pcs at once: kept (room made for all of them) */
+	ck_assert_int_eq(lookup(pl, child, clock_ns(CLOCK_BOOTTIME), pcs, 1000), 0);
+	ck_assert_str_eq(got, "100000 100 first|");
+	perfmap_live_stats(pl, &st);
+	ck_assert_uint_eq(st.pcs_kept, 1000);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	unlink(map);
