@@ -13,14 +13,12 @@
 #include "util/containers.h"
 #include "util/idset.h"
 #include "util/sorted.h"
-#include "capture/procinfo.h"
 #include "lang/perfmap.h"
 #include "lang/perfmap_capture.h"
+#include "lang/perfmap_open.h"
 
-/* A file's mtime is the coarse clock's, a process's start a tick's floor: this much slack. */
-#define STALE_SLACK_NS 50000000ULL
-#define BLOB_MAX       32000 /* a payload well under Perfetto's 32 KiB record limit */
-#define MAX_REFUSED    65536
+#define BLOB_MAX    32000 /* a payload well under Perfetto's 32 KiB record limit */
+#define MAX_REFUSED 65536
 
 struct tmp_dir {
 	int fd;
@@ -49,29 +47,6 @@ struct perfmap_capture {
 	void (*tell)(void *ctx, uint32_t pid, const char *text);
 	void *ctx;
 };
-
-static const char *const skip_names[PERFMAP_SKIP_NR] = {
-	"skipped_symlink",   "skipped_not_regular", "skipped_owner",
-	"skipped_links",     "skipped_stale",	    "skipped_too_large",
-	"skipped_long_line", "skipped_no_tmp",	    "skipped_error",
-};
-
-static const char *const skip_texts[PERFMAP_SKIP_NR] = {
-	"a symbolic link",
-	"not a regular file",
-	"owned by none of the process's uids",
-	"a file of more than one link",
-	"stale: older than the process",
-	"larger than 256 MiB",
-	"a line longer than 8192 bytes",
-	"the process's root has no plain tmp directory",
-	"could not be opened or read",
-};
-
-const char *perfmap_skip_name(unsigned why)
-{
-	return why < PERFMAP_SKIP_NR ? skip_names[why] : "?";
-}
 
 struct perfmap_capture *
 perfmap_capture__new(void (*tell)(void *ctx, uint32_t pid, const char *text), void *ctx)
@@ -123,61 +98,6 @@ static void refuse(struct perfmap_capture *pc, pid_t pid)
 		idset_add(&pc->refused, (uint64_t)pid);
 }
 
-/* "Uid:" (four uids) and "NSpid:" (its last field) of a /proc/PID/status text. */
-static int parse_status(const char *text, uint32_t uids[4], pid_t *nspid)
-{
-	const char *u = strstr(text, "\nUid:"), *ns = strstr(text, "\nNSpid:");
-	unsigned v[4];
-
-	if (!u || sscanf(u + 5, "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -EBADMSG;
-	for (int i = 0; i < 4; i++)
-		uids[i] = v[i];
-	*nspid = 0;
-	if (ns) {
-		const char *p = ns + 7, *eol = strchr(p, '\n');
-		long last = 0;
-		char *e;
-
-		while (p && (!eol || p < eol)) {
-			long x = strtol(p, &e, 10);
-
-			if (e == p)
-				break;
-			last = x;
-			p = e;
-		}
-		*nspid = (pid_t)last;
-	}
-	return *nspid > 0 ? 0 : -EBADMSG;
-}
-
-static int read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/*
- * One path component under dirfd, never a symlink (O_NOFOLLOW on the only
- * component: nothing to traverse, no ".." in a name we make), as an O_PATH fd.
- */
-static int open_component(int dirfd, const char *name, int flags)
-{
-	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | flags);
-
-	return fd < 0 ? -errno : fd;
-}
-
 /*
  * The process's tmp, as it sees it: a directory of its root, not a
  * symlink. Held by an O_PATH fd, shared by every process that
@@ -185,16 +105,9 @@ static int open_component(int dirfd, const char *name, int flags)
  */
 static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
 {
-	char path[128];
 	struct stat st;
-	int root, fd;
+	int fd = perfmap_open_tmp(pid_dir);
 
-	snprintf(path, sizeof(path), "%s/root", pid_dir);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -1;
-	fd = open_component(root, "tmp", O_DIRECTORY);
-	close(root);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st)) {
@@ -218,19 +131,18 @@ static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
 int perfmap_capture_follow(struct perfmap_capture *pc, pid_t pid, const char *pid_dir)
 {
 	struct proc_ent e = {.pid = pid, .tmp = -1};
-	char path[128], status[4096];
-	uint64_t start_boot;
+	struct perfmap_proc info;
 	size_t pos;
 
 	if (perfmap_capture_follows(pc, pid))
 		return 0;
-	snprintf(path, sizeof(path), "%s/status", pid_dir);
-	if (pc->nr_procs >= PERFMAP_MAX_PROCS || read_small(path, status, sizeof(status)) ||
-	    parse_status(status, e.uids, &e.nspid) || procinfo_start_ns(pid_dir, &start_boot)) {
+	if (pc->nr_procs >= PERFMAP_MAX_PROCS || perfmap_proc_read(pid_dir, &info)) {
 		refuse(pc, pid);
 		return 0;
 	}
-	e.start_real_ns = start_boot + (clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME));
+	e.nspid = info.nspid;
+	memcpy(e.uids, info.uids, sizeof(e.uids));
+	e.start_real_ns = info.start_real_ns;
 	e.tmp = get_tmp(pc, pid_dir);
 	find_proc(pc, pid, &pos);
 	if (array_reserve((void **)&pc->procs, &pc->cap_procs, pc->nr_procs, sizeof(*pc->procs)))
@@ -265,61 +177,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return (x > y) - (x < y);
-}
-
-int perfmap_read_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, const uint64_t *pcs,
-		    size_t nr_pcs, struct perfmap_pick *ret_pick)
-{
-	static char buf[1 << 16];
-	struct stat st, st2;
-	uint64_t mtime, total = 0;
-	char path[64];
-	bool owner = false;
-	ssize_t n;
-	int rfd, err;
-
-	if (fstat(fd, &st))
-		return PERFMAP_SKIP_ERROR + 1;
-	if (S_ISLNK(st.st_mode))
-		return PERFMAP_SKIP_SYMLINK + 1;
-	if (!S_ISREG(st.st_mode))
-		return PERFMAP_SKIP_NOT_REGULAR + 1;
-	for (int i = 0; i < 4; i++)
-		owner |= st.st_uid == uids[i];
-	if (!owner)
-		return PERFMAP_SKIP_OWNER + 1;
-	if (st.st_nlink != 1)
-		return PERFMAP_SKIP_LINKS + 1;
-	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
-	if (mtime + STALE_SLACK_NS < start_real_ns)
-		return PERFMAP_SKIP_STALE + 1;
-	if ((uint64_t)st.st_size > PERFMAP_MAX_FILE)
-		return PERFMAP_SKIP_TOO_LARGE + 1;
-	/* the very inode checked, now for reading; never blocks (a FIFO was refused) */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rfd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (rfd < 0)
-		return PERFMAP_SKIP_ERROR + 1;
-	if (fstat(rfd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
-		close(rfd);
-		return PERFMAP_SKIP_ERROR + 1;
-	}
-	err = perfmap_pick_init(ret_pick, pcs, nr_pcs);
-	while (!err && (n = read(rfd, buf, sizeof(buf))) > 0) {
-		total += (uint64_t)n;
-		err = total > PERFMAP_MAX_FILE ? PERFMAP_SKIP_TOO_LARGE + 1
-					       : perfmap_pick_feed(ret_pick, buf, (size_t)n);
-	}
-	if (!err && n < 0)
-		err = PERFMAP_SKIP_ERROR + 1;
-	if (!err)
-		err = perfmap_pick_end(ret_pick);
-	close(rfd);
-	if (err == -E2BIG)
-		err = PERFMAP_SKIP_LONG_LINE + 1;
-	if (err)
-		perfmap_pick_free(ret_pick);
-	return err;
 }
 
 static int write_entries(struct perfmap_capture *pc, struct fxt_stream *s, pid_t pid,
@@ -359,7 +216,7 @@ static void skipped(struct perfmap_capture *pc, const struct proc_ent *p, unsign
 	snprintf(text, sizeof(text),
 		 "perf map of pid %d (/tmp/perf-%d.map in its namespace) not "
 		 "used: %s",
-		 (int)p->pid, (int)p->nspid, skip_texts[why]);
+		 (int)p->pid, (int)p->nspid, perfmap_skip_text(why));
 	pc->tell(pc->ctx, (uint32_t)p->pid, text);
 }
 
@@ -368,7 +225,6 @@ static int read_proc(struct perfmap_capture *pc, struct fxt_stream *s, struct pr
 {
 	struct perfmap_pick *pick;
 	uint64_t *pcs;
-	char name[64];
 	size_t n = p->pcs.len;
 	int fd, err;
 
@@ -379,8 +235,7 @@ static int read_proc(struct perfmap_capture *pc, struct fxt_stream *s, struct pr
 		skipped(pc, p, PERFMAP_SKIP_NO_TMP);
 		return 0;
 	}
-	snprintf(name, sizeof(name), "perf-%d.map", (int)p->nspid);
-	fd = open_component(pc->tmps[p->tmp].fd, name, 0);
+	fd = perfmap_open_map(pc->tmps[p->tmp].fd, p->nspid);
 	if (fd == -ENOENT) {
 		pc->st.maps_absent++;
 		return 0;
@@ -460,7 +315,7 @@ int perfmap_capture_write_counters(const struct perfmap_capture *pc, struct fxt_
 	uint64_t looked = pc->st.maps_read + pc->st.maps_absent;
 
 	for (unsigned i = 0; i < PERFMAP_SKIP_NR; i++) {
-		names[6 + i] = skip_names[i];
+		names[6 + i] = perfmap_skip_name(i);
 		values[6 + i] = pc->st.skipped[i];
 		looked += pc->st.skipped[i];
 	}

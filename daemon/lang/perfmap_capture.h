@@ -5,14 +5,10 @@
  * exit seen, a pid reused, an exec) or the capture's, its map read and the
  * entries those pcs fall in written into the .fxt.
  *
- * The map is a file its process's user controls, read by root: it is found
- * in the process's own mount namespace (its root's tmp, held from the first
- * such pc on, so that it can be read after the process is gone), opened
- * without following a symlink or blocking, and used only if it is a regular
- * file of one link, owned by one of the process's uids, written since the
- * process started, at most PERFMAP_MAX_FILE bytes, with lines of at most
- * PERFMAP_MAX_LINE. A map that fails is skipped, counted by its reason and
- * told once.
+ * The map is found, checked and read as lang/perfmap_open.h says, through
+ * its process's root's tmp, held from the first such pc on so that it can
+ * be read after the process is gone. A map that fails is skipped, counted
+ * by its reason and told once.
  */
 #ifndef FXS_DAEMON_LANG_PERFMAP_CAPTURE_H
 #define FXS_DAEMON_LANG_PERFMAP_CAPTURE_H
@@ -21,27 +17,13 @@
 #include <sys/types.h>
 
 #include "fxt/fxt_stream.h"
+#include "lang/perfmap_open.h"
 
 /* The bounds: a flood of processes or pcs keeps the first ones, and counts the rest. */
-#define PERFMAP_MAX_FILE     (256ULL << 20)
 #define PERFMAP_MAX_PROCS    4096
 #define PERFMAP_MAX_PROC_PCS 16384
 #define PERFMAP_MAX_PCS	     262144
 #define PERFMAP_MAX_TMPS     64 /* distinct tmp directories held open */
-
-/* Why a map was not used (the counters, and the line that tells it). */
-enum perfmap_skip {
-	PERFMAP_SKIP_SYMLINK,
-	PERFMAP_SKIP_NOT_REGULAR,
-	PERFMAP_SKIP_OWNER,
-	PERFMAP_SKIP_LINKS,
-	PERFMAP_SKIP_STALE,
-	PERFMAP_SKIP_TOO_LARGE,
-	PERFMAP_SKIP_LONG_LINE,
-	PERFMAP_SKIP_NO_TMP, /* the process's root had no plain tmp directory */
-	PERFMAP_SKIP_ERROR,  /* another error opening or reading it */
-	PERFMAP_SKIP_NR,
-};
 
 struct perfmap_stats {
 	uint64_t maps_read;	/* maps used */
@@ -75,21 +57,8 @@ int perfmap_capture_flush(struct perfmap_capture *pc, struct fxt_stream *s, pid_
 /* At the capture's end: every followed process's. */
 int perfmap_capture_finish(struct perfmap_capture *pc, struct fxt_stream *s);
 void perfmap_capture_stats(const struct perfmap_capture *pc, struct perfmap_stats *ret);
-/* The counter's name of a reason ("skipped_symlink", ...). */
-const char *perfmap_skip_name(unsigned why);
 /* The counters as a counter event "perfmap" (category "fxsampler"), when any map was looked for. */
 int perfmap_capture_write_counters(const struct perfmap_capture *pc, struct fxt_stream *s,
 				   uint64_t ts);
-
-/*
- * Read the map at fd (an O_PATH fd of it) for a process of uids (real,
- * effective, saved, fs) that started at start_real_ns (CLOCK_REALTIME),
- * picking the entries of pcs (sorted). The checks and the reading, apart
- * for the tests and the bench: 0 (*ret_pick filled: perfmap_pick_free() it),
- * a reason PERFMAP_SKIP_* + 1, or -ENOMEM.
- */
-struct perfmap_pick;
-int perfmap_read_fd(int fd, const uint32_t uids[4], uint64_t start_real_ns, const uint64_t *pcs,
-		    size_t nr_pcs, struct perfmap_pick *ret_pick);
 
 #endif /* FXS_DAEMON_LANG_PERFMAP_CAPTURE_H */

@@ -152,6 +152,21 @@ int report_adopt_names(struct report *r, const struct report *src);
 uint64_t report_samples(const struct report *r);
 
 /*
+ * JIT code named where the report is made (fxsamplerd's scrapes read the
+ * live processes' perf maps, lang/perfmap_live.h): for each process, the
+ * distinct pcs of its user frames (a return address less one) that no
+ * symbol and no perf-map entry of r names, sorted, and the time
+ * (records' ticks) of its first sample. fn's nonzero stops and is returned.
+ * Call it before any output (entries added after one name nothing in it).
+ */
+typedef int (*report_jit_need_fn)(void *ctx, uint64_t pid, uint64_t first_ts, const uint64_t *pcs,
+				  size_t nr_pcs);
+int report_jit_unnamed(struct report *r, report_jit_need_fn fn, void *ctx);
+/* One perf-map entry of pid, as a blob record's (the later added wins). 0 or -ENOMEM. */
+int report_jit_add(struct report *r, uint64_t pid, uint64_t start, uint64_t size, const char *name,
+		   size_t name_len);
+
+/*
  * Every sample in time order as `perf script` prints it, for viewers with a
  * timeline (speedscope, the Firefox Profiler, Perfetto): a "comm pid/tid
  * seconds: period cpu-clock:" line, one "address symbol (module)" line per

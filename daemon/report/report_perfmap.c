@@ -3,7 +3,8 @@
  * JIT code in the report: the capture wrote the perf-map entries its samples
  * fell in (lang/perfmap.h); a pc that no ELF file names is looked up among
  * its process's. The file alone names them: no /tmp of the machine that
- * captured is read.
+ * captured is read. fxsamplerd's scrapes add the entries of live processes'
+ * maps too (report_jit_unnamed(), report_jit_add()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,9 @@
 #include "util/containers.h"
 #include "util/sorted.h"
 #include "lang/perfmap.h"
+#include "report/report.h"
+#include "symbols/sym_cache.h"
+#include "symbols/symbolizer.h"
 #include "report/report_internal.h"
 
 void report_perfmap_free(struct report_jit *j)
@@ -26,6 +30,9 @@ static int add_entry(void *ctx, uint64_t pid, const struct perfmap_entry *e)
 {
 	struct report_jit *j = ctx;
 	struct jit_sym *s;
+
+	if (e->name_len > PERFMAP_MAX_NAME)
+		return -EINVAL;
 
 	if (array_reserve((void **)&j->v, &j->cap, j->n, sizeof(*j->v)))
 		return -ENOMEM;
@@ -105,4 +112,107 @@ const char *report_perfmap_find(struct report *r, uint64_t pid, uint64_t addr)
 			best = s;
 	}
 	return best ? best->name : NULL;
+}
+
+int report_jit_add(struct report *r, uint64_t pid, uint64_t start, uint64_t size, const char *name,
+		   size_t name_len)
+{
+	struct perfmap_entry e = {start, size, name, name_len};
+
+	return add_entry(&r->jit, pid, &e);
+}
+
+/* One process's unnamed pcs, gathered over the stacks. */
+struct jit_need {
+	uint64_t pid, first_ts;
+	uint64_t *pcs;
+	size_t n, cap;
+};
+
+static int cmp_need(const void *pa, const void *pb)
+{
+	const struct jit_need *a = pa, *b = pb;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static struct jit_need *need_of(struct jit_need **v, size_t *n, size_t *cap, uint64_t pid)
+{
+	struct jit_need k = {.pid = pid}, *e;
+	size_t pos;
+
+	e = sorted_find(*v, *n, sizeof(**v), &k, cmp_need, &pos);
+	if (e)
+		return e;
+	if (array_reserve((void **)v, cap, *n, sizeof(**v)))
+		return NULL;
+	memmove(&(*v)[pos + 1], &(*v)[pos], (*n - pos) * sizeof(**v));
+	(*v)[pos] = (struct jit_need){.pid = pid, .first_ts = UINT64_MAX};
+	(*n)++;
+	return &(*v)[pos];
+}
+
+/* Whether no symbol and no entry of r names pc of pid. */
+static int unnamed(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		   bool *ret)
+{
+	struct sym_frame sf;
+	int err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
+			       : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
+
+	/* as get_loc() names them: any pc no symbol names (JIT code shows as in "//anon") */
+	*ret = !err && !sf.resolved && !report_perfmap_find(r, pid, pc - is_return);
+	return err;
+}
+
+int report_jit_unnamed(struct report *r, report_jit_need_fn fn, void *ctx)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	struct jit_need *v = NULL, *e;
+	size_t n = 0, cap = 0, i;
+	int err = 0;
+
+	for (i = 0; !err && i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+		unsigned nk = report_kernel_count(s);
+
+		for (unsigned j = nk; !err && j < s->nr; j++) {
+			uint64_t pc = s->frames[j];
+			bool is_return = symbolizer_frame_is_return(j - nk, s->flags), want;
+
+			if (pc & (KFRAME_TAG | PYFRAME_TAG) || !s->pid)
+				continue;
+			err = unnamed(r, s->pid, pc, is_return, s->ts, &want);
+			if (err || !want)
+				continue;
+			e = need_of(&v, &n, &cap, s->pid);
+			if (!e || array_reserve((void **)&e->pcs, &e->cap, e->n, sizeof(*e->pcs))) {
+				err = -ENOMEM;
+				break;
+			}
+			e->pcs[e->n++] = pc - is_return;
+			if (s->ts < e->first_ts)
+				e->first_ts = s->ts;
+		}
+	}
+	for (i = 0; !err && i < n; i++) {
+		size_t k = 0;
+
+		qsort(v[i].pcs, v[i].n, sizeof(*v[i].pcs), cmp_u64);
+		for (size_t m = 0; m < v[i].n; m++)
+			if (!k || v[i].pcs[m] != v[i].pcs[k - 1])
+				v[i].pcs[k++] = v[i].pcs[m];
+		err = fn(ctx, v[i].pid, v[i].first_ts, v[i].pcs, k);
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].pcs);
+	free(v);
+	return err;
 }

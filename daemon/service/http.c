@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lang/perfmap_live.h"
 #include "service/daemon.h"
 #include "service/http_gate.h"
 #include "service/http_head.h"
@@ -102,6 +103,7 @@ struct http {
 	size_t token_len;
 	struct http_scrape *pending; /* suspended, waiting for their window's end */
 	unsigned nr_pending;
+	struct perfmap_live *jit; /* live processes' perf maps, for the windows' JIT code */
 };
 
 static const char http_tag[] = "http";
@@ -227,12 +229,29 @@ static void pending_remove(struct http *h, struct http_scrape *sc)
 	}
 }
 
+/* A refused perf map: once per process and file (perfmap_live.h). */
+static void jit_tell(void *ctx, uint32_t pid, const char *text)
+{
+	(void)ctx;
+	(void)pid;
+	log_info("http: %s; its JIT code stays unnamed in scrapes", text);
+}
+
+/* A window's JIT code, named from its live process's perf map. */
+static int jit_lookup(void *ctx, uint64_t pid, uint64_t first_ns, const uint64_t *pcs,
+		      size_t nr_pcs, perfmap_blob_fn add, void *add_ctx)
+{
+	return perfmap_live_lookup(ctx, (pid_t)pid, first_ns, pcs, nr_pcs, add, add_ctx);
+}
+
 /* The window ends: its profile becomes the answer, and the connection goes on. */
 static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now)
 {
 	struct http *h = d->http;
 	uint64_t lost = host_lost(d, sc->offcpu);
 	const char *what = sc->offcpu ? "off-CPU intervals" : "samples";
+	struct perfmap_live_stats js;
+	uint64_t refused = 0;
 	struct sym_cache_stats cs;
 	uint64_t cpu;
 	FILE *f;
@@ -266,10 +285,16 @@ static void scrape_finish(struct daemon *d, struct http_scrape *sc, uint64_t now
 	pending_remove(h, sc);
 	MHD_resume_connection(sc->con);
 	scrape_tap_cache_stats(d->tap, &cs);
+	perfmap_live_stats(h->jit, &js);
+	for (unsigned i = 0; i < PERFMAP_SKIP_NR; i++)
+		refused += js.skipped[i];
 	log_debug("http: %s: its profile took %.1f ms of CPU; frames so far: %llu from the "
-		  "cache, %llu resolved, %zu kept",
+		  "cache, %llu resolved, %zu kept; perf maps so far: %llu read, %llu from the "
+		  "cache, %llu refused, %llu absent, %llu processes gone",
 		  sc->what, cpu / 1e6, (unsigned long long)cs.hits, (unsigned long long)cs.misses,
-		  cs.entries);
+		  cs.entries, (unsigned long long)js.maps_read, (unsigned long long)js.maps_cached,
+		  (unsigned long long)refused, (unsigned long long)js.maps_absent,
+		  (unsigned long long)js.procs_gone);
 }
 
 /* Drain the host capture so that the samples up to now reach the windows. */
@@ -513,8 +538,10 @@ int http_open(struct daemon *d)
 		}
 	}
 	d->tap = scrape_tap__new(NULL);
-	if (!d->tap)
+	h->jit = perfmap_live__new("/proc", jit_tell, NULL);
+	if (!d->tap || !h->jit)
 		return -ENOMEM;
+	scrape_tap_set_jit(d->tap, jit_lookup, h->jit);
 	err = http_socket(d, h);
 	if (err) {
 		log_err("http: cannot listen on %s: %s%s", d->cfg.http_listen, strerror(-err),
@@ -586,6 +613,7 @@ void http_close(struct daemon *d)
 	d->sess.tap = NULL;
 	scrape_tap__free(d->tap);
 	d->tap = NULL;
+	perfmap_live__free(h->jit);
 	free(h);
 	d->http = NULL;
 }

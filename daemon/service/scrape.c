@@ -68,6 +68,8 @@ struct scrape_tap {
 	 */
 	uint64_t last_in_tid, last_in_ts;
 	struct report_opts names_opts;
+	scrape_jit_fn jit;
+	void *jit_ctx;
 };
 
 struct scrape_tap *scrape_tap__new(const char *debug_dir)
@@ -147,6 +149,12 @@ int scrape_tap_renew_symbols(struct scrape_tap *t)
 	t->sym = sym;
 	t->cache = cache;
 	return 0;
+}
+
+void scrape_tap_set_jit(struct scrape_tap *t, scrape_jit_fn fn, void *ctx)
+{
+	t->jit = fn;
+	t->jit_ctx = ctx;
 }
 
 bool scrape_tap_running(const struct scrape_tap *t)
@@ -345,6 +353,16 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 				return err;
 		}
 		return 0;
+	case FXT_RT_BLOB:
+		/* perf-map entries the capture wrote at a process's end: its JIT code's names */
+		if (!rec->name || strcmp(rec->name, FXT_PERFMAP_BLOB))
+			return 0;
+		for (w = t->windows; w; w = w->next) {
+			err = report_add(w->r, rec);
+			if (err)
+				return err;
+		}
+		return 0;
 	case FXT_RT_METADATA:
 		if (rec->subtype != FXT_META_PROVIDER_EVENT ||
 		    rec->provider_event != FXT_PROVIDER_EVENT_DROPPED)
@@ -460,8 +478,26 @@ uint64_t scrape_window_samples(const struct scrape_window *w)
 	return report_samples(w->r);
 }
 
+struct jit_ask {
+	struct scrape_tap *t;
+	struct report *r;
+};
+
+static int jit_add(void *ctx, uint64_t pid, const struct perfmap_entry *e)
+{
+	return report_jit_add(ctx, pid, e->start, e->size, e->name, e->name_len);
+}
+
+static int jit_need(void *ctx, uint64_t pid, uint64_t first_ts, const uint64_t *pcs, size_t n)
+{
+	struct jit_ask *a = ctx;
+
+	return a->t->jit(a->t->jit_ctx, pid, ticks_to_ns(a->t, first_ts), pcs, n, jit_add, a->r);
+}
+
 int scrape_window_close(struct scrape_tap *t, struct scrape_window *w, uint64_t now, FILE *out)
 {
+	struct jit_ask ask = {t, w->r};
 	struct report_pprof_window pw = {};
 	int err;
 
@@ -477,6 +513,8 @@ int scrape_window_close(struct scrape_tap *t, struct scrape_window *w, uint64_t 
 	if (t->old_cache)
 		sym_cache_tick(t->old_cache, now);
 	err = report_adopt_names(w->r, t->names);
+	if (!err && t->jit)
+		err = report_jit_unnamed(w->r, jit_need, &ask);
 	pw.time_nanos = w->real_ns;
 	pw.duration_nanos = w->sampled_ns;
 	pw.comments = (const char *const *)w->comments;

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lang/perfmap.h"
 #include "symbols/sym_cache.h"
 
 struct scrape_tap;
@@ -62,6 +63,18 @@ bool scrape_tap_running(const struct scrape_tap *t);
 unsigned scrape_tap_windows(const struct scrape_tap *t);
 /* Streams begun so far: a window sees whether the host capture restarted. */
 unsigned scrape_tap_streams(const struct scrape_tap *t);
+/*
+ * JIT code named at a window's close: fn gets, per process, the pcs of its
+ * samples that no symbol and no perf-map entry of the stream names
+ * (sorted; return addresses less one) and the time of its first sample
+ * (boottime ns), and gives add(add_ctx, ...) the entries that name them
+ * (fxsamplerd: lang/perfmap_live.h, which reads the live process's map).
+ * Without one, only the entries the capture wrote into its stream (at a
+ * process's exit, or a rotation) name JIT code.
+ */
+typedef int (*scrape_jit_fn)(void *ctx, uint64_t pid, uint64_t first_ns, const uint64_t *pcs,
+			     size_t nr_pcs, perfmap_blob_fn add, void *add_ctx);
+void scrape_tap_set_jit(struct scrape_tap *t, scrape_jit_fn fn, void *ctx);
 /* The frames kept across windows (sym_cache.h): hits, misses, entries. */
 void scrape_tap_cache_stats(const struct scrape_tap *t, struct sym_cache_stats *ret);
 

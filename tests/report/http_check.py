@@ -118,7 +118,7 @@ def parse_profile(body):
             d = dict((g, x) for g, _, x in fields(v))
             p["functions"][d[1]] = d
         elif f == 6:
-            p["strings"].append(v.decode())
+            p["strings"].append(v.decode(errors="replace"))
         elif f == 9:
             p["time_nanos"] = v
         elif f == 10:

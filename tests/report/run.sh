@@ -15,17 +15,20 @@
 #   jit      JIT code named from perf maps: node and OpenJDK 17 against node's own
 #            profile and the design, through fxsamplerd as nobody, hostile maps
 #            (tests/report/jit.sh).
+#   jithttp  JIT code named in fxsamplerd's HTTP scrapes: node under continuous mode,
+#            go tool pprof against node --cpu-prof, a symlinked map refused once
+#            (tests/report/jit_http.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -480,6 +483,18 @@ jit_tier()
 	fi
 }
 
+# --- JIT code named in fxsamplerd's HTTP scrapes (tests/report/jit_http.sh) ---
+jithttp_tier()
+{
+	mkdir -p "$tmp/jithttp"
+	set -- sh tests/report/jit_http.sh "$bin" "$(dirname "$bin")/fxsamplerd" "$tmp/jithttp"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "jithttp"
+	else
+		"$@" || fail "jithttp"
+	fi
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
@@ -487,6 +502,7 @@ for t in $tests; do
 	http) http_tier ;;
 	demangle) demangle_tier ;;
 	jit) jit_tier ;;
+	jithttp) jithttp_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;

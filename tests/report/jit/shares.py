@@ -11,6 +11,11 @@
   shares.py cpuprofile FILE NAME... node --cpu-prof's profile: each NAME's share
                                     of its samples (self time) but "(program)" and
                                     "(idle)" (native code outside JavaScript)
+  shares.py pprof FILE EXE NAME...  a pprof profile (fxsamplerd's scrape, decoded by
+                                    tests/report/http_check.py): of the samples of
+                                    executable EXE under Builtins_JSEntry, each NAME's
+                                    share; "anon": EXE's samples with an unnamed leaf
+                                    ([unknown], module+0x...)
 Prints one "NAME PERCENT" line each.
 """
 import json
@@ -55,7 +60,39 @@ def cpuprofile(path, names):
     print("samples", len(samples))
 
 
+def pprof(path, exe, names):
+    import os
+    import re
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    import http_check
+    with open(path, "rb") as f:
+        p = http_check.parse_profile(f.read())
+    total = js = anon = 0
+    hits = dict.fromkeys(names, 0)
+    for s in p["samples"]:
+        if s["labels"].get("executable") != exe:
+            continue
+        fr = [f[0] for f in http_check.frames(p, s)]
+        n = s["values"][0]
+        total += n
+        if not fr or fr[0] == "[unknown]" or re.search(r"\+0x[0-9a-f]+$", fr[0]):
+            anon += n
+        if "Builtins_JSEntry" not in fr:
+            continue
+        js += n
+        for name in names:
+            if leaf_matches(fr[0], name):
+                hits[name] += n
+    for name in names:
+        print(name, "%.2f" % (100.0 * hits[name] / max(js, 1)))
+    print("anon", "%.2f" % (100.0 * anon / max(total, 1)))
+    print("samples", js)
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "pprof":
+        pprof(sys.argv[2], sys.argv[3], sys.argv[4:])
+        sys.exit(0)
     {"folded": folded, "cpuprofile": cpuprofile,
      "folded-js": lambda p, n: folded(p, n, "Builtins_JSEntry")}[sys.argv[1]](sys.argv[2],
                                                                            sys.argv[3:])

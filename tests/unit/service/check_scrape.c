@@ -9,7 +9,9 @@
 #include <check.h>
 
 #include "report/pprof_reader.h"
+#include "lang/perfmap.h"
 #include "service/scrape.h"
+#include "symbols/elf_symbols.h"
 #include "symbols/symbolizer.h"
 
 #define PERIOD (10 * MS)
@@ -533,6 +535,82 @@ START_TEST(test_renew_symbols)
 }
 END_TEST
 
+#define JIT  0x7f0000001000ULL
+#define JIT2 0x7f0000009000ULL
+#define ANON 0x7f00000ff000ULL
+
+static unsigned jit_calls;
+
+/* What fxsamplerd's perfmap_live does, from a map of the test's own. */
+static int fake_jit(void *ctx, uint64_t pid, uint64_t first_ns, const uint64_t *pcs, size_t nr_pcs,
+		    perfmap_blob_fn add, void *add_ctx)
+{
+	struct perfmap_entry e = {JIT, 0x80, "JS:*spinA /x/spin.js:1:15", 25};
+
+	ck_assert_ptr_eq(ctx, &jit_calls);
+	jit_calls++;
+	ck_assert_uint_eq(pid, 100);
+	ck_assert_uint_eq(first_ns, 1 * MS);
+	/* pcs in no file, not named by the stream's entries: JIT's and ANON's only */
+	ck_assert_uint_eq(nr_pcs, 2);
+	ck_assert_uint_eq(pcs[0], JIT + 0x10);
+	ck_assert_uint_eq(pcs[1], ANON);
+	return add(add_ctx, pid, &e);
+}
+
+/*
+ * JIT code in a window: named by the entries the capture wrote into its
+ * stream (a process's end) and, for the rest, by the tap's JIT hook at the
+ * window's close (the live process's map), which is asked only for the pcs
+ * in no file and named by nothing yet.
+ */
+START_TEST(test_jit_names)
+{
+	static const char blob[] = "pid 100\n7f0000009000 100 JS:*fromBlob /x/b.js:2:1\n";
+	const uint64_t a[] = {JIT + 0x10, BASE + a_alpha + 5};
+	const uint64_t b[] = {JIT2 + 0x10, BASE + a_alpha + 5};
+	const uint64_t c[] = {ANON, BASE + a_alpha + 5};
+	struct scrape_tap *t = scrape_tap__new(NULL);
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	const struct elf_segment *segs;
+	struct scrape_window *w;
+	struct fxt_stream *s;
+	struct profile pr;
+	size_t n;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(es);
+	scrape_tap_set_jit(t, fake_jit, &jit_calls);
+	s = begin(t, 0);
+	w = scrape_window_open(t, 0, 1000, PERIOD, false);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "node"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "node"), 0);
+	ck_assert_int_eq(fxt_stream_module(s, 0, 100, 0, prog, build_id, sizeof(build_id)), 0);
+	n = elf_symbols__segments(es, &segs);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(fxt_stream_mmap(s, 0, 100, 0, segs[i].flags, BASE + segs[i].vaddr,
+						 segs[i].memsz, segs[i].vaddr),
+				 0);
+	elf_symbols__free(es);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(fxt_stream_backtrace(s, (1 + i) * MS, 100, 100, 0, a, 2), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 5 * MS, 100, 100, 0, b, 2), 0);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 6 * MS, 100, 100, 0, c, 2), 0);
+	ck_assert_int_eq(fxt_stream_blob(s, FXT_PERFMAP_BLOB, blob, strlen(blob)), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+
+	close_into(t, w, 10 * MS, &pr);
+	ck_assert_uint_eq(jit_calls, 1);
+	ck_assert_uint_eq(pr.value_sum, 5);
+	ck_assert(has_string(&pr, "JS:*spinA /x/spin.js:1:15"));
+	ck_assert(has_string(&pr, "JS:*fromBlob /x/b.js:2:1"));
+	free_profile(&pr);
+	scrape_tap__free(t);
+}
+END_TEST
+
 static Suite *scrape_suite(void)
 {
 	Suite *s = suite_create("scrape");
@@ -548,6 +626,7 @@ static Suite *scrape_suite(void)
 	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_remapped);
 	tcase_add_test(tc, test_cache_across_windows);
+	tcase_add_test(tc, test_jit_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

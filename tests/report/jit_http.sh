@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# JIT code named in fxsamplerd's HTTP scrapes (check-report's jithttp tier):
+#   - a daemon in continuous mode (999 Hz) with an HTTP listener, node
+#     --perf-basic-prof running tests/report/jit/spin.js (two hot functions,
+#     75/25 by design): a 4 s scrape by go tool pprof -proto, named in go tool
+#     pprof -top ("spinA /.../spin.js:L:C"); of node's samples in JavaScript,
+#     each function's share within 3 points of node's own --cpu-prof profile
+#     of the same run (as the jit tier compares record's); node's samples
+#     with an unnamed leaf (anon+0x..., [unknown]) <= 2 %;
+#   - a node whose map a shell made a symlink to /etc/shadow before node
+#     started: two scrapes answer with profiles, the map is told once in the
+#     daemon's log and counted once (1 refused), nothing named from it.
+# Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, node, go (make deps).
+set -eu
+
+bin=$1
+dbin=$2
+tmp=$3
+here=$(cd "$(dirname "$0")" && pwd)
+shares="python3 $here/jit/shares.py"
+cd "$tmp"
+dpid=
+npid=
+user=
+cleanup()
+{
+	[ -n "$npid" ] && kill "$npid" 2>/dev/null && wait "$npid" 2>/dev/null
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	[ -n "$user" ] && rm -rf "$user"
+	true
+}
+trap cleanup EXIT
+fail()
+{
+	echo "FAIL: jithttp: $*"
+	[ -f "$tmp/log" ] && tail -20 "$tmp/log"
+	exit 1
+}
+# within A B: |A - B| <= 3
+within()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 3) }'
+}
+share()
+{
+	awk -v n="$1" '$1 == n { print $2 }' "$2"
+}
+free_port()
+{
+	p=$((20000 + ($$ + 7) % 20000))
+	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
+	echo "$p"
+}
+
+command -v node >/dev/null || fail "node not found (make deps installs nodejs)"
+command -v go >/dev/null || fail "go not found (golang-go): go tool pprof is the client"
+export HOME="${HOME:-$tmp}"
+export PPROF_TMPDIR="$tmp/pprof"
+user=$(mktemp -d /tmp/fxs_jithttp.XXXXXX)
+cp "$here/jit/spin.js" "$user/spin.js"
+chmod 644 "$user/spin.js"
+port=$(free_port)
+url=http://127.0.0.1:$port/debug/pprof/profile
+mkdir -p "$tmp/data"
+cat >"$tmp/conf" <<EOC
+continuous = yes
+continuous_frequency = 999
+directory = $tmp/data
+http_listen = 127.0.0.1:$port
+http_max_seconds = 30
+EOC
+: >"$tmp/log"
+"$dbin" -v --socket "$tmp/sock" --config "$tmp/conf" 2>>"$tmp/log" &
+dpid=$!
+i=0
+until grep -q "http: serving" "$tmp/log"; do
+	kill -0 "$dpid" 2>/dev/null || fail "fxsamplerd exited: $(cat "$tmp/log")"
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "fxsamplerd does not serve HTTP after 10 s"
+	sleep 0.1
+done
+
+echo "== jithttp: node --perf-basic-prof under continuous mode, a 4 s scrape"
+mkdir -p "$user/cp"
+(cd "$user" && exec node --perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 6) &
+npid=$!
+sleep 1
+go tool pprof -proto -seconds 4 "$url" >"$tmp/scrape.pb.gz" 2>"$tmp/pprof.err" ||
+	fail "go tool pprof: $(cat "$tmp/pprof.err")"
+go tool pprof -top "$tmp/scrape.pb.gz" >"$tmp/scrape.top" 2>/dev/null ||
+	fail "go tool pprof -top cannot read the scrape"
+grep -q 'spinA /.*spin.js:[0-9]*:[0-9]*' "$tmp/scrape.top" ||
+	fail "go tool pprof -top does not name spinA: $(head -20 "$tmp/scrape.top")"
+grep -q 'spinB /.*spin.js:[0-9]*:[0-9]*' "$tmp/scrape.top" || fail "go tool pprof -top does not name spinB"
+$shares pprof "$tmp/scrape.pb.gz" node spinA spinB >"$tmp/scrape.shares"
+wait "$npid" || fail "node failed"
+spin=$npid
+npid=
+rm -f "/tmp/perf-$spin.map"
+
+echo "== jithttp: a map made a symlink to /etc/shadow, two scrapes"
+sh -c 'echo $$ >'"$user"'/link.pid; ln -s /etc/shadow /tmp/perf-$$.map; exec node -e "const e = Date.now() + 3500; let x = 0; while (Date.now() < e) x++"' &
+npid=$!
+sleep 0.5
+hp=$(cat "$user/link.pid")
+for n in 1 2; do
+	go tool pprof -proto -seconds 1 "$url" >"$tmp/link$n.pb.gz" 2>"$tmp/pprof.err" ||
+		fail "scrape $n: $(cat "$tmp/pprof.err")"
+	go tool pprof -top "$tmp/link$n.pb.gz" >/dev/null 2>&1 || fail "scrape $n: no profile"
+done
+wait "$npid" || fail "node failed"
+npid=
+rm -f "/tmp/perf-$hp.map"
+told=$(grep -c "perf map of pid $hp .* not used: a symbolic link; its JIT code stays unnamed in scrapes" "$tmp/log" || true)
+[ "$told" = 1 ] || fail "the symlink told $told times, not once"
+refused=$(grep "perf maps so far" "$tmp/log" | tail -1 | sed -n 's/.*cache, \([0-9]*\) refused.*/\1/p')
+[ "$refused" = 1 ] || fail "$refused maps counted refused, not 1"
+echo "symlink: told once, counted once; the scrapes answered"
+
+kill "$dpid"
+wait "$dpid" 2>/dev/null || true
+dpid=
+$shares cpuprofile "$user"/cp/*.cpuprofile spinA spinB >"$tmp/node.shares"
+echo "scrape: $(tr '\n' ' ' <"$tmp/scrape.shares")| node --cpu-prof: $(tr '\n' ' ' <"$tmp/node.shares")"
+for f in spinA spinB; do
+	within "$(share $f "$tmp/scrape.shares")" "$(share $f "$tmp/node.shares")" ||
+		fail "$f's share in the scrape differs from node's own profile by more than 3 points"
+done
+awk '$1 == "anon" { exit !($2 <= 2) }' "$tmp/scrape.shares" || fail "unnamed leaves over 2 % of node's samples"
+echo "jithttp: passed"
