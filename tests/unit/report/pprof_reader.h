@@ -359,4 +359,16 @@ static FIXTURE_FN void pprof_of(struct report *r, struct profile *pr)
 	free(c.buf);
 }
 
+/* The gzipped profile report wrote to path. */
+static FIXTURE_FN void pprof_file(const char *path, struct profile *pr)
+{
+	size_t len;
+	char *data = slurp(path, &len);
+	uint8_t *raw = gunzip(data, len, &len);
+
+	parse_profile(raw, len, pr);
+	free(raw);
+	free(data);
+}
+
 #endif /* FXS_TESTS_REPORT_PPROF_READER_H */
