@@ -66,14 +66,11 @@ static void write_kernel_fxt(const char *path)
 
 START_TEST(test_kernel_frames)
 {
-	char path[PATH_MAX + 16], pb[PATH_MAX + 16], ps[PATH_MAX + 16], *out, *data;
+	char path[PATH_MAX + 16], *out, *data;
 	struct report_opts o = {.folded = true};
 	struct profile pr;
-	size_t len;
 
 	snprintf(path, sizeof(path), "%s/k.fxt", tmpdir);
-	snprintf(pb, sizeof(pb), "%s/k.pb.gz", tmpdir);
-	snprintf(ps, sizeof(ps), "%s/k.perf", tmpdir);
 	write_kernel_fxt(path);
 
 	out = report_text(path, &o);
@@ -97,16 +94,13 @@ START_TEST(test_kernel_frames)
 	ck_assert_msg(strstr(out, "       2  33.33%        2  33.33%  pipe_read [k]\n"), "%s", out);
 	free(out);
 
-	o = (struct report_opts){.pprof_path = pb, .perf_script_path = ps};
-	free(report_text(path, &o));
-	pprof_file(pb, &pr);
+	data = report_pprof_perf_script(path, &pr);
 	/* the program's mapping and the kernel's, with the kernel's build id */
 	ck_assert_uint_eq(pr.nr_mappings, 2);
 	ck_assert(has_string(&pr, "[kernel.kallsyms]") && has_string(&pr, "00aa11"));
 	ck_assert(has_string(&pr, "pipe_read") && has_string(&pr, "nft_do_chain"));
 	ck_assert(!has_string(&pr, "pipe_read [k]") && !has_string(&pr, "pipe_read_[k]"));
 	free_profile(&pr);
-	data = slurp(ps, &len);
 	ck_assert_msg(strstr(data, "\t               0 pipe_read ([kernel.kallsyms])\n"
 				   "\t               0 ksys_read ([kernel.kallsyms])\n"
 				   "\t               0 do_syscall_64 ([kernel.kallsyms])\n"),

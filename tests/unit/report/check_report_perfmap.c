@@ -44,14 +44,11 @@ static void write_jit_fxt(const char *path)
 
 START_TEST(test_jit_frames)
 {
-	char path[PATH_MAX + 16], pb[PATH_MAX + 16], ps[PATH_MAX + 16], *out, *data;
+	char path[PATH_MAX + 16], *out, *data;
 	struct report_opts o = {.folded = true};
 	struct profile pr;
-	size_t len;
 
 	snprintf(path, sizeof(path), "%s/j.fxt", tmpdir);
-	snprintf(pb, sizeof(pb), "%s/j.pb.gz", tmpdir);
-	snprintf(ps, sizeof(ps), "%s/j.perf", tmpdir);
 	write_jit_fxt(path);
 
 	out = report_text(path, &o);
@@ -67,12 +64,9 @@ START_TEST(test_jit_frames)
 	ck_assert_msg(!strstr(out, "other") && !strstr(out, "stale"), "%s", out);
 	free(out);
 
-	o = (struct report_opts){.pprof_path = pb, .perf_script_path = ps};
-	free(report_text(path, &o));
-	pprof_file(pb, &pr);
+	data = report_pprof_perf_script(path, &pr);
 	ck_assert(has_string(&pr, "JS:*spinA /x/spin.js:1:15"));
 	free_profile(&pr);
-	data = slurp(ps, &len);
 	ck_assert_msg(strstr(data, " JS:*spinA /x/spin.js:1:15 (JIT)\n"), "%s", data);
 	free(data);
 }
