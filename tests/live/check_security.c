@@ -28,10 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <libgen.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,45 +54,27 @@
 
 #define TEST_USER "fxs-sec-user"
 
-static char daemon_bin[PATH_MAX];
-static char fxs_bin[PATH_MAX];
-/* progs and tmpdir are live.h's */
-static char sock[PATH_MAX];
-static pid_t daemon_pid;
-static uid_t user_uid;
-static gid_t user_gid;
-static bool user_created;
-
-static void become_user(void)
+static void need_setpriv(void)
 {
-	if (setgroups(0, NULL) || setresgid(user_gid, user_gid, user_gid) ||
-	    setresuid(user_uid, user_uid, user_uid))
-		_exit(125);
-}
-
-static bool daemon_answers(void)
-{
-	struct fxs_msg_status st;
-	char err[256];
-
-	return !client_query_status(sock, &st, err, sizeof(err));
+	if (access("/usr/bin/setpriv", X_OK)) {
+		fprintf(stderr, "check_security: setpriv (util-linux) is needed to drop the "
+				"daemon's capabilities\n");
+		exit(EXIT_FAILURE);
+	}
 }
 
 /* fxsamplerd without the capabilities that open /proc/PID/map_files. */
-static pid_t start_daemon(const char *log)
-{
-	char *argv[] = {(char *)"/usr/bin/setpriv",
-			(char *)"--bounding-set",
-			(char *)"-sys_admin,-checkpoint_restore",
-			daemon_bin,
-			(char *)"--socket",
-			sock,
-			(char *)"--config",
-			(char *)"/dev/null",
-			NULL};
+static const char *const no_map_files[] = {"/usr/bin/setpriv", "--bounding-set",
+					   "-sys_admin,-checkpoint_restore", NULL};
 
-	return live_start_daemon(argv, sock, log);
-}
+/* progs and tmpdir are live.h's */
+static struct live_suite suite = {.name = "check_security",
+				  .needs = "fxsamplerd",
+				  .user = TEST_USER,
+				  .dir = "/tmp/fxs-security.XXXXXX",
+				  .dir_mode = 0755,
+				  .check = need_setpriv,
+				  .daemon = {.wrap = no_map_files}};
 
 static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
 {
@@ -103,7 +82,7 @@ static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
-	ck_assert_int_eq(chown(to, uid, uid ? user_gid : 0), 0);
+	ck_assert_int_eq(chown(to, uid, uid ? suite.gid : 0), 0);
 	ck_assert_int_eq(chmod(to, mode), 0);
 }
 
@@ -143,15 +122,15 @@ static pid_t mapper_in_ns(const char *src, const char *dir, const char *name)
 		in = open(src, O_RDONLY | O_CLOEXEC);
 		if (in < 0)
 			_exit(124);
-		become_user();
+		live_become(suite.uid, suite.gid);
 		/* setuid cleared it; without it /proc/self/uid_map stays root's. */
 		prctl(PR_SET_DUMPABLE, 1);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
 			_exit(120);
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)user_uid);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)suite.uid);
 		write_file("/proc/self/uid_map", map);
 		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)user_gid);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)suite.gid);
 		write_file("/proc/self/gid_map", map);
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 		    mount("tmpfs", dir, "tmpfs", 0, NULL))
@@ -200,7 +179,7 @@ static void record_as_user(pid_t target, const char *out)
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, user_uid, user_gid), 0);
+	ck_assert_int_eq(fchown(fd, suite.uid, suite.gid), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
@@ -208,10 +187,11 @@ static void record_as_user(pid_t target, const char *out)
 		struct client_result res;
 		char msg[256];
 
-		become_user();
+		live_become(suite.uid, suite.gid);
 		o.pids[0] = (uint32_t)target;
 		o.nr_pids = 1;
-		if (client_record(sock, &o, fd, NULL, 500000000ULL, NULL, &res, msg, sizeof(msg))) {
+		if (client_record(suite.daemon.sock, &o, fd, NULL, 500000000ULL, NULL, &res, msg,
+				  sizeof(msg))) {
 			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
 			_exit(1);
 		}
@@ -275,7 +255,7 @@ START_TEST(test_path_of_root_file)
 	snprintf(secret_dir, sizeof(secret_dir), "%s/root-only", tmpdir);
 	ck_assert_int_eq(mkdir(secret_dir, 0711), 0);
 	snprintf(secret, sizeof(secret), "%s/secret.elf", secret_dir);
-	copy_file(fxs_bin, secret, 0, 0600);
+	copy_file(bin, secret, 0, 0600);
 	es = elf_symbols__open(secret, &no_debug);
 	ck_assert_ptr_nonnull(es);
 	id = elf_symbols__build_id(es, &id_len);
@@ -308,10 +288,10 @@ START_TEST(test_path_of_fifo)
 	snprintf(demo, sizeof(demo), "%s/demo", progs);
 	snprintf(user_dir, sizeof(user_dir), "%s/user-fifo", tmpdir);
 	ck_assert_int_eq(mkdir(user_dir, 0755), 0);
-	ck_assert_int_eq(chown(user_dir, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(user_dir, suite.uid, suite.gid), 0);
 	snprintf(fifo, sizeof(fifo), "%s/lib.elf", user_dir);
 	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
-	ck_assert_int_eq(chown(fifo, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(fifo, suite.uid, suite.gid), 0);
 	target = mapper_in_ns(demo, user_dir, "lib.elf");
 
 	snprintf(out, sizeof(out), "%s/fifo.fxt", tmpdir);
@@ -320,7 +300,7 @@ START_TEST(test_path_of_fifo)
 	modules_of(out, fifo, &none, 1, &count, &has_id, &any_id);
 	ck_assert_msg(count == 1, "%d module records for %s", count, fifo);
 	ck_assert(!has_id);
-	ck_assert_msg(daemon_answers(), "the daemon stopped answering");
+	ck_assert_msg(live_daemon_status(suite.daemon.sock, NULL), "the daemon stopped answering");
 }
 END_TEST
 
@@ -399,7 +379,7 @@ static void user_dir(char *ret, size_t len)
 	snprintf(ret, len, "%s/user-out", tmpdir);
 	if (mkdir(ret, 0755) && errno != EEXIST)
 		ck_abort_msg("mkdir %s: %s", ret, strerror(errno));
-	ck_assert_int_eq(chown(ret, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(ret, suite.uid, suite.gid), 0);
 }
 
 /* A root-owned copy of suidspin as tmpdir/bin/name, with mode, and caps for setcap. */
@@ -426,19 +406,13 @@ static void install_spinner(const char *name, mode_t mode, const char *caps, cha
 static pid_t start_record_cmd(const char *out, const char *script, const char *err_path,
 			      const char *opt)
 {
-	pid_t pid = fork();
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	pid_t pid;
 
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(124);
-		become_user();
-		execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, opt, "--",
-		      "/bin/sh", "-c", script, (char *)NULL);
-		_exit(127);
-	}
+	ck_assert_int_ge(fd, 0);
+	pid = LIVE_RECORD(suite.daemon.sock, suite.uid, suite.gid, -2, fd, "-q", "-o", out, opt,
+			  "--", "/bin/sh", "-c", script);
+	close(fd);
 	return pid;
 }
 
@@ -507,7 +481,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 		ck_assert_msg(o.euid == 0, "%s runs as uid %u: is %s mounted nosuid?", path,
 			      (unsigned)o.euid, tmpdir);
 	else
-		ck_assert_msg(o.euid == user_uid && o.cap_prm, "%s has no capabilities (%llx)",
+		ck_assert_msg(o.euid == suite.uid && o.cap_prm, "%s has no capabilities (%llx)",
 			      path, (unsigned long long)o.cap_prm);
 	exec_ranges(pid, path, &r);
 	ck_assert_int_eq(wait_record(rec), 0);
@@ -631,7 +605,7 @@ static pid_t start_record_pid(pid_t target, const char *out)
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, user_uid, user_gid), 0);
+	ck_assert_int_eq(fchown(fd, suite.uid, suite.gid), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
@@ -640,10 +614,10 @@ static pid_t start_record_pid(pid_t target, const char *out)
 		const __u64 *v = res.stats.counters.v;
 		char msg[256];
 
-		become_user();
+		live_become(suite.uid, suite.gid);
 		o.pids[0] = (uint32_t)target;
 		o.nr_pids = 1;
-		if (client_record(sock, &o, fd, NULL, 3000000000ULL, NULL, &res, msg,
+		if (client_record(suite.daemon.sock, &o, fd, NULL, 3000000000ULL, NULL, &res, msg,
 				  sizeof(msg))) {
 			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
 			_exit(1);
@@ -676,10 +650,8 @@ static bool runs_sleep(pid_t pid)
 static bool session_running(void)
 {
 	struct fxs_msg_status st;
-	char err[256];
 
-	return !client_query_status(sock, &st, err, sizeof(err)) &&
-	       st.session == FXS_SESSION_RUNNING;
+	return live_daemon_status(suite.daemon.sock, &st) && st.session == FXS_SESSION_RUNNING;
 }
 
 /*
@@ -704,7 +676,7 @@ START_TEST(test_pid_reuse)
 	target = fork();
 	ck_assert_int_ge(target, 0);
 	if (!target) {
-		become_user();
+		live_become(suite.uid, suite.gid);
 		execl("/bin/sleep", "sleep", "1", (char *)NULL);
 		_exit(127);
 	}
@@ -749,90 +721,11 @@ START_TEST(test_pid_reuse)
 }
 END_TEST
 
-static void die(const char *what)
-{
-	fprintf(stderr, "check_security: %s\n", what);
-	exit(EXIT_FAILURE);
-}
-
-static void suite_setup(void)
-{
-	const char *fxs_env = getenv("FXS_BIN");
-	char tmp[PATH_MAX], log[PATH_MAX];
-	struct passwd *pw;
-
-	progs = getenv("FXS_PROGS");
-	if (!fxs_env || !*fxs_env || !progs)
-		die("FXS_BIN and FXS_PROGS must name the binary and the test programs");
-	snprintf(fxs_bin, sizeof(fxs_bin), "%s", fxs_env);
-	snprintf(tmp, sizeof(tmp), "%s", fxs_env);
-	if (getenv("FXSAMPLERD"))
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s", getenv("FXSAMPLERD"));
-	else
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
-	if (access(daemon_bin, X_OK))
-		die("no fxsamplerd beside FXS_BIN (or at $FXSAMPLERD)");
-	if (access("/usr/bin/setpriv", X_OK))
-		die("setpriv (util-linux) is needed to drop the daemon's capabilities");
-	if (!getpwnam(TEST_USER)) {
-		if (live_run_cmd("useradd --system --no-create-home --shell "
-				 "/usr/sbin/nologin " TEST_USER))
-			die("useradd " TEST_USER " failed");
-		user_created = true;
-	}
-	pw = getpwnam(TEST_USER);
-	if (!pw)
-		die("no user " TEST_USER);
-	user_uid = pw->pw_uid;
-	user_gid = pw->pw_gid;
-	strcpy(tmpdir, "/tmp/fxs-security.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		die("mkdtemp failed");
-	chmod(tmpdir, 0755);
-	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
-	daemon_pid = start_daemon(log);
-	if (daemon_pid <= 0) {
-		fprintf(stderr, "check_security: fxsamplerd did not start, see %s\n", log);
-		exit(EXIT_FAILURE);
-	}
-}
-
-static void suite_teardown(void)
-{
-	char cmd[PATH_MAX];
-	int i;
-
-	/* A daemon stuck in open() on a FIFO does not get to its SIGTERM handler. */
-	kill(daemon_pid, SIGTERM);
-	for (i = 0; i < 50 && waitpid(daemon_pid, NULL, WNOHANG) != daemon_pid; i++)
-		live_msleep(100);
-	if (i == 50) {
-		fprintf(stderr, "check_security: fxsamplerd ignored SIGTERM, killing it\n");
-		kill(daemon_pid, SIGKILL);
-		waitpid(daemon_pid, NULL, 0);
-	}
-	if (user_created)
-		live_run_cmd("userdel " TEST_USER);
-	if (getenv("FXS_KEEP")) {
-		fprintf(stderr, "kept %s\n", tmpdir);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	live_run_cmd(cmd);
-}
-
-int main(void)
+static Suite *security_suite(void)
 {
 	Suite *s;
 	TCase *tc;
-	int status;
 
-	if (geteuid() != 0) {
-		printf("SKIP: the security tests need root (they run fxsamplerd); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	suite_setup();
 	s = suite_create("security");
 	tc = tcase_create("mapped-paths");
 	tcase_set_timeout(tc, 60);
@@ -846,7 +739,10 @@ int main(void)
 	tcase_add_test(tc, test_exec_file_caps);
 	tcase_add_test(tc, test_pid_reuse);
 	suite_add_tcase(s, tc);
-	status = check_run(s);
-	suite_teardown();
-	return status;
+	return s;
+}
+
+int main(void)
+{
+	return live_suite_main(&suite, security_suite);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -158,9 +159,8 @@ pid_t spinner_as(uid_t uid, gid_t gid)
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
 		close(ready[0]);
-		if (uid &&
-		    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
-			_exit(126);
+		if (uid)
+			live_become(uid, gid);
 		if (write(ready[1], "r", 1) != 1)
 			_exit(126);
 		close(ready[1]);
@@ -587,10 +587,7 @@ pid_t live_start_daemon(char *const argv[], const char *sock, const char *log)
 	}
 	/* Ready when it answers. */
 	for (int i = 0; i < 100; i++) {
-		struct fxs_msg_status st;
-		char err[256];
-
-		if (!client_query_status(sock, &st, err, sizeof(err)))
+		if (live_daemon_status(sock, NULL))
 			return pid;
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			return -1;
@@ -601,15 +598,247 @@ pid_t live_start_daemon(char *const argv[], const char *sock, const char *log)
 	return -1;
 }
 
+bool live_daemon_status(const char *sock, struct fxs_msg_status *st)
+{
+	struct fxs_msg_status mine;
+	char err[256];
+
+	return !client_query_status(sock, st ? st : &mine, err, sizeof(err));
+}
+
+void live_daemon_path(char *buf, size_t len)
+{
+	const char *env = getenv("FXSAMPLERD");
+	char *slash;
+
+	if (env && *env) {
+		snprintf(buf, len, "%s", env);
+		return;
+	}
+	snprintf(buf, len, "%s", bin);
+	slash = strrchr(buf, '/');
+	snprintf(slash ? slash + 1 : buf, len - (size_t)(slash ? slash + 1 - buf : 0), "%s",
+		 "fxsamplerd");
+}
+
+pid_t live_daemon_start(struct live_daemon *d)
+{
+	const char *name = d->name ? d->name : "s", *argv[32];
+	char daemon_bin[PATH_MAX];
+	size_t n = 0;
+
+	live_daemon_path(daemon_bin, sizeof(daemon_bin));
+	if (snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", tmpdir, name) >= (int)sizeof(d->sock))
+		return d->pid = -1;
+	snprintf(d->log, sizeof(d->log), "%s/%s.log", tmpdir, name);
+	for (size_t i = 0; d->wrap && d->wrap[i]; i++)
+		argv[n++] = d->wrap[i];
+	argv[n++] = daemon_bin;
+	argv[n++] = "--socket";
+	argv[n++] = d->sock;
+	argv[n++] = "--config";
+	argv[n++] = d->config ? d->config : "/dev/null";
+	for (size_t i = 0; d->extra && d->extra[i]; i++)
+		argv[n++] = d->extra[i];
+	argv[n] = NULL;
+	d->pid = live_start_daemon((char *const *)argv, d->sock, d->log);
+	return d->pid;
+}
+
+int live_daemon_stop(pid_t pid, unsigned ms)
+{
+	int st;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, SIGTERM);
+	for (;;) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (!ms) {
+			fprintf(stderr, "fxsamplerd %d ignored SIGTERM, killing it\n", (int)pid);
+			kill(pid, SIGKILL);
+			if (waitpid(pid, &st, 0) != pid)
+				return -1;
+			return 128 + SIGKILL;
+		}
+		live_msleep(ms < 20 ? ms : 20);
+		ms -= ms < 20 ? ms : 20;
+	}
+}
+
 pid_t live_start_tmp_daemon(char *sock, size_t len)
 {
-	char daemon_bin[PATH_MAX], log[PATH_MAX];
-	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
-			(char *)"--config", (char *)"/dev/null", NULL};
+	struct live_daemon d = {0};
+	pid_t pid = live_daemon_start(&d);
 
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
-	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
-	snprintf(sock, len, "%s/s.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
-	return live_start_daemon(argv, sock, log);
+	snprintf(sock, len, "%s", d.sock);
+	return pid;
+}
+
+void live_continuous_prepare(struct live_continuous *c, const char *name, mode_t dir_mode,
+			     const char *more)
+{
+	static const char *const verbose[] = {"-v", NULL};
+	FILE *f;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->conf, sizeof(c->conf), "%s/%s.conf", tmpdir, name);
+	snprintf(c->dir, sizeof(c->dir), "%s/%s", tmpdir, name);
+	if (dir_mode)
+		ck_assert_int_eq(mkdir(c->dir, dir_mode), 0);
+	f = fopen(c->conf, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "continuous = yes\ndirectory = %s\n%s", c->dir, more);
+	ck_assert_int_eq(fclose(f), 0);
+	c->d.name = name;
+	c->d.config = c->conf;
+	c->d.extra = verbose;
+}
+
+bool live_continuous_runs(const char *sock)
+{
+	struct fxs_msg_status st;
+
+	return live_daemon_status(sock, &st) && st.session == FXS_SESSION_RUNNING &&
+	       (st.flags & FXS_STATUS_CONTINUOUS);
+}
+
+void live_continuous_start(struct live_continuous *c)
+{
+	ck_assert_msg(live_daemon_start(&c->d) > 0, "fxsamplerd did not start, see %s", c->d.log);
+	for (int i = 0; i < 100 && !live_continuous_runs(c->d.sock); i++)
+		live_msleep(50);
+	ck_assert_msg(live_continuous_runs(c->d.sock), "no continuous session, see %s", c->d.log);
+}
+
+/* --- a suite's own daemon and test user --- */
+
+static void suite_die(const struct live_suite *ls, const char *what, const char *arg)
+{
+	fprintf(stderr, "%s: %s%s\n", ls->name, what, arg ? arg : "");
+	exit(EXIT_FAILURE);
+}
+
+static void suite_setup(struct live_suite *ls)
+{
+	char daemon_bin[PATH_MAX];
+	int made;
+
+	bin = getenv("FXS_BIN");
+	progs = getenv("FXS_PROGS");
+	if (!bin || !*bin || !progs || !*progs)
+		suite_die(ls, "FXS_BIN and FXS_PROGS must name the binary and the test programs",
+			  NULL);
+	live_daemon_path(daemon_bin, sizeof(daemon_bin));
+	if (access(daemon_bin, X_OK))
+		suite_die(ls, "no fxsamplerd beside FXS_BIN (or at $FXSAMPLERD)", NULL);
+	if (ls->check)
+		ls->check();
+	made = ls->user ? live_make_user(ls->user, &ls->uid, &ls->gid) : 0;
+	if (made < 0)
+		suite_die(ls, "cannot make the test user ", ls->user);
+	ls->user_created = made;
+	snprintf(tmpdir, sizeof(tmpdir), "%s", ls->dir);
+	if (!mkdtemp(tmpdir))
+		suite_die(ls, "mkdtemp failed: ", ls->dir);
+	chmod(tmpdir, ls->dir_mode);
+	if (live_daemon_start(&ls->daemon) <= 0)
+		suite_die(ls, "fxsamplerd did not start, see ", ls->daemon.log);
+}
+
+static void suite_teardown(struct live_suite *ls)
+{
+	char cmd[PATH_MAX];
+	int rc = live_daemon_stop(ls->daemon.pid, 5000);
+
+	if (rc)
+		fprintf(stderr, "%s: fxsamplerd exited with %d\n", ls->name, rc);
+	if (ls->user_created) {
+		snprintf(cmd, sizeof(cmd), "userdel %s", ls->user);
+		live_run_cmd(cmd);
+	}
+	if (getenv("FXS_KEEP")) {
+		fprintf(stderr, "kept %s\n", tmpdir);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	live_run_cmd(cmd);
+}
+
+int live_suite_main(struct live_suite *ls, Suite *(*suite_fn)(void))
+{
+	int status;
+
+	if (geteuid() != 0) {
+		printf("SKIP: %s needs root (%s); NOT RUN\n", ls->name, ls->needs);
+		return EXIT_SUCCESS;
+	}
+	suite_setup(ls);
+	status = check_run(suite_fn());
+	suite_teardown(ls);
+	return status;
+}
+
+int live_make_user(const char *name, uid_t *uid, gid_t *gid)
+{
+	struct passwd *pw = getpwnam(name);
+	char cmd[256];
+	int made = 0;
+
+	if (!pw) {
+		snprintf(cmd, sizeof(cmd),
+			 "useradd --system --no-create-home --shell /usr/sbin/nologin %s", name);
+		if (live_run_cmd(cmd))
+			return -1;
+		made = 1;
+		pw = getpwnam(name);
+	}
+	if (!pw)
+		return -1;
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return made;
+}
+
+void live_become(uid_t uid, gid_t gid)
+{
+	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+		_exit(125);
+}
+
+pid_t live_record_client(const char *sock, uid_t uid, gid_t gid, int out_fd, int err_fd,
+			 const char *const *args)
+{
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+
+	argv[n++] = bin;
+	argv[n++] = "record";
+	if (sock) {
+		argv[n++] = "--socket";
+		argv[n++] = sock;
+	}
+	for (size_t i = 0; args[i] && n < 63; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		setpgid(0, 0);
+		dup2(devnull, 0);
+		if (out_fd != -2)
+			dup2(out_fd >= 0 ? out_fd : devnull, 1);
+		if (err_fd != -2)
+			dup2(err_fd >= 0 ? err_fd : devnull, 2);
+		if (uid)
+			live_become(uid, gid);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	return pid;
 }
