@@ -341,6 +341,28 @@ static bool in_ranges(const struct ranges *r, uint64_t pc, bool file_only)
 	return false;
 }
 
+/* The samples of pid in f with a frame in r; all of pid's in *ret_of_pid. */
+static size_t samples_in(const struct capture_file *f, pid_t pid, const struct ranges *r,
+			 size_t *ret_of_pid)
+{
+	size_t in = 0;
+
+	*ret_of_pid = 0;
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		if (s->pid != (uint32_t)pid)
+			continue;
+		(*ret_of_pid)++;
+		for (unsigned k = 0; k < s->n; k++)
+			if (in_ranges(r, s->frames[k], true)) {
+				in++;
+				break;
+			}
+	}
+	return in;
+}
+
 /* The process running path, within 10 s; 0 when none does. */
 static pid_t wait_for_exe(const char *path)
 {
@@ -461,7 +483,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	struct capture_file *f;
 	struct authz_owner o;
 	struct ranges r;
-	size_t of_pid = 0, leaked = 0;
+	size_t of_pid, leaked;
 	pid_t rec, pid;
 
 	install_spinner(name, mode, caps, path, sizeof(path));
@@ -500,18 +522,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	/* It spun for a second while the capture ran: counted, not written. */
 	ck_assert_msg(total(f, "filtered_creds") > 100, "filtered_creds %llu",
 		      (unsigned long long)total(f, "filtered_creds"));
-	for (size_t i = 0; i < f->nr_samples; i++) {
-		const struct sample *s = &f->samples[i];
-
-		if (s->pid != (uint32_t)pid)
-			continue;
-		of_pid++;
-		for (unsigned k = 0; k < s->n; k++)
-			if (in_ranges(&r, s->frames[k], true)) {
-				leaked++;
-				break;
-			}
-	}
+	leaked = samples_in(f, pid, &r, &of_pid);
 	ck_assert_msg(!leaked, "%zu samples of %s in the user's capture", leaked, path);
 	for (size_t i = 0; i < f->nr_offcpu; i++)
 		for (unsigned k = 0; f->offcpu[i].pid == (uint32_t)pid && k < f->offcpu[i].n; k++)
@@ -663,7 +674,7 @@ START_TEST(test_pid_reuse)
 	char dir[300], out[PATH_MAX], self[PATH_MAX];
 	struct capture_file *f;
 	struct ranges mine;
-	size_t of_pid = 0, leaked = 0;
+	size_t of_pid, leaked;
 	pid_t target, rec, root = 0;
 	int st, i;
 
@@ -700,18 +711,7 @@ START_TEST(test_pid_reuse)
 	f = load(out);
 	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
 	check_accounting(f);
-	for (size_t k = 0; k < f->nr_samples; k++) {
-		const struct sample *s = &f->samples[k];
-
-		if (s->pid != (uint32_t)target)
-			continue;
-		of_pid++;
-		for (unsigned j = 0; j < s->n; j++)
-			if (in_ranges(&mine, s->frames[j], true)) {
-				leaked++;
-				break;
-			}
-	}
+	leaked = samples_in(f, target, &mine, &of_pid);
 	ck_assert_msg(!leaked, "%zu samples of the root process on pid %d", leaked, (int)target);
 	/* sleep starting up: a few at most; the root process spun for a second */
 	ck_assert_msg(of_pid < 20, "%zu samples of pid %d", of_pid, (int)target);
