@@ -169,13 +169,15 @@ static void reap(pid_t pid)
 }
 
 /*
- * Record target through the daemon as the test user for 500 ms, into out.
- * Fails the test if the capture has not ended after 20 s (a hung daemon).
+ * The test user's capture of target through the daemon (client_record(), in
+ * a child) at freq_hz for ns, into out. The child exits 1 when it failed, 2
+ * when sums is set and the totals it was sent do not add up.
  */
-static void record_as_user(pid_t target, const char *out)
+static pid_t start_user_client(pid_t target, const char *out, unsigned freq_hz, uint64_t ns,
+			       bool sums)
 {
+	int fd;
 	pid_t pid;
-	int st = 0, fd, i;
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
@@ -183,28 +185,54 @@ static void record_as_user(pid_t target, const char *out)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
-		struct capture_opts o = {.freq_hz = 199, .buffer_size = 1 << 20, .max_frames = 64};
+		struct capture_opts o = {
+			.freq_hz = freq_hz, .buffer_size = 1 << 20, .max_frames = 64};
 		struct client_result res;
+		const __u64 *v = res.stats.counters.v;
 		char msg[256];
 
 		live_become(suite.uid, suite.gid);
 		o.pids[0] = (uint32_t)target;
 		o.nr_pids = 1;
-		if (client_record(suite.daemon.sock, &o, fd, NULL, 500000000ULL, NULL, &res, msg,
+		if (client_record(suite.daemon.sock, &o, fd, NULL, ns, NULL, &res, msg,
 				  sizeof(msg))) {
 			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
 			_exit(1);
 		}
+		/* what `fxsampler status` and the summary show adds up too */
+		if (sums && v[FXS_CNT_FIRED] !=
+				    v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] +
+					    v[FXS_CNT_DROP_NOT_RUNNING] +
+					    v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
+					    v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS])
+			_exit(2);
 		_exit(0);
 	}
 	close(fd);
-	for (i = 0; i < 200 && waitpid(pid, &st, WNOHANG) != pid; i++)
+	return pid;
+}
+
+/* The exit status of a capture's child; fails the test after secs (a hung daemon). */
+static int wait_record(pid_t pid, unsigned secs)
+{
+	int st = 0;
+	unsigned i;
+
+	for (i = 0; i < secs * 10 && waitpid(pid, &st, WNOHANG) != pid; i++)
 		live_msleep(100);
-	if (i == 200) {
+	if (i == secs * 10) {
 		reap(pid);
-		ck_abort_msg("the capture did not end in 20 s: the daemon hangs");
+		ck_abort_msg("the capture did not end in %u s: the daemon hangs", secs);
 	}
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's capture failed (%d)", st);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The test user's capture of target through the daemon for 500 ms, into out. */
+static void record_as_user(pid_t target, const char *out)
+{
+	int rc = wait_record(start_user_client(target, out, 199, 500000000ULL, false), 20);
+
+	ck_assert_msg(rc == 0, "the user's capture failed (%d)", rc);
 }
 
 /* The module records of path in a capture: how many, and whether one carries id. */
@@ -438,20 +466,6 @@ static pid_t start_record_cmd(const char *out, const char *script, const char *e
 	return pid;
 }
 
-/* The exit status of a record started above; fails the test after 30 s. */
-static int wait_record(pid_t pid)
-{
-	int st = 0, i;
-
-	for (i = 0; i < 300 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		live_msleep(100);
-	if (i == 300) {
-		reap(pid);
-		ck_abort_msg("the capture did not end in 30 s");
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static void slurp(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -506,7 +520,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 		ck_assert_msg(o.euid == suite.uid && o.cap_prm, "%s has no capabilities (%llx)",
 			      path, (unsigned long long)o.cap_prm);
 	exec_ranges(pid, path, &r);
-	ck_assert_int_eq(wait_record(rec), 0);
+	ck_assert_int_eq(wait_record(rec, 30), 0);
 	slurp(errp, err, sizeof(err));
 
 	snprintf(want, sizeof(want),
@@ -608,43 +622,6 @@ static pid_t root_on_pid(pid_t want)
 	return 0;
 }
 
-/* The user's capture of target for 3 s, in a child; it checks the daemon's totals. */
-static pid_t start_record_pid(pid_t target, const char *out)
-{
-	int fd;
-	pid_t pid;
-
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, suite.uid, suite.gid), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = {.freq_hz = 999, .buffer_size = 1 << 20, .max_frames = 64};
-		struct client_result res;
-		const __u64 *v = res.stats.counters.v;
-		char msg[256];
-
-		live_become(suite.uid, suite.gid);
-		o.pids[0] = (uint32_t)target;
-		o.nr_pids = 1;
-		if (client_record(suite.daemon.sock, &o, fd, NULL, 3000000000ULL, NULL, &res, msg,
-				  sizeof(msg))) {
-			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
-			_exit(1);
-		}
-		/* what `fxsampler status` and the summary show adds up too */
-		if (v[FXS_CNT_FIRED] !=
-		    v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] + v[FXS_CNT_DROP_NOT_RUNNING] +
-			    v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
-			    v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS])
-			_exit(2);
-		_exit(0);
-	}
-	close(fd);
-	return pid;
-}
-
 static bool runs_sleep(pid_t pid)
 {
 	char link[64], exe[PATH_MAX];
@@ -695,7 +672,7 @@ START_TEST(test_pid_reuse)
 	for (i = 0; i < 500 && !runs_sleep(target); i++)
 		live_msleep(2);
 	ck_assert_msg(i < 500, "the target never ran sleep");
-	rec = start_record_pid(target, out);
+	rec = start_user_client(target, out, 999, 3000000000ULL, true);
 	for (i = 0; i < 500 && !session_running(); i++)
 		live_msleep(10);
 	ck_assert_msg(i < 500, "the user's capture did not start");
@@ -706,7 +683,7 @@ START_TEST(test_pid_reuse)
 		root = root_on_pid(target);
 	ck_assert_msg(root, "no root process got pid %d in 50 tries", (int)target);
 	waitpid(root, NULL, 0);
-	ck_assert_int_eq(wait_record(rec), 0);
+	ck_assert_int_eq(wait_record(rec, 30), 0);
 
 	f = load(out);
 	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
