@@ -118,47 +118,20 @@ static struct capture_opts pid_opts(pid_t pid)
 	return o;
 }
 
-struct child_report {
-	int err;
-	struct client_result res;
-	char msg[512];
-};
-
 /*
  * Record into out in a child, as the test user or as root, for secs seconds:
  * client_record's result, with its text in *rep.
  */
 static int record_child(const char *path, bool as_user, pid_t target, const char *out,
-			unsigned secs, struct child_report *rep)
+			unsigned secs, struct live_client *rep)
 {
-	int pfd[2], st, fd;
+	struct capture_opts o = pid_opts(target);
 	pid_t pid;
+	int fd;
 
-	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = pid_opts(target);
-		struct child_report r;
-
-		memset(&r, 0, sizeof(r));
-		if (as_user)
-			live_become(suite.uid, suite.gid);
-		r.err = client_record(path, &o, fd, NULL, secs * 1000000000ULL, NULL, &r.res, r.msg,
-				      sizeof(r.msg));
-		_exit(write(pfd[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
-	}
-	close(fd);
-	close(pfd[1]);
-	memset(rep, 0, sizeof(*rep));
-	if (read(pfd[0], rep, sizeof(*rep)) != sizeof(*rep))
-		rep->err = -EPIPE;
-	close(pfd[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st));
-	return rep->err;
+	pid = live_client_start(path, as_user ? suite.uid : 0, as_user ? suite.gid : 0, &o, out,
+				secs * 1000000000ULL, &fd);
+	return live_client_wait(pid, fd, secs + 30, rep);
 }
 
 /* A raw connection to the daemon, for the malformed and busy tests. */
@@ -316,7 +289,7 @@ static void new_progs(const char *before, const char *during, char *ret, size_t 
 
 START_TEST(test_root_records_pid)
 {
-	struct child_report r;
+	struct live_client r;
 	pid_t target = spinner_as(0, 0);
 	char out[300];
 	long n;
@@ -336,7 +309,7 @@ END_TEST
 START_TEST(test_user_records_own_process)
 {
 	pid_t target = spinner_as(suite.uid, suite.gid);
-	struct child_report r;
+	struct live_client r;
 	char out[300];
 	long n;
 
@@ -352,7 +325,7 @@ END_TEST
 START_TEST(test_user_refused_root_process)
 {
 	pid_t target = spinner_as(0, 0);
-	struct child_report r;
+	struct live_client r;
 	char out[300], want[128];
 	int rc;
 
@@ -369,7 +342,7 @@ END_TEST
 
 START_TEST(test_user_refused_host_wide)
 {
-	struct child_report r;
+	struct live_client r;
 	char out[300];
 	int rc;
 
@@ -790,7 +763,7 @@ START_TEST(test_sigkill_client_mid_session)
 	/* and the daemon serves the next client */
 	target = spinner_as(0, 0);
 	{
-		struct child_report r;
+		struct live_client r;
 
 		snprintf(out, sizeof(out), "%s/after-kill.fxt", tmpdir);
 		ck_assert_msg(!record_child(suite.daemon.sock, false, target, out, 1, &r), "%s",
@@ -879,7 +852,7 @@ START_TEST(test_continuous_mode)
 	const char *sock2 = c.d.sock, *conf = c.conf, *dir = c.dir;
 	char out[300], path[600];
 	struct rotate_file *files;
-	struct child_report r;
+	struct live_client r;
 	pid_t d2, target = spinner_as(0, 0);
 	bool partial;
 	size_t nr, i;

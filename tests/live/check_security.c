@@ -168,48 +168,15 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/*
- * The test user's capture of target through the daemon (client_record(), in
- * a child) at freq_hz for ns, into out. The child exits 1 when it failed, 2
- * when sums is set and the totals it was sent do not add up.
- */
+/* The test user's capture of target through the daemon at freq_hz for ns, into out. */
 static pid_t start_user_client(pid_t target, const char *out, unsigned freq_hz, uint64_t ns,
-			       bool sums)
+			       int *ret_fd)
 {
-	int fd;
-	pid_t pid;
+	struct capture_opts o = {.freq_hz = freq_hz, .buffer_size = 1 << 20, .max_frames = 64};
 
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, suite.uid, suite.gid), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = {
-			.freq_hz = freq_hz, .buffer_size = 1 << 20, .max_frames = 64};
-		struct client_result res;
-		const __u64 *v = res.stats.counters.v;
-		char msg[256];
-
-		live_become(suite.uid, suite.gid);
-		o.pids[0] = (uint32_t)target;
-		o.nr_pids = 1;
-		if (client_record(suite.daemon.sock, &o, fd, NULL, ns, NULL, &res, msg,
-				  sizeof(msg))) {
-			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
-			_exit(1);
-		}
-		/* what `fxsampler status` and the summary show adds up too */
-		if (sums && v[FXS_CNT_FIRED] !=
-				    v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] +
-					    v[FXS_CNT_DROP_NOT_RUNNING] +
-					    v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
-					    v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS])
-			_exit(2);
-		_exit(0);
-	}
-	close(fd);
-	return pid;
+	o.pids[0] = (uint32_t)target;
+	o.nr_pids = 1;
+	return live_client_start(suite.daemon.sock, suite.uid, suite.gid, &o, out, ns, ret_fd);
 }
 
 /* The exit status of a capture's child; fails the test after secs (a hung daemon). */
@@ -230,9 +197,11 @@ static int wait_record(pid_t pid, unsigned secs)
 /* The test user's capture of target through the daemon for 500 ms, into out. */
 static void record_as_user(pid_t target, const char *out)
 {
-	int rc = wait_record(start_user_client(target, out, 199, 500000000ULL, false), 20);
+	struct live_client r;
+	int fd;
+	pid_t pid = start_user_client(target, out, 199, 500000000ULL, &fd);
 
-	ck_assert_msg(rc == 0, "the user's capture failed (%d)", rc);
+	ck_assert_msg(!live_client_wait(pid, fd, 20, &r), "the user's capture failed: %s", r.msg);
 }
 
 /* The module records of path in a capture: how many, and whether one carries id. */
@@ -652,8 +621,10 @@ START_TEST(test_pid_reuse)
 	struct capture_file *f;
 	struct ranges mine;
 	size_t of_pid, leaked;
+	struct live_client r;
+	const __u64 *v = r.res.stats.counters.v;
 	pid_t target, rec, root = 0;
-	int st, i;
+	int st, i, rec_fd;
 
 	/* Frames in this binary are the root process's: it is a fork of us. */
 	ck_assert_int_gt(readlink("/proc/self/exe", self, sizeof(self) - 1), 0);
@@ -672,7 +643,7 @@ START_TEST(test_pid_reuse)
 	for (i = 0; i < 500 && !runs_sleep(target); i++)
 		live_msleep(2);
 	ck_assert_msg(i < 500, "the target never ran sleep");
-	rec = start_user_client(target, out, 999, 3000000000ULL, true);
+	rec = start_user_client(target, out, 999, 3000000000ULL, &rec_fd);
 	for (i = 0; i < 500 && !session_running(); i++)
 		live_msleep(10);
 	ck_assert_msg(i < 500, "the user's capture did not start");
@@ -683,7 +654,12 @@ START_TEST(test_pid_reuse)
 		root = root_on_pid(target);
 	ck_assert_msg(root, "no root process got pid %d in 50 tries", (int)target);
 	waitpid(root, NULL, 0);
-	ck_assert_int_eq(wait_record(rec, 30), 0);
+	ck_assert_msg(!live_client_wait(rec, rec_fd, 30, &r), "record as %s: %s", TEST_USER, r.msg);
+	/* what `fxsampler status` and the summary show adds up too */
+	ck_assert_uint_eq(v[FXS_CNT_FIRED],
+			  v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] + v[FXS_CNT_DROP_NOT_RUNNING] +
+				  v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
+				  v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS]);
 
 	f = load(out);
 	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -799,6 +800,58 @@ int live_make_user(const char *name, uid_t *uid, gid_t *gid)
 	*uid = pw->pw_uid;
 	*gid = pw->pw_gid;
 	return made;
+}
+
+pid_t live_client_start(const char *sock, uid_t uid, gid_t gid, const struct capture_opts *o,
+			const char *out, uint64_t ns, int *ret_fd)
+{
+	int pfd[2], fd;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	if (uid)
+		ck_assert_int_eq(fchown(fd, uid, gid), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct live_client r;
+
+		memset(&r, 0, sizeof(r));
+		if (uid)
+			live_become(uid, gid);
+		r.err = client_record(sock, o, fd, NULL, ns, NULL, &r.res, r.msg, sizeof(r.msg));
+		_exit(write(pfd[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(fd);
+	close(pfd[1]);
+	*ret_fd = pfd[0];
+	return pid;
+}
+
+int live_client_wait(pid_t pid, int fd, unsigned secs, struct live_client *rep)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	size_t got = 0;
+	ssize_t n;
+	int st;
+
+	memset(rep, 0, sizeof(*rep));
+	if (poll(&p, 1, (int)secs * 1000) <= 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(fd);
+		ck_abort_msg("the capture did not end in %u s: the daemon hangs", secs);
+	}
+	while (got < sizeof(*rep) && (n = read(fd, (char *)rep + got, sizeof(*rep) - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (got != sizeof(*rep))
+		rep->err = -EPIPE;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	return rep->err;
 }
 
 void live_become(uid_t uid, gid_t gid)

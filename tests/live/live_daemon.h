@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cli/client.h"
 #include "service/protocol.h"
 
 void live_msleep(unsigned ms);
@@ -115,6 +116,26 @@ pid_t live_record_client(const char *sock, uid_t uid, gid_t gid, int out_fd, int
 #define LIVE_RECORD(sock, uid, gid, out_fd, err_fd, ...)                                           \
 	live_record_client((sock), (uid), (gid), (out_fd), (err_fd),                               \
 			   (const char *const[]){__VA_ARGS__, NULL})
+
+/* What client_record() gave a child of live_client_start(). */
+struct live_client {
+	int err; /* client_record()'s result; -EPIPE: the child told nothing */
+	struct client_result res;
+	char msg[512];
+};
+
+/*
+ * client_record() of o on sock for ns into out (made here, owned by uid) as
+ * uid/gid (uid 0: as we are), in a child: its pid, the pipe its result comes
+ * on in *ret_fd for live_client_wait().
+ */
+pid_t live_client_start(const char *sock, uid_t uid, gid_t gid, const struct capture_opts *o,
+			const char *out, uint64_t ns, int *ret_fd);
+/*
+ * The result of such a child in *rep, and rep->err; fails the test when it
+ * told nothing within secs (a hung daemon).
+ */
+int live_client_wait(pid_t pid, int fd, unsigned secs, struct live_client *rep);
 
 /*
  * A child that burns CPU until killed (SIGKILL, then waitpid), as uid/gid when uid is not
