@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the daemon's live tests share (defined in live.c, which every live
- * test links): waiting, shell commands, starting fxsamplerd, a suite's own
+ * What the daemon's live tests share (defined in live_daemon.c, which every
+ * live test links): waiting, shell commands, starting fxsamplerd, a suite's own
  * daemon and test user, the record client as that user, and targets owned by
  * another user.
  */
