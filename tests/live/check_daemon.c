@@ -1226,6 +1226,7 @@ START_TEST(test_continuous_bad_budget_refused)
 	int st, fd;
 	FILE *f;
 
+	live_daemon_path(daemon_bin, sizeof(daemon_bin));
 	snprintf(sock2, sizeof(sock2), "%s/bad.sock", tmpdir);
 	snprintf(conf, sizeof(conf), "%s/bad.conf", tmpdir);
 	snprintf(errlog, sizeof(errlog), "%s/bad.err", tmpdir);
