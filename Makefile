@@ -172,12 +172,14 @@ $(OUTPUT)/tests/unit/%: tests/unit/%.c $(OUTPUT)/libfxs.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Itests/unit $< $(OUTPUT)/libfxs.a $(LIBS) \
 		$(CHECK_LIBS) -o $@
 
-# Live tests share tests/live/live.c: running fxsampler, reading captures.
-$(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests/live/live_daemon.h \
-		$(OUTPUT)/libfxs.a \
+# Live tests share tests/live/live.c (running fxsampler, reading captures)
+# and tests/live/live_daemon.c (fxsamplerd, test users, clients).
+$(OUTPUT)/tests/live/%: tests/live/%.c tests/live/live.c tests/live/live.h tests/live/live_daemon.c \
+		tests/live/live_daemon.h $(OUTPUT)/libfxs.a \
 		| $(OUTPUT)/tests/live
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Itests/live $< tests/live/live.c $(OUTPUT)/libfxs.a \
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests -Itests/live $< tests/live/live.c \
+		tests/live/live_daemon.c $(OUTPUT)/libfxs.a \
 		$(LIBS) $(CHECK_LIBS) -o $@
 
 # The browser tier's fixture: a profile of itself, every sample known.

@@ -7,10 +7,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <libgen.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,25 +25,29 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "service/protocol.h"
+#include "live.h"
 #include "live_daemon.h"
 #include "service/rotate.h"
 #include "check_main.h"
 
 #define TEST_USER "fxs-live-user"
 
-static char daemon_bin[PATH_MAX];
-static char fxs_bin[256];
-static char tmpdir[64];
-static char sock[128];
-static pid_t daemon_pid;
-static uid_t user_uid;
-static gid_t user_gid;
-static bool user_created;
+static const char *const verbose[] = {"-v", NULL};
+
+/* one daemon and one test user for every test, made in this process */
+static struct live_suite suite = {.name = "check_daemon",
+				  .needs = "BPF, useradd",
+				  .user = TEST_USER,
+				  .dir = "/tmp/fxs-daemon-live.XXXXXX",
+				  /* the test user must be able to reach the socket */
+				  .dir_mode = 0755,
+				  .daemon = {.extra = verbose}};
 
 /* --- helpers --- */
 
 static pid_t start_daemon(const char *socket_path, const char *config, const char *log)
 {
+	char daemon_bin[PATH_MAX];
 	char *argv[] = {daemon_bin,
 			(char *)"--socket",
 			(char *)socket_path,
@@ -55,19 +56,14 @@ static pid_t start_daemon(const char *socket_path, const char *config, const cha
 			(char *)"-v",
 			NULL};
 
+	live_daemon_path(daemon_bin, sizeof(daemon_bin));
 	return live_start_daemon(argv, socket_path, log);
 }
 
+/* The daemon's exit status once SIGTERM ended it (30 s at most). */
 static int stop_daemon(pid_t pid)
 {
-	int st;
-
-	if (pid <= 0)
-		return -1;
-	kill(pid, SIGTERM);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return live_daemon_stop(pid, 30000);
 }
 
 /* A process that burns CPU as uid/gid until killed (uid 0: stays root). */
@@ -77,13 +73,6 @@ static void reap(pid_t pid)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-}
-
-static void become_user(void)
-{
-	if (setgroups(0, NULL) || setresgid(user_gid, user_gid, user_gid) ||
-	    setresuid(user_uid, user_uid, user_uid))
-		_exit(125);
 }
 
 /* Count the backtraces of pid (any when pid is 0) in a complete FXT file; -1 if malformed. */
@@ -129,47 +118,20 @@ static struct capture_opts pid_opts(pid_t pid)
 	return o;
 }
 
-struct child_report {
-	int err;
-	struct client_result res;
-	char msg[512];
-};
-
 /*
  * Record into out in a child, as the test user or as root, for secs seconds:
  * client_record's result, with its text in *rep.
  */
 static int record_child(const char *path, bool as_user, pid_t target, const char *out,
-			unsigned secs, struct child_report *rep)
+			unsigned secs, struct live_client *rep)
 {
-	int pfd[2], st, fd;
+	struct capture_opts o = pid_opts(target);
 	pid_t pid;
+	int fd;
 
-	ck_assert_int_eq(pipe2(pfd, O_CLOEXEC), 0);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = pid_opts(target);
-		struct child_report r;
-
-		memset(&r, 0, sizeof(r));
-		if (as_user)
-			become_user();
-		r.err = client_record(path, &o, fd, NULL, secs * 1000000000ULL, NULL, &r.res, r.msg,
-				      sizeof(r.msg));
-		_exit(write(pfd[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
-	}
-	close(fd);
-	close(pfd[1]);
-	memset(rep, 0, sizeof(*rep));
-	if (read(pfd[0], rep, sizeof(*rep)) != sizeof(*rep))
-		rep->err = -EPIPE;
-	close(pfd[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st));
-	return rep->err;
+	pid = live_client_start(path, as_user ? suite.uid : 0, as_user ? suite.gid : 0, &o, out,
+				secs * 1000000000ULL, &fd);
+	return live_client_wait(pid, fd, secs + 30, rep);
 }
 
 /* A raw connection to the daemon, for the malformed and busy tests. */
@@ -178,7 +140,7 @@ static int raw_connect(void)
 	char err[256];
 	int fd = -1;
 
-	ck_assert_msg(!client_connect(sock, &fd, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!client_connect(suite.daemon.sock, &fd, err, sizeof(err)), "%s", err);
 	return fd;
 }
 
@@ -274,7 +236,7 @@ static struct fxs_msg_status status_at(const char *path)
 
 static struct fxs_msg_status status(void)
 {
-	return status_at(sock);
+	return status_at(suite.daemon.sock);
 }
 
 /* Wait until the daemon has no session (the one of a dead client is destroyed). */
@@ -323,86 +285,17 @@ static void new_progs(const char *before, const char *during, char *ret, size_t 
 	}
 }
 
-/* --- fixtures --- */
-
-static void die(const char *what)
-{
-	fprintf(stderr, "check_daemon: %s\n", what);
-	exit(EXIT_FAILURE);
-}
-
-static void suite_setup(void)
-{
-	const char *bin = getenv("FXS_BIN");
-	struct passwd *pw;
-	char tmp[PATH_MAX], log[192];
-
-	if (!bin || !*bin)
-		die("FXS_BIN must name the fxsampler binary");
-	snprintf(fxs_bin, sizeof(fxs_bin), "%s", bin);
-	snprintf(tmp, sizeof(tmp), "%s", bin);
-	if (getenv("FXSAMPLERD"))
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s", getenv("FXSAMPLERD"));
-	else
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
-	if (access(daemon_bin, X_OK))
-		die("no fxsamplerd beside FXS_BIN (or at $FXSAMPLERD)");
-
-	strcpy(tmpdir, "/tmp/fxs-daemon-live.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		die("mkdtemp failed");
-	/* the test user must be able to reach the socket */
-	chmod(tmpdir, 0755);
-	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
-
-	if (!getpwnam(TEST_USER)) {
-		if (live_run_cmd("useradd --system --no-create-home --shell "
-				 "/usr/sbin/nologin " TEST_USER))
-			die("useradd " TEST_USER " failed");
-		user_created = true;
-	}
-	pw = getpwnam(TEST_USER);
-	if (!pw)
-		die("no user " TEST_USER);
-	user_uid = pw->pw_uid;
-	user_gid = pw->pw_gid;
-
-	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
-	daemon_pid = start_daemon(sock, "/dev/null", log);
-	if (daemon_pid <= 0) {
-		fprintf(stderr, "check_daemon: fxsamplerd did not start, see %s\n", log);
-		exit(EXIT_FAILURE);
-	}
-}
-
-static void suite_teardown(void)
-{
-	char cmd[256];
-	int rc = stop_daemon(daemon_pid);
-
-	if (rc)
-		fprintf(stderr, "fxsamplerd exited with %d\n", rc);
-	if (user_created)
-		live_run_cmd("userdel " TEST_USER);
-	if (getenv("FXS_KEEP")) {
-		fprintf(stderr, "kept %s\n", tmpdir);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	live_run_cmd(cmd);
-}
-
 /* --- tests --- */
 
 START_TEST(test_root_records_pid)
 {
-	struct child_report r;
+	struct live_client r;
 	pid_t target = spinner_as(0, 0);
-	char out[192];
+	char out[300];
 	long n;
 
 	snprintf(out, sizeof(out), "%s/root.fxt", tmpdir);
-	ck_assert_msg(!record_child(sock, false, target, out, 1, &r), "%s", r.msg);
+	ck_assert_msg(!record_child(suite.daemon.sock, false, target, out, 1, &r), "%s", r.msg);
 	reap(target);
 	ck_assert_uint_eq(r.res.bytes_written, (uint64_t)file_size(out));
 	n = fxt_samples(out, (uint32_t)target, NULL);
@@ -415,13 +308,13 @@ END_TEST
 
 START_TEST(test_user_records_own_process)
 {
-	pid_t target = spinner_as(user_uid, user_gid);
-	struct child_report r;
-	char out[192];
+	pid_t target = spinner_as(suite.uid, suite.gid);
+	struct live_client r;
+	char out[300];
 	long n;
 
 	snprintf(out, sizeof(out), "%s/user.fxt", tmpdir);
-	ck_assert_msg(!record_child(sock, true, target, out, 1, &r), "%s", r.msg);
+	ck_assert_msg(!record_child(suite.daemon.sock, true, target, out, 1, &r), "%s", r.msg);
 	reap(target);
 	n = fxt_samples(out, (uint32_t)target, NULL);
 	ck_assert_msg(n > 20, "%ld samples of the user's spinner", n);
@@ -432,16 +325,16 @@ END_TEST
 START_TEST(test_user_refused_root_process)
 {
 	pid_t target = spinner_as(0, 0);
-	struct child_report r;
-	char out[192], want[128];
+	struct live_client r;
+	char out[300], want[128];
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/refused.fxt", tmpdir);
-	rc = record_child(sock, true, target, out, 1, &r);
+	rc = record_child(suite.daemon.sock, true, target, out, 1, &r);
 	reap(target);
 	ck_assert_int_eq(rc, -EACCES);
 	snprintf(want, sizeof(want), "pid %d belongs to uid 0, not to uid %u", (int)target,
-		 (unsigned)user_uid);
+		 (unsigned)suite.uid);
 	ck_assert_str_eq(r.msg, want);
 	ck_assert_int_eq(file_size(out), 0);
 }
@@ -449,12 +342,12 @@ END_TEST
 
 START_TEST(test_user_refused_host_wide)
 {
-	struct child_report r;
-	char out[192];
+	struct live_client r;
+	char out[300];
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/host.fxt", tmpdir);
-	rc = record_child(sock, true, 0, out, 1, &r);
+	rc = record_child(suite.daemon.sock, true, 0, out, 1, &r);
 	ck_assert_int_eq(rc, -EACCES);
 	ck_assert_msg(strstr(r.msg, "host-wide sampling needs root or the group 'fxsampler'"), "%s",
 		      r.msg);
@@ -523,10 +416,9 @@ static int busy_reply_as(uid_t uid, gid_t gid, pid_t target, struct fxs_msg *ret
 		int fd = -1;
 
 		memset(&m, 0, sizeof(m));
-		if (uid &&
-		    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
-			_exit(125);
-		if (client_connect(sock, &fd, err, sizeof(err)))
+		if (uid)
+			live_become(uid, gid);
+		if (client_connect(suite.daemon.sock, &fd, err, sizeof(err)))
 			_exit(124);
 		raw_setup(fd, target);
 		if (raw_recv(fd, &m))
@@ -549,27 +441,18 @@ static int busy_reply_as(uid_t uid, gid_t gid, pid_t target, struct fxs_msg *ret
  */
 START_TEST(test_busy_hides_pid_from_users)
 {
-	char cmd[2048], out[192], pidfile[256], want[160], *text;
-	struct passwd *pw;
+	char cmd[2048], out[300], pidfile[320], want[PATH_MAX], *text;
 	struct fxs_msg m;
 	pid_t a_target, b_target, a_client = 0;
 	uid_t b_uid;
 	gid_t b_gid;
-	bool made = false;
+	int made;
 	FILE *f;
 	int i;
 
-	if (!getpwnam(SECOND_USER)) {
-		ck_assert_int_eq(live_run_cmd("useradd --system --no-create-home --shell "
-					      "/usr/sbin/nologin " SECOND_USER),
-				 0);
-		made = true;
-	}
-	pw = getpwnam(SECOND_USER);
-	ck_assert_ptr_nonnull(pw);
-	b_uid = pw->pw_uid;
-	b_gid = pw->pw_gid;
-	a_target = spinner_as(user_uid, user_gid);
+	made = live_make_user(SECOND_USER, &b_uid, &b_gid);
+	ck_assert_int_ge(made, 0);
+	a_target = spinner_as(suite.uid, suite.gid);
 	b_target = spinner_as(b_uid, b_gid);
 
 	/* The first user records its own process through the CLI, in the background. */
@@ -580,13 +463,13 @@ START_TEST(test_busy_hides_pid_from_users)
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 30 "
 		 "-o %s/a.fxt </dev/null >%s/a.log 2>&1 & echo $! >%s",
-		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, (int)a_target, out, out,
-		 pidfile);
+		 (unsigned)suite.uid, (unsigned)suite.gid, bin, suite.daemon.sock, (int)a_target,
+		 out, out, pidfile);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
 	for (i = 0; i < 200 && status().session != FXS_SESSION_RUNNING; i++)
 		live_msleep(25);
 	ck_assert_uint_eq(status().session, FXS_SESSION_RUNNING);
-	ck_assert_uint_eq(status().holder_uid, user_uid);
+	ck_assert_uint_eq(status().holder_uid, suite.uid);
 	f = fopen(pidfile, "re");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fscanf(f, "%d", &a_client), 1);
@@ -596,16 +479,16 @@ START_TEST(test_busy_hides_pid_from_users)
 	ck_assert_int_eq(busy_reply_as(b_uid, b_gid, b_target, &m), 0);
 	ck_assert_uint_eq(m.type, FXS_MSG_ERROR);
 	ck_assert_uint_eq(m.error.kind, FXS_ERR_ALREADY_EXISTS);
-	ck_assert_uint_eq(m.error.holder_uid, user_uid);
+	ck_assert_uint_eq(m.error.holder_uid, suite.uid);
 	ck_assert_uint_eq(m.error.holder_pid, 0);
-	snprintf(want, sizeof(want), "the sampler is busy: held by uid %u", (unsigned)user_uid);
+	snprintf(want, sizeof(want), "the sampler is busy: held by uid %u", (unsigned)suite.uid);
 	ck_assert_msg(!strcmp(m.error.text, want), "'%s', not '%s'", m.error.text, want);
 
 	/* ... and so does the CLI's message: exit 1, no "pid" in it. */
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 1 "
 		 "-o %s/b.fxt </dev/null >%s/b.log 2>&1",
-		 (unsigned)b_uid, (unsigned)b_gid, fxs_bin, sock, (int)b_target, out, out);
+		 (unsigned)b_uid, (unsigned)b_gid, bin, suite.daemon.sock, (int)b_target, out, out);
 	ck_assert_int_eq(live_run_cmd(cmd), 1);
 	snprintf(cmd, sizeof(cmd), "%s/b.log", out);
 	text = slurp_from(cmd, 0);
@@ -617,11 +500,11 @@ START_TEST(test_busy_hides_pid_from_users)
 	ck_assert_int_eq(busy_reply_as(0, 0, b_target, &m), 0);
 	ck_assert_uint_eq(m.error.kind, FXS_ERR_ALREADY_EXISTS);
 	ck_assert_uint_eq(m.error.holder_pid, (uint32_t)a_client);
-	ck_assert_uint_eq(m.error.holder_uid, user_uid);
-	snprintf(want, sizeof(want), "held by pid %d (uid %u)", (int)a_client, (unsigned)user_uid);
+	ck_assert_uint_eq(m.error.holder_uid, suite.uid);
+	snprintf(want, sizeof(want), "held by pid %d (uid %u)", (int)a_client, (unsigned)suite.uid);
 	ck_assert_msg(strstr(m.error.text, want), "%s", m.error.text);
 	/* So does the holder's own user, for its own pid. */
-	ck_assert_int_eq(busy_reply_as(user_uid, user_gid, a_target, &m), 0);
+	ck_assert_int_eq(busy_reply_as(suite.uid, suite.gid, a_target, &m), 0);
 	ck_assert_uint_eq(m.error.holder_pid, (uint32_t)a_client);
 	ck_assert_msg(strstr(m.error.text, want), "%s", m.error.text);
 
@@ -785,7 +668,7 @@ START_TEST(test_malformed_messages)
 	close(a);
 
 	/* the daemon lives on */
-	ck_assert_int_eq(kill(daemon_pid, 0), 0);
+	ck_assert_int_eq(kill(suite.daemon.pid, 0), 0);
 	ck_assert_uint_eq(status().session, FXS_SESSION_NONE);
 }
 END_TEST
@@ -814,9 +697,9 @@ START_TEST(test_connection_limit)
 		int ufds[5];
 		char err[256];
 
-		become_user();
+		live_become(suite.uid, suite.gid);
 		for (i = 0; i < 5; i++)
-			if (client_connect(sock, &ufds[i], err, sizeof(err)))
+			if (client_connect(suite.daemon.sock, &ufds[i], err, sizeof(err)))
 				_exit(3);
 		live_msleep(200);
 		got[0] = raw_recv(ufds[4], &m) == 0 && m.type == FXS_MSG_ERROR &&
@@ -840,7 +723,7 @@ END_TEST
 
 START_TEST(test_sigkill_client_mid_session)
 {
-	char before[4096], after[4096], during[4096], ours[4096], left[4096], out[192];
+	char before[4096], after[4096], during[4096], ours[4096], left[4096], out[300];
 	pid_t target = spinner_as(0, 0), client;
 	int fd, i;
 
@@ -856,7 +739,8 @@ START_TEST(test_sigkill_client_mid_session)
 		char msg[256];
 
 		/* no end: only SIGKILL stops it */
-		_exit(-client_record(sock, &o, fd, NULL, 0, NULL, &res, msg, sizeof(msg)));
+		_exit(-client_record(suite.daemon.sock, &o, fd, NULL, 0, NULL, &res, msg,
+				     sizeof(msg)));
 	}
 	close(fd);
 	for (i = 0; i < 100 && status().session != FXS_SESSION_RUNNING; i++)
@@ -879,10 +763,11 @@ START_TEST(test_sigkill_client_mid_session)
 	/* and the daemon serves the next client */
 	target = spinner_as(0, 0);
 	{
-		struct child_report r;
+		struct live_client r;
 
 		snprintf(out, sizeof(out), "%s/after-kill.fxt", tmpdir);
-		ck_assert_msg(!record_child(sock, false, target, out, 1, &r), "%s", r.msg);
+		ck_assert_msg(!record_child(suite.daemon.sock, false, target, out, 1, &r), "%s",
+			      r.msg);
 		ck_assert_int_gt(fxt_samples(out, (uint32_t)target, NULL), 0);
 	}
 	reap(target);
@@ -892,7 +777,7 @@ END_TEST
 /* SIGTERM mid-capture: the client still gets a complete file, the daemon exits 0. */
 START_TEST(test_sigterm_finishes_capture)
 {
-	char sock2[160], log[192], out[192];
+	char sock2[300], log[300], out[300];
 	struct client_result res;
 	pid_t d2, target = spinner_as(0, 0), client;
 	uint64_t counters = 0;
@@ -963,30 +848,23 @@ static int count_files(const char *dir, bool *ret_partial_left)
  */
 START_TEST(test_continuous_mode)
 {
-	char sock2[160], log[192], conf[192], dir[192], out[192], path[448];
+	struct live_continuous c;
+	const char *sock2 = c.d.sock, *conf = c.conf, *dir = c.dir;
+	char out[300], path[600];
 	struct rotate_file *files;
-	struct child_report r;
+	struct live_client r;
 	pid_t d2, target = spinner_as(0, 0);
 	bool partial;
 	size_t nr, i;
 	FILE *f;
 	int n;
 
-	snprintf(sock2, sizeof(sock2), "%s/cont.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/cont.log", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/cont.conf", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/cont", tmpdir);
-	f = fopen(conf, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
-		"# test\ncontinuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n"
-		"max_file_size = 64K\nmax_file_age = 2s\nmax_total_size = 1M\n",
-		dir);
-	fclose(f);
-	d2 = start_daemon(sock2, conf, log);
-	ck_assert_int_gt(d2, 0);
-	for (i = 0; i < 100 && status_at(sock2).session != FXS_SESSION_RUNNING; i++)
-		live_msleep(50);
+	/* the daemon makes the directory */
+	live_continuous_prepare(&c, "cont", 0,
+				"# test\ncontinuous_frequency = 997\nmax_file_size = 64K\n"
+				"max_file_age = 2s\nmax_total_size = 1M\n");
+	live_continuous_start(&c);
+	d2 = c.d.pid;
 	ck_assert(status_at(sock2).flags & FXS_STATUS_CONTINUOUS);
 	live_msleep(4500);
 	/* at least two rotations by age or size */
@@ -1080,17 +958,6 @@ static uint64_t boottime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void wait_continuous(const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < 100 && !(status_at(path).session == FXS_SESSION_RUNNING &&
-				 status_at(path).flags & FXS_STATUS_CONTINUOUS);
-	     i++)
-		live_msleep(50);
-	ck_assert(status_at(path).flags & FXS_STATUS_CONTINUOUS);
-}
-
 /*
  * Continuous mode killed with SIGKILL mid-file (as by the OOM killer) and
  * started again: the file it was writing is cut to its last whole record and
@@ -1100,8 +967,10 @@ static void wait_continuous(const char *path)
  */
 START_TEST(test_continuous_killed_salvaged)
 {
-	char sock2[160], log[192], conf[192], dir[192], path[448], done[448], cmd[1024];
-	char empty[448], legacy[448], part_name[NAME_MAX + 1] = "", *text;
+	struct live_continuous c;
+	const char *sock2 = c.d.sock, *log = c.d.log, *conf = c.conf, *dir = c.dir;
+	char path[600], done[600], cmd[1024];
+	char empty[600], legacy[600], part_name[NAME_MAX + 1] = "", *text;
 	static const uint8_t cut[12] = {0x3a, 0x00, 0x02, 0x10}; /* a 3-word record, cut */
 	struct rotate_file *files;
 	pid_t d2, target = spinner_as(0, 0);
@@ -1114,16 +983,8 @@ START_TEST(test_continuous_killed_salvaged)
 	FILE *f;
 	int fd;
 
-	snprintf(sock2, sizeof(sock2), "%s/kill.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/kill.log", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/kill.conf", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/kill", tmpdir);
-	ck_assert_int_eq(mkdir(dir, 0750), 0);
 	/* An hour-long 64M file: without salvage a kill loses all of it. */
-	f = fopen(conf, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n", dir);
-	fclose(f);
+	live_continuous_prepare(&c, "kill", 0750, "continuous_frequency = 997\n");
 	/*
 	 * Partial files of daemons killed right after they started, the header
 	 * only: under outfile's temporary name, and an older daemon's ".part".
@@ -1141,9 +1002,8 @@ START_TEST(test_continuous_killed_salvaged)
 	}
 	fxt_buf_free(&hdr);
 
-	d2 = start_daemon(sock2, conf, log);
-	ck_assert_int_gt(d2, 0);
-	wait_continuous(sock2);
+	live_continuous_start(&c);
+	d2 = c.d.pid;
 	text = slurp_from(log, 0);
 	for (i = 0; i < 2; i++) {
 		ck_assert_msg(access(i ? legacy : empty, F_OK), "%s is still there",
@@ -1179,9 +1039,8 @@ START_TEST(test_continuous_killed_salvaged)
 
 	ck_assert_int_eq(stat(log, &st), 0);
 	log_mark = st.st_size;
-	d2 = start_daemon(sock2, conf, log);
-	ck_assert_int_gt(d2, 0);
-	wait_continuous(sock2);
+	live_continuous_start(&c);
+	d2 = c.d.pid;
 
 	/* ".NAME.XXXXXX" becomes NAME */
 	ck_assert_msg(part_name[0] == '.' && strlen(part_name) > 8 &&
@@ -1205,8 +1064,7 @@ START_TEST(test_continuous_killed_salvaged)
 	ck_assert_msg(last <= killed_at && killed_at - last < 3000000000ULL,
 		      "the last sample is %.3f s before the kill",
 		      ((double)killed_at - (double)last) / 1e9);
-	snprintf(cmd, sizeof(cmd), "%s report '%s' 2>&1 | grep -q '^Samples: [1-9]'", fxs_bin,
-		 done);
+	snprintf(cmd, sizeof(cmd), "%s report '%s' 2>&1 | grep -q '^Samples: [1-9]'", bin, done);
 	ck_assert_msg(live_run_cmd(cmd) == 0, "'%s' failed", cmd);
 
 	/* SIGHUP with a budget smaller than two files: refused, the old one stays. */
@@ -1249,28 +1107,19 @@ END_TEST
  */
 START_TEST(test_continuous_file_size)
 {
-	char sock2[160], log[192], conf[192], dir[192], path[448];
+	struct live_continuous c;
+	const char *dir = c.dir;
+	char path[600];
 	pid_t d2, spin[2] = {spinner_as(0, 0), spinner_as(0, 0)};
 	struct rotate_file *files;
 	uint64_t largest = 0;
 	size_t nr, i, done = 0;
-	FILE *f;
 
-	snprintf(sock2, sizeof(sock2), "%s/size.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/size.log", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/size.conf", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/size", tmpdir);
-	ck_assert_int_eq(mkdir(dir, 0750), 0);
-	f = fopen(conf, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
-		"continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n"
-		"max_file_size = 256K\nmax_total_size = 64M\n",
-		dir);
-	fclose(f);
-	d2 = start_daemon(sock2, conf, log);
-	ck_assert_int_gt(d2, 0);
-	wait_continuous(sock2);
+	live_continuous_prepare(&c, "size", 0750,
+				"continuous_frequency = 997\nmax_file_size = 256K\n"
+				"max_total_size = 64M\n");
+	live_continuous_start(&c);
+	d2 = c.d.pid;
 	live_msleep(20000);
 	ck_assert_int_eq(stop_daemon(d2), 0);
 	for (i = 0; i < 2; i++)
@@ -1303,27 +1152,20 @@ END_TEST
  */
 START_TEST(test_continuous_full_disk)
 {
-	char sock2[160], log[192], conf[192], dir[192], path[448], *text;
+	struct live_continuous c;
+	const char *log = c.d.log, *dir = c.dir;
+	char path[600], *text;
 	pid_t d2, spin[2] = {spinner_as(0, 0), spinner_as(0, 0)};
 	struct rotate_file *files;
 	unsigned prev = 0, seq;
 	size_t nr, i;
-	FILE *f;
 
-	snprintf(sock2, sizeof(sock2), "%s/full.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/full.log", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/full.conf", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
-	ck_assert_int_eq(mkdir(dir, 0750), 0);
+	live_continuous_prepare(&c, "full", 0750,
+				"continuous_frequency = 997\nmax_file_size = 1M\n"
+				"max_total_size = 2M\n");
 	ck_assert_msg(!mount("tmpfs", dir, "tmpfs", 0, "size=384k"), "mount: %s", strerror(errno));
-	f = fopen(conf, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f,
-		"continuous = yes\ncontinuous_frequency = 997\ndirectory = %s\n"
-		"max_file_size = 1M\nmax_total_size = 2M\n",
-		dir);
-	fclose(f);
-	d2 = start_daemon(sock2, conf, log);
+	/* not waited for: the disk fills within seconds */
+	d2 = live_daemon_start(&c.d);
 	ck_assert_int_gt(d2, 0);
 	/* The disk fills within seconds; the failed file is salvaged. */
 	for (i = 0; i < 100; i++) {
@@ -1378,12 +1220,13 @@ END_TEST
 /* A budget that cannot hold two files is refused at start: one line, exit 2. */
 START_TEST(test_continuous_bad_budget_refused)
 {
-	char sock2[160], conf[192], errlog[192], *text;
+	char sock2[300], conf[300], errlog[300], daemon_bin[PATH_MAX], *text;
 	char *argv[] = {daemon_bin, (char *)"--socket", sock2, (char *)"--config", conf, NULL};
 	pid_t pid;
 	int st, fd;
 	FILE *f;
 
+	live_daemon_path(daemon_bin, sizeof(daemon_bin));
 	snprintf(sock2, sizeof(sock2), "%s/bad.sock", tmpdir);
 	snprintf(conf, sizeof(conf), "%s/bad.conf", tmpdir);
 	snprintf(errlog, sizeof(errlog), "%s/bad.err", tmpdir);
@@ -1420,8 +1263,8 @@ END_TEST
 /* The CLI end to end, once `fxsampler record/status` speak to the daemon. */
 START_TEST(test_cli_as_user)
 {
-	char cmd[2048], out[192];
-	pid_t target = spinner_as(user_uid, user_gid);
+	char cmd[2048], out[300];
+	pid_t target = spinner_as(suite.uid, suite.gid);
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/cli", tmpdir);
@@ -1430,23 +1273,25 @@ START_TEST(test_cli_as_user)
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p %d -d 1 "
 		 "-o %s/cli.fxt </dev/null >%s/cli.log 2>&1",
-		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, (int)target, out, tmpdir);
+		 (unsigned)suite.uid, (unsigned)suite.gid, bin, suite.daemon.sock, (int)target, out,
+		 tmpdir);
 	rc = live_run_cmd(cmd);
 	reap(target);
 	ck_assert_msg(rc == 0, "'%s' exited %d", cmd, rc);
 	snprintf(cmd, sizeof(cmd), "%s/cli.fxt", out);
 	ck_assert_int_gt(fxt_samples(cmd, (uint32_t)target, NULL), 0);
-	snprintf(cmd, sizeof(cmd), "%s dump %s/cli.fxt | grep -q backtrace", fxs_bin, out);
+	snprintf(cmd, sizeof(cmd), "%s dump %s/cli.fxt | grep -q backtrace", bin, out);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
 
 	/* refused: root's process, with the reason, exit status 1 */
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record --socket %s -p 1 -d 1 "
 		 "-o %s/no.fxt 2>&1 | grep -q 'pid 1 belongs to uid 0'",
-		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock, out);
+		 (unsigned)suite.uid, (unsigned)suite.gid, bin, suite.daemon.sock, out);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
 
-	snprintf(cmd, sizeof(cmd), "FXSAMPLER_SOCKET=%s %s status | grep -q idle", sock, fxs_bin);
+	snprintf(cmd, sizeof(cmd), "FXSAMPLER_SOCKET=%s %s status | grep -q idle",
+		 suite.daemon.sock, bin);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
 }
 END_TEST
@@ -1496,8 +1341,8 @@ static double now_s(void)
  */
 START_TEST(test_root_preempts_user)
 {
-	char sock2[160], log[192], conf[192], dir[192], cmd[2048], path[256];
-	pid_t d2, user_rec, root_rec, mine = spinner_as(user_uid, user_gid),
+	char sock2[300], log[300], conf[300], dir[300], cmd[2048], path[320];
+	pid_t d2, user_rec, root_rec, mine = spinner_as(suite.uid, suite.gid),
 				      roots = spinner_as(0, 0);
 	struct fxs_msg_status st;
 	int user_rc, root_rc = -1, i;
@@ -1526,7 +1371,7 @@ START_TEST(test_root_preempts_user)
 	snprintf(cmd, sizeof(cmd),
 		 "exec setpriv --reuid=%u --regid=%u --clear-groups %s record -q --socket %s "
 		 "-p %d -o %s/user.fxt </dev/null >%s/user.log 2>&1",
-		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock2, (int)mine, dir, dir);
+		 (unsigned)suite.uid, (unsigned)suite.gid, bin, sock2, (int)mine, dir, dir);
 	user_rec = spawn_sh(cmd);
 	for (i = 0; i < 200; i++) {
 		st = status_at(sock2);
@@ -1534,7 +1379,7 @@ START_TEST(test_root_preempts_user)
 			break;
 		live_msleep(50);
 	}
-	ck_assert_msg(st.session == FXS_SESSION_RUNNING && st.holder_uid == user_uid,
+	ck_assert_msg(st.session == FXS_SESSION_RUNNING && st.holder_uid == suite.uid,
 		      "the user's session does not run: %s, uid %u",
 		      protocol_session_name(st.session), (unsigned)st.holder_uid);
 	live_msleep(500);
@@ -1543,7 +1388,7 @@ START_TEST(test_root_preempts_user)
 	snprintf(cmd, sizeof(cmd),
 		 "setpriv --reuid=%u --regid=%u --clear-groups %s record -q --socket %s "
 		 "--preempt -p %d -d 1 -o %s/no.fxt </dev/null 2>%s/no.log",
-		 (unsigned)user_uid, (unsigned)user_gid, fxs_bin, sock2, (int)mine, dir, dir);
+		 (unsigned)suite.uid, (unsigned)suite.gid, bin, sock2, (int)mine, dir, dir);
 	ck_assert_int_eq(live_run_cmd(cmd), 2);
 	snprintf(path, sizeof(path), "%s/no.log", dir);
 	text = slurp_from(path, 0);
@@ -1563,7 +1408,7 @@ START_TEST(test_root_preempts_user)
 			uint8_t buf[512];
 			int fd = -1, len;
 
-			become_user();
+			live_become(suite.uid, suite.gid);
 			o.preempt = true;
 			if (client_connect(sock2, &fd, err, sizeof(err)) ||
 			    protocol_setup_from_opts(&o, &m.setup))
@@ -1581,13 +1426,13 @@ START_TEST(test_root_preempts_user)
 		ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 		ck_assert_uint_eq(kind, FXS_ERR_ACCESS_DENIED);
 	}
-	ck_assert_uint_eq(status_at(sock2).holder_uid, user_uid);
+	ck_assert_uint_eq(status_at(sock2).holder_uid, suite.uid);
 
 	/* root takes the sampler back for 3 s */
 	snprintf(cmd, sizeof(cmd),
 		 "exec %s record -q --socket %s --preempt -p %d -d 3 -o %s/root.fxt "
 		 "</dev/null >%s/root.log 2>&1",
-		 fxs_bin, sock2, (int)roots, dir, dir);
+		 bin, sock2, (int)roots, dir, dir);
 	t0 = now_s();
 	root_rec = spawn_sh(cmd);
 	user_rc = wait_exit(user_rec, 10000);
@@ -1639,7 +1484,7 @@ static double daemon_cpu_s(void)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)daemon_pid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)suite.daemon.pid);
 	f = fopen(path, "re");
 	ck_assert_ptr_nonnull(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -1754,7 +1599,7 @@ static bool cli_speaks_daemon(void)
 {
 	char cmd[PATH_MAX + 64];
 
-	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null | grep -qw client_record", fxs_bin);
+	snprintf(cmd, sizeof(cmd), "nm %s 2>/dev/null | grep -qw client_record", bin);
 	return live_run_cmd(cmd) == 0;
 }
 
@@ -1813,15 +1658,5 @@ static Suite *daemon_suite(void)
 
 int main(void)
 {
-	int status;
-
-	if (geteuid()) {
-		printf("SKIP: check_daemon needs root (BPF, useradd); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	/* one daemon and one test user for every test, made in this process */
-	suite_setup();
-	status = check_run(daemon_suite());
-	suite_teardown();
-	return status;
+	return live_suite_main(&suite, daemon_suite);
 }

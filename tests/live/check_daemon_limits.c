@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,20 +48,9 @@ static gid_t user_gid;
 
 static void setup(void)
 {
-	struct passwd *pw;
-
 	live_make_dir("/tmp/fxs-live-limits-XXXXXX");
 	chmod(tmpdir, 0755);
-	pw = getpwnam(TEST_USER);
-	if (!pw) {
-		ck_assert_int_eq(live_run_cmd("useradd --system --no-create-home --shell "
-					      "/usr/sbin/nologin " TEST_USER),
-				 0);
-		pw = getpwnam(TEST_USER);
-	}
-	ck_assert_ptr_nonnull(pw);
-	user_uid = pw->pw_uid;
-	user_gid = pw->pw_gid;
+	ck_assert_int_ge(live_make_user(TEST_USER, &user_uid, &user_gid), 0);
 }
 
 static void teardown(void)
@@ -76,46 +64,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* fxsamplerd beside FXS_BIN on sock with config conf, -v, stderr to log. */
-static pid_t start_daemon(const char *sock, const char *conf, const char *log)
-{
-	char daemon_bin[PATH_MAX];
-	char *argv[] = {daemon_bin,   (char *)"--socket", (char *)sock, (char *)"--config",
-			(char *)conf, (char *)"-v",	  NULL};
-
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
-	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
-	return live_start_daemon(argv, sock, log);
-}
-
-static int stop_daemon(pid_t pid)
-{
-	int st;
-
-	kill(pid, SIGTERM);
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void write_conf(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static bool continuous_runs(const char *sock)
-{
-	struct fxs_msg_status st;
-	char err[256];
-
-	return !client_query_status(sock, &st, err, sizeof(err)) &&
-	       st.session == FXS_SESSION_RUNNING && (st.flags & FXS_STATUS_CONTINUOUS);
 }
 
 /*
@@ -176,30 +124,19 @@ static bool read_budget(const char *path, uint64_t *samples, uint64_t *mappings,
  */
 START_TEST(test_continuous_mapflood_sizes)
 {
-	char sock[300], conf[300], log[300], dir[300], path[600], cmd[600], conf_text[600];
 	const uint64_t max_file = 64 * 1024, max_total = 192 * 1024;
 	uint64_t largest = 0, worst_dir = 0, samples = 0, mappings = 0, bytes;
 	struct rotate_file *files;
+	struct live_continuous c;
+	char path[700], cmd[600];
+	const char *dir = c.dir;
 	size_t nr, budgeted = 0;
-	pid_t d, flood;
+	pid_t flood;
 	double t0, t_flood;
 	int st = -1;
 
-	snprintf(sock, sizeof(sock), "%s/limits.sock", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/limits.conf", tmpdir);
-	snprintf(log, sizeof(log), "%s/limits.log", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/cont", tmpdir);
-	ck_assert_int_eq(mkdir(dir, 0750), 0);
-	snprintf(conf_text, sizeof(conf_text),
-		 "continuous = yes\ndirectory = %s\nmax_file_size = 64K\nmax_total_size = "
-		 "192K\n",
-		 dir);
-	write_conf(conf, conf_text);
-	d = start_daemon(sock, conf, log);
-	ck_assert_int_gt(d, 0);
-	for (int i = 0; i < 100 && !continuous_runs(sock); i++)
-		live_msleep(50);
-	ck_assert(continuous_runs(sock));
+	live_continuous_prepare(&c, "limits", 0750, "max_file_size = 64K\nmax_total_size = 192K\n");
+	live_continuous_start(&c);
 
 	/* the user's flood, then 2 s of spinning so that samples follow it */
 	snprintf(cmd, sizeof(cmd), "setpriv --reuid=%u --regid=%u --clear-groups %s 200000 2",
@@ -229,7 +166,7 @@ START_TEST(test_continuous_mapflood_sizes)
 		kill(flood, SIGKILL);
 		waitpid(flood, &st, 0);
 	}
-	ck_assert_int_eq(stop_daemon(d), 0);
+	ck_assert_int_eq(live_daemon_stop(c.d.pid, 30000), 0);
 	ck_assert_msg(t_flood && WIFEXITED(st) && !WEXITSTATUS(st),
 		      "mapflood did not finish within 60 s (status %d)", st);
 
@@ -266,7 +203,7 @@ START_TEST(test_continuous_mapflood_sizes)
 	{
 		char *text = NULL;
 		size_t len = 0;
-		FILE *f = fopen(log, "re");
+		FILE *f = fopen(c.d.log, "re");
 
 		ck_assert_ptr_nonnull(f);
 		ck_assert_int_ge(getdelim(&text, &len, '\0', f), 0);
@@ -396,7 +333,7 @@ static unsigned reap_load(pid_t *kids, size_t nr)
  */
 START_TEST(test_memory_ceiling)
 {
-	char sock[300], conf[300], log[300], dir[300], cmd[900], conf_text[600];
+	char more[128], cmd[900];
 	const char *env = getenv("FXS_SOAK_SECONDS");
 	unsigned seconds = env ? (unsigned)atoi(env) : 60, port = 20000 + getpid() % 20000;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -406,25 +343,15 @@ START_TEST(test_memory_ceiling)
 	unsigned fd_ceiling = MEM_FD_CEILING((unsigned)cpus), fds, max_fds = 0;
 	unsigned long rss, max_rss = 0, first_rss = 0;
 	unsigned failed = 0, scrapes = 0, captures = 0;
+	struct live_continuous c;
 	pid_t d, loop, kids[64] = {0};
 	double t0, next_sample = 0, next_scrape = 0, next_capture = 0;
 	size_t k = 0;
 
-	snprintf(sock, sizeof(sock), "%s/soak.sock", tmpdir);
-	snprintf(conf, sizeof(conf), "%s/soak.conf", tmpdir);
-	snprintf(log, sizeof(log), "%s/soak.log", tmpdir);
-	snprintf(dir, sizeof(dir), "%s/soak", tmpdir);
-	ck_assert_int_eq(mkdir(dir, 0750), 0);
-	snprintf(conf_text, sizeof(conf_text),
-		 "continuous = yes\ndirectory = %s\nhttp_listen = 127.0.0.1:%u\n"
-		 "max_total_size = 256M\n",
-		 dir, port);
-	write_conf(conf, conf_text);
-	d = start_daemon(sock, conf, log);
-	ck_assert_int_gt(d, 0);
-	for (int i = 0; i < 100 && !continuous_runs(sock); i++)
-		live_msleep(50);
-	ck_assert(continuous_runs(sock));
+	snprintf(more, sizeof(more), "http_listen = 127.0.0.1:%u\nmax_total_size = 256M\n", port);
+	live_continuous_prepare(&c, "soak", 0750, more);
+	live_continuous_start(&c);
+	d = c.d.pid;
 	snprintf(cmd, sizeof(cmd),
 		 "exec setpriv --reuid=%u --regid=%u --clear-groups sh -c 'while :; do "
 		 "/bin/true; done'",
@@ -464,13 +391,11 @@ START_TEST(test_memory_ceiling)
 			next_scrape += 5;
 		}
 		if (t >= next_capture) {
-			snprintf(cmd, sizeof(cmd),
-				 "exec setpriv --reuid=%u --regid=%u --clear-groups %s record -q "
-				 "--daemon --socket %s -o /dev/null -- timeout 3 %s 1 1",
-				 (unsigned)user_uid, (unsigned)user_gid, bin, sock, prog("demo"));
 			while (kids[k % 64])
 				k++;
-			kids[k++ % 64] = sh_child(cmd);
+			kids[k++ % 64] = LIVE_RECORD(c.d.sock, user_uid, user_gid, -1, -1, "-q",
+						     "--daemon", "-o", "/dev/null", "--", "timeout",
+						     "3", prog("demo"), "1", "1");
 			captures++;
 			next_capture += 30;
 		}
@@ -488,15 +413,15 @@ START_TEST(test_memory_ceiling)
 		live_msleep(100);
 	}
 	failed += reap_load(kids, 64);
-	ck_assert_int_eq(stop_daemon(d), 0);
+	ck_assert_int_eq(live_daemon_stop(c.d.pid, 30000), 0);
 	printf("soak: %u s, %u scrapes, %u user captures, %u failed; RSS %lu KiB at the first "
 	       "sample, %lu KiB at most (ceiling %llu KiB); fds at most %u (ceiling %u); the host "
 	       "capture ended early %u times for the heap, the symbol caches started over %u "
 	       "times\n",
 	       seconds, scrapes, captures, failed, first_rss, max_rss,
 	       (unsigned long long)(ceiling >> 10), max_fds, fd_ceiling,
-	       count_lines(log, "the host capture ended early"),
-	       count_lines(log, "the symbol caches start over"));
+	       count_lines(c.d.log, "the host capture ended early"),
+	       count_lines(c.d.log, "the symbol caches start over"));
 	ck_assert_msg(!failed, "%u of the soak's scrapes and captures failed", failed);
 }
 END_TEST

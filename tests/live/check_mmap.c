@@ -27,10 +27,7 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
-#include <pwd.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,13 +44,21 @@
 
 #define TEST_USER "fxs-mmap-user"
 
-static char daemon_bin[PATH_MAX];
-static char fxs_bin[PATH_MAX];
-static char sock[PATH_MAX];
-static pid_t daemon_pid;
-static uid_t user_uid;
-static gid_t user_gid;
-static bool user_created;
+static void need_perf(void)
+{
+	if (access("/usr/bin/perf", X_OK)) {
+		fprintf(stderr, "check_mmap: perf (linux-perf) is needed as the reference\n");
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* the user writes its captures in tmpdir too */
+static struct live_suite suite = {.name = "check_mmap",
+				  .needs = "BPF, fxsamplerd",
+				  .user = TEST_USER,
+				  .dir = "/tmp/fxs-mmap.XXXXXX",
+				  .dir_mode = 0777,
+				  .check = need_perf};
 
 /* The issue's workloads, each bounded to 3 s by timeout(1). */
 static const char *const workloads[] = {
@@ -66,30 +71,14 @@ static const char *const workloads[] = {
 	"i=\\$((i+1)); done\"; done'",
 };
 
-static void become_user(void)
-{
-	if (setgroups(0, NULL) || setresgid(user_gid, user_gid, user_gid) ||
-	    setresuid(user_uid, user_uid, user_uid))
-		_exit(125);
-}
-
 /* `fxsampler record -q -o out -- sh -c script`, as the user through the daemon or as root. */
 static int record(bool as_user, const char *out, const char *script)
 {
+	pid_t pid = LIVE_RECORD(as_user ? suite.daemon.sock : NULL, as_user ? suite.uid : 0,
+				as_user ? suite.gid : 0, -2, -2, "-q", "-o", out, "--", "/bin/sh",
+				"-c", script);
 	int st = 0, i;
-	pid_t pid = fork();
 
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		if (as_user) {
-			become_user();
-			execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, "--",
-			      "/bin/sh", "-c", script, (char *)NULL);
-		}
-		execl(fxs_bin, fxs_bin, "record", "-q", "-o", out, "--", "/bin/sh", "-c", script,
-		      (char *)NULL);
-		_exit(127);
-	}
 	for (i = 0; i < 600 && waitpid(pid, &st, WNOHANG) != pid; i++)
 		live_msleep(100);
 	if (i == 600) {
@@ -121,7 +110,7 @@ static void unknown_leaves(const char *fxt, unsigned *ret_unknown, unsigned *ret
 		 "%s report --perf-script %s.ps %s >/dev/null 2>&1 && awk '/^[^\\t]/ && NF "
 		 "{n++; f=1; next} /^\\t/ {if (f && $0 ~ /\\(\\[unknown\\]\\)$/) u++; f=0} "
 		 "END {print u+0, n+0}' %s.ps",
-		 fxs_bin, fxt, fxt, fxt);
+		 bin, fxt, fxt, fxt);
 	run_out(cmd, out, sizeof(out));
 	ck_assert_int_eq(sscanf(out, "%u %u", ret_unknown, ret_samples), 2);
 }
@@ -142,7 +131,7 @@ static void libc_check(const char *fxt, unsigned *ret_sampled, unsigned *ret_mis
 		 "/^pid=/) print \"M\", substr($i,5)}'; } | "
 		 "awk '$1==\"S\" {s[$2]=1} $1==\"M\" {m[$2]=1} "
 		 "END {for (p in s) {n++; if (!(p in m)) miss++} print n+0, miss+0}'",
-		 fxt, fxs_bin, fxt);
+		 fxt, bin, fxt);
 	run_out(cmd, out, sizeof(out));
 	ck_assert_int_eq(sscanf(out, "%u %u", ret_sampled, ret_missing), 2);
 }
@@ -184,7 +173,7 @@ static void check_workload(unsigned w, bool as_user)
 	ck_assert_msg(m != NULL, "no mmap counter in %s", out);
 	ck_assert_uint_eq(counter_value(m, "dropped_ring_full"), 0);
 	/* the loader keeps at most MAX_ITEMS mappings: count them all */
-	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' mmap '", fxs_bin, out);
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' mmap '", bin, out);
 	run_out(cmd, count, sizeof(count));
 	ck_assert_uint_eq(strtoull(count, NULL, 10), counter_value(m, "records_from_events") +
 							     counter_value(m, "records_from_proc") +
@@ -264,13 +253,13 @@ START_TEST(test_deleted_library)
 		 dir, dir, dir);
 	ck_assert_int_eq(record(false, out, script), 0);
 	/* the module record of the deleted path carries the mapped file's build id */
-	snprintf(cmd, sizeof(cmd), "%s dump %s | grep ' module ' | grep '%s/libspin.so'", fxs_bin,
-		 out, dir);
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep ' module ' | grep '%s/libspin.so'", bin, out,
+		 dir);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, id), "module records of the library without build id %s:\n%s", id,
 		      buf);
-	snprintf(cmd, sizeof(cmd), "%s report --no-debuginfod --debug-dir %s --top 20 %s 2>&1",
-		 fxs_bin, dbg, out);
+	snprintf(cmd, sizeof(cmd), "%s report --no-debuginfod --debug-dir %s --top 20 %s 2>&1", bin,
+		 dbg, out);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "lib_spin "), "report did not symbolize the deleted library:\n%s",
 		      buf);
@@ -336,13 +325,7 @@ START_TEST(test_kernel_filter_pid)
 
 	snprintf(out, sizeof(out), "%s/filter-p.fxt", tmpdir);
 	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
-	rec = fork();
-	ck_assert_int_ge(rec, 0);
-	if (!rec) {
-		execl(fxs_bin, fxs_bin, "record", "-q", "-d", "2s", "-p", pid_text, "-o", out,
-		      (char *)NULL);
-		_exit(127);
-	}
+	rec = LIVE_RECORD(NULL, 0, 0, -2, -2, "-q", "-d", "2s", "-p", pid_text, "-o", out);
 	ck_assert_int_eq(waitpid(rec, &st, 0), rec);
 	stop(target);
 	stop(other);
@@ -395,12 +378,7 @@ static void record_pid_then_go(pid_t target, const char *what, const char *dir, 
 	pid_t rec;
 
 	snprintf(pid_text, sizeof(pid_text), "%d", (int)target);
-	rec = fork();
-	ck_assert_int_ge(rec, 0);
-	if (!rec) {
-		execl(fxs_bin, fxs_bin, "record", "-q", "-p", pid_text, "-o", out, (char *)NULL);
-		_exit(127);
-	}
+	rec = LIVE_RECORD(NULL, 0, 0, -2, -2, "-q", "-p", pid_text, "-o", out);
 	ck_assert_msg(wait_output(dir, rec), "record -p did not start");
 	live_msleep(300);
 	snprintf(cmd, sizeof(cmd), "touch %s", go);
@@ -436,10 +414,10 @@ START_TEST(test_kernel_filter_thread)
 	live_msleep(100);
 	record_pid_then_go(target, "dlopener", dir, out, go);
 	/* the library's mapping came from an event: the process was read from /proc before */
-	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' module .*libspin\\.so'", fxs_bin, out);
+	snprintf(cmd, sizeof(cmd), "%s dump %s | grep -c ' module .*libspin\\.so'", bin, out);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strtoul(buf, NULL, 10) > 0, "no module record of libspin.so");
-	snprintf(cmd, sizeof(cmd), "%s report --top 20 %s 2>&1", fxs_bin, out);
+	snprintf(cmd, sizeof(cmd), "%s report --top 20 %s 2>&1", bin, out);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "lib_spin "), "report did not resolve the thread's library:\n%s",
 		      buf);
@@ -474,12 +452,12 @@ START_TEST(test_secure_exec_root_session)
 	target = fork();
 	ck_assert_int_ge(target, 0);
 	if (!target) {
-		become_user();
+		live_become(suite.uid, suite.gid);
 		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 		_exit(127);
 	}
 	record_pid_then_go(target, "the user's shell", dir, out, go);
-	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s 2>&1", fxs_bin, out);
+	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s 2>&1", bin, out);
 	run_out(cmd, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "secret_root_work [suidspin-root]"),
 		      "the set-user-ID program's samples did not resolve:\n%s", buf);
@@ -491,84 +469,11 @@ START_TEST(test_secure_exec_root_session)
 }
 END_TEST
 
-static void die(const char *what)
+static Suite *mmap_suite(void)
 {
-	fprintf(stderr, "check_mmap: %s\n", what);
-	exit(EXIT_FAILURE);
-}
+	Suite *s = suite_create("mmap");
+	TCase *tc = tcase_create("short-lived");
 
-static void suite_setup(void)
-{
-	const char *fxs_env = getenv("FXS_BIN");
-	char tmp[PATH_MAX], log[PATH_MAX];
-	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
-			(char *)"--config", (char *)"/dev/null", NULL};
-	struct passwd *pw;
-
-	progs = getenv("FXS_PROGS");
-	if (!fxs_env || !*fxs_env || !progs)
-		die("FXS_BIN and FXS_PROGS must name the binary and the test programs");
-	snprintf(fxs_bin, sizeof(fxs_bin), "%s", fxs_env);
-	snprintf(tmp, sizeof(tmp), "%s", fxs_env);
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
-	if (access(daemon_bin, X_OK))
-		die("no fxsamplerd beside FXS_BIN");
-	if (access("/usr/bin/perf", X_OK))
-		die("perf (linux-perf) is needed as the reference");
-	if (!getpwnam(TEST_USER)) {
-		if (live_run_cmd("useradd --system --no-create-home --shell "
-				 "/usr/sbin/nologin " TEST_USER))
-			die("useradd " TEST_USER " failed");
-		user_created = true;
-	}
-	pw = getpwnam(TEST_USER);
-	if (!pw)
-		die("no user " TEST_USER);
-	user_uid = pw->pw_uid;
-	user_gid = pw->pw_gid;
-	strcpy(tmpdir, "/tmp/fxs-mmap.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		die("mkdtemp failed");
-	/* the user writes its captures here too */
-	chmod(tmpdir, 0777);
-	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
-	daemon_pid = live_start_daemon(argv, sock, log);
-	if (daemon_pid <= 0) {
-		fprintf(stderr, "check_mmap: fxsamplerd did not start, see %s\n", log);
-		exit(EXIT_FAILURE);
-	}
-}
-
-static void suite_teardown(void)
-{
-	char cmd[PATH_MAX];
-
-	kill(daemon_pid, SIGTERM);
-	waitpid(daemon_pid, NULL, 0);
-	if (user_created)
-		live_run_cmd("userdel " TEST_USER);
-	if (getenv("FXS_KEEP")) {
-		fprintf(stderr, "kept %s\n", tmpdir);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	live_run_cmd(cmd);
-}
-
-int main(void)
-{
-	Suite *s;
-	TCase *tc;
-	int status;
-
-	if (geteuid() != 0) {
-		printf("SKIP: check_mmap needs root (BPF, fxsamplerd); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	suite_setup();
-	s = suite_create("mmap");
-	tc = tcase_create("short-lived");
 	tcase_set_timeout(tc, 90);
 	tcase_add_loop_test(tc, test_workload_root, 0, 3);
 	tcase_add_loop_test(tc, test_workload_user, 0, 3);
@@ -578,7 +483,10 @@ int main(void)
 	tcase_add_test(tc, test_kernel_filter_thread);
 	tcase_add_test(tc, test_secure_exec_root_session);
 	suite_add_tcase(s, tc);
-	status = check_run(s);
-	suite_teardown();
-	return status;
+	return s;
+}
+
+int main(void)
+{
+	return live_suite_main(&suite, mmap_suite);
 }

@@ -28,10 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <libgen.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,45 +54,27 @@
 
 #define TEST_USER "fxs-sec-user"
 
-static char daemon_bin[PATH_MAX];
-static char fxs_bin[PATH_MAX];
-/* progs and tmpdir are live.h's */
-static char sock[PATH_MAX];
-static pid_t daemon_pid;
-static uid_t user_uid;
-static gid_t user_gid;
-static bool user_created;
-
-static void become_user(void)
+static void need_setpriv(void)
 {
-	if (setgroups(0, NULL) || setresgid(user_gid, user_gid, user_gid) ||
-	    setresuid(user_uid, user_uid, user_uid))
-		_exit(125);
-}
-
-static bool daemon_answers(void)
-{
-	struct fxs_msg_status st;
-	char err[256];
-
-	return !client_query_status(sock, &st, err, sizeof(err));
+	if (access("/usr/bin/setpriv", X_OK)) {
+		fprintf(stderr, "check_security: setpriv (util-linux) is needed to drop the "
+				"daemon's capabilities\n");
+		exit(EXIT_FAILURE);
+	}
 }
 
 /* fxsamplerd without the capabilities that open /proc/PID/map_files. */
-static pid_t start_daemon(const char *log)
-{
-	char *argv[] = {(char *)"/usr/bin/setpriv",
-			(char *)"--bounding-set",
-			(char *)"-sys_admin,-checkpoint_restore",
-			daemon_bin,
-			(char *)"--socket",
-			sock,
-			(char *)"--config",
-			(char *)"/dev/null",
-			NULL};
+static const char *const no_map_files[] = {"/usr/bin/setpriv", "--bounding-set",
+					   "-sys_admin,-checkpoint_restore", NULL};
 
-	return live_start_daemon(argv, sock, log);
-}
+/* progs and tmpdir are live.h's */
+static struct live_suite suite = {.name = "check_security",
+				  .needs = "fxsamplerd",
+				  .user = TEST_USER,
+				  .dir = "/tmp/fxs-security.XXXXXX",
+				  .dir_mode = 0755,
+				  .check = need_setpriv,
+				  .daemon = {.wrap = no_map_files}};
 
 static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
 {
@@ -103,7 +82,7 @@ static void copy_file(const char *from, const char *to, uid_t uid, mode_t mode)
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
 	ck_assert_int_eq(live_run_cmd(cmd), 0);
-	ck_assert_int_eq(chown(to, uid, uid ? user_gid : 0), 0);
+	ck_assert_int_eq(chown(to, uid, uid ? suite.gid : 0), 0);
 	ck_assert_int_eq(chmod(to, mode), 0);
 }
 
@@ -143,15 +122,15 @@ static pid_t mapper_in_ns(const char *src, const char *dir, const char *name)
 		in = open(src, O_RDONLY | O_CLOEXEC);
 		if (in < 0)
 			_exit(124);
-		become_user();
+		live_become(suite.uid, suite.gid);
 		/* setuid cleared it; without it /proc/self/uid_map stays root's. */
 		prctl(PR_SET_DUMPABLE, 1);
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
 			_exit(120);
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)user_uid);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)suite.uid);
 		write_file("/proc/self/uid_map", map);
 		write_file("/proc/self/setgroups", "deny");
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)user_gid);
+		snprintf(map, sizeof(map), "0 %u 1", (unsigned)suite.gid);
 		write_file("/proc/self/gid_map", map);
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 		    mount("tmpfs", dir, "tmpfs", 0, NULL))
@@ -189,42 +168,40 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/*
- * Record target through the daemon as the test user for 500 ms, into out.
- * Fails the test if the capture has not ended after 20 s (a hung daemon).
- */
+/* The test user's capture of target through the daemon at freq_hz for ns, into out. */
+static pid_t start_user_client(pid_t target, const char *out, unsigned freq_hz, uint64_t ns,
+			       int *ret_fd)
+{
+	struct capture_opts o = {.freq_hz = freq_hz, .buffer_size = 1 << 20, .max_frames = 64};
+
+	o.pids[0] = (uint32_t)target;
+	o.nr_pids = 1;
+	return live_client_start(suite.daemon.sock, suite.uid, suite.gid, &o, out, ns, ret_fd);
+}
+
+/* The exit status of a capture's child; fails the test after secs (a hung daemon). */
+static int wait_record(pid_t pid, unsigned secs)
+{
+	int st = 0;
+	unsigned i;
+
+	for (i = 0; i < secs * 10 && waitpid(pid, &st, WNOHANG) != pid; i++)
+		live_msleep(100);
+	if (i == secs * 10) {
+		reap(pid);
+		ck_abort_msg("the capture did not end in %u s: the daemon hangs", secs);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The test user's capture of target through the daemon for 500 ms, into out. */
 static void record_as_user(pid_t target, const char *out)
 {
-	pid_t pid;
-	int st = 0, fd, i;
+	struct live_client r;
+	int fd;
+	pid_t pid = start_user_client(target, out, 199, 500000000ULL, &fd);
 
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, user_uid, user_gid), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = {.freq_hz = 199, .buffer_size = 1 << 20, .max_frames = 64};
-		struct client_result res;
-		char msg[256];
-
-		become_user();
-		o.pids[0] = (uint32_t)target;
-		o.nr_pids = 1;
-		if (client_record(sock, &o, fd, NULL, 500000000ULL, NULL, &res, msg, sizeof(msg))) {
-			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	close(fd);
-	for (i = 0; i < 200 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		live_msleep(100);
-	if (i == 200) {
-		reap(pid);
-		ck_abort_msg("the capture did not end in 20 s: the daemon hangs");
-	}
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the user's capture failed (%d)", st);
+	ck_assert_msg(!live_client_wait(pid, fd, 20, &r), "the user's capture failed: %s", r.msg);
 }
 
 /* The module records of path in a capture: how many, and whether one carries id. */
@@ -275,7 +252,7 @@ START_TEST(test_path_of_root_file)
 	snprintf(secret_dir, sizeof(secret_dir), "%s/root-only", tmpdir);
 	ck_assert_int_eq(mkdir(secret_dir, 0711), 0);
 	snprintf(secret, sizeof(secret), "%s/secret.elf", secret_dir);
-	copy_file(fxs_bin, secret, 0, 0600);
+	copy_file(bin, secret, 0, 0600);
 	es = elf_symbols__open(secret, &no_debug);
 	ck_assert_ptr_nonnull(es);
 	id = elf_symbols__build_id(es, &id_len);
@@ -308,10 +285,10 @@ START_TEST(test_path_of_fifo)
 	snprintf(demo, sizeof(demo), "%s/demo", progs);
 	snprintf(user_dir, sizeof(user_dir), "%s/user-fifo", tmpdir);
 	ck_assert_int_eq(mkdir(user_dir, 0755), 0);
-	ck_assert_int_eq(chown(user_dir, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(user_dir, suite.uid, suite.gid), 0);
 	snprintf(fifo, sizeof(fifo), "%s/lib.elf", user_dir);
 	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
-	ck_assert_int_eq(chown(fifo, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(fifo, suite.uid, suite.gid), 0);
 	target = mapper_in_ns(demo, user_dir, "lib.elf");
 
 	snprintf(out, sizeof(out), "%s/fifo.fxt", tmpdir);
@@ -320,7 +297,7 @@ START_TEST(test_path_of_fifo)
 	modules_of(out, fifo, &none, 1, &count, &has_id, &any_id);
 	ck_assert_msg(count == 1, "%d module records for %s", count, fifo);
 	ck_assert(!has_id);
-	ck_assert_msg(daemon_answers(), "the daemon stopped answering");
+	ck_assert_msg(live_daemon_status(suite.daemon.sock, NULL), "the daemon stopped answering");
 }
 END_TEST
 
@@ -361,6 +338,28 @@ static bool in_ranges(const struct ranges *r, uint64_t pc, bool file_only)
 	return false;
 }
 
+/* The samples of pid in f with a frame in r; all of pid's in *ret_of_pid. */
+static size_t samples_in(const struct capture_file *f, pid_t pid, const struct ranges *r,
+			 size_t *ret_of_pid)
+{
+	size_t in = 0;
+
+	*ret_of_pid = 0;
+	for (size_t i = 0; i < f->nr_samples; i++) {
+		const struct sample *s = &f->samples[i];
+
+		if (s->pid != (uint32_t)pid)
+			continue;
+		(*ret_of_pid)++;
+		for (unsigned k = 0; k < s->n; k++)
+			if (in_ranges(r, s->frames[k], true)) {
+				in++;
+				break;
+			}
+	}
+	return in;
+}
+
 /* The process running path, within 10 s; 0 when none does. */
 static pid_t wait_for_exe(const char *path)
 {
@@ -399,7 +398,7 @@ static void user_dir(char *ret, size_t len)
 	snprintf(ret, len, "%s/user-out", tmpdir);
 	if (mkdir(ret, 0755) && errno != EEXIST)
 		ck_abort_msg("mkdir %s: %s", ret, strerror(errno));
-	ck_assert_int_eq(chown(ret, user_uid, user_gid), 0);
+	ck_assert_int_eq(chown(ret, suite.uid, suite.gid), 0);
 }
 
 /* A root-owned copy of suidspin as tmpdir/bin/name, with mode, and caps for setcap. */
@@ -426,34 +425,14 @@ static void install_spinner(const char *name, mode_t mode, const char *caps, cha
 static pid_t start_record_cmd(const char *out, const char *script, const char *err_path,
 			      const char *opt)
 {
-	pid_t pid = fork();
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	pid_t pid;
 
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(124);
-		become_user();
-		execl(fxs_bin, fxs_bin, "record", "-q", "--socket", sock, "-o", out, opt, "--",
-		      "/bin/sh", "-c", script, (char *)NULL);
-		_exit(127);
-	}
+	ck_assert_int_ge(fd, 0);
+	pid = LIVE_RECORD(suite.daemon.sock, suite.uid, suite.gid, -2, fd, "-q", "-o", out, opt,
+			  "--", "/bin/sh", "-c", script);
+	close(fd);
 	return pid;
-}
-
-/* The exit status of a record started above; fails the test after 30 s. */
-static int wait_record(pid_t pid)
-{
-	int st = 0, i;
-
-	for (i = 0; i < 300 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		live_msleep(100);
-	if (i == 300) {
-		reap(pid);
-		ck_abort_msg("the capture did not end in 30 s");
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void slurp(const char *path, char *buf, size_t size)
@@ -487,7 +466,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	struct capture_file *f;
 	struct authz_owner o;
 	struct ranges r;
-	size_t of_pid = 0, leaked = 0;
+	size_t of_pid, leaked;
 	pid_t rec, pid;
 
 	install_spinner(name, mode, caps, path, sizeof(path));
@@ -507,10 +486,10 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 		ck_assert_msg(o.euid == 0, "%s runs as uid %u: is %s mounted nosuid?", path,
 			      (unsigned)o.euid, tmpdir);
 	else
-		ck_assert_msg(o.euid == user_uid && o.cap_prm, "%s has no capabilities (%llx)",
+		ck_assert_msg(o.euid == suite.uid && o.cap_prm, "%s has no capabilities (%llx)",
 			      path, (unsigned long long)o.cap_prm);
 	exec_ranges(pid, path, &r);
-	ck_assert_int_eq(wait_record(rec), 0);
+	ck_assert_int_eq(wait_record(rec, 30), 0);
 	slurp(errp, err, sizeof(err));
 
 	snprintf(want, sizeof(want),
@@ -526,18 +505,7 @@ static void check_priv_exec(const char *name, mode_t mode, const char *caps, con
 	/* It spun for a second while the capture ran: counted, not written. */
 	ck_assert_msg(total(f, "filtered_creds") > 100, "filtered_creds %llu",
 		      (unsigned long long)total(f, "filtered_creds"));
-	for (size_t i = 0; i < f->nr_samples; i++) {
-		const struct sample *s = &f->samples[i];
-
-		if (s->pid != (uint32_t)pid)
-			continue;
-		of_pid++;
-		for (unsigned k = 0; k < s->n; k++)
-			if (in_ranges(&r, s->frames[k], true)) {
-				leaked++;
-				break;
-			}
-	}
+	leaked = samples_in(f, pid, &r, &of_pid);
 	ck_assert_msg(!leaked, "%zu samples of %s in the user's capture", leaked, path);
 	for (size_t i = 0; i < f->nr_offcpu; i++)
 		for (unsigned k = 0; f->offcpu[i].pid == (uint32_t)pid && k < f->offcpu[i].n; k++)
@@ -623,43 +591,6 @@ static pid_t root_on_pid(pid_t want)
 	return 0;
 }
 
-/* The user's capture of target for 3 s, in a child; it checks the daemon's totals. */
-static pid_t start_record_pid(pid_t target, const char *out)
-{
-	int fd;
-	pid_t pid;
-
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fchown(fd, user_uid, user_gid), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		struct capture_opts o = {.freq_hz = 999, .buffer_size = 1 << 20, .max_frames = 64};
-		struct client_result res;
-		const __u64 *v = res.stats.counters.v;
-		char msg[256];
-
-		become_user();
-		o.pids[0] = (uint32_t)target;
-		o.nr_pids = 1;
-		if (client_record(sock, &o, fd, NULL, 3000000000ULL, NULL, &res, msg,
-				  sizeof(msg))) {
-			fprintf(stderr, "record as %s: %s\n", TEST_USER, msg);
-			_exit(1);
-		}
-		/* what `fxsampler status` and the summary show adds up too */
-		if (v[FXS_CNT_FIRED] !=
-		    v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] + v[FXS_CNT_DROP_NOT_RUNNING] +
-			    v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
-			    v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS])
-			_exit(2);
-		_exit(0);
-	}
-	close(fd);
-	return pid;
-}
-
 static bool runs_sleep(pid_t pid)
 {
 	char link[64], exe[PATH_MAX];
@@ -676,10 +607,8 @@ static bool runs_sleep(pid_t pid)
 static bool session_running(void)
 {
 	struct fxs_msg_status st;
-	char err[256];
 
-	return !client_query_status(sock, &st, err, sizeof(err)) &&
-	       st.session == FXS_SESSION_RUNNING;
+	return live_daemon_status(suite.daemon.sock, &st) && st.session == FXS_SESSION_RUNNING;
 }
 
 /*
@@ -691,9 +620,11 @@ START_TEST(test_pid_reuse)
 	char dir[300], out[PATH_MAX], self[PATH_MAX];
 	struct capture_file *f;
 	struct ranges mine;
-	size_t of_pid = 0, leaked = 0;
+	size_t of_pid, leaked;
+	struct live_client r;
+	const __u64 *v = r.res.stats.counters.v;
 	pid_t target, rec, root = 0;
-	int st, i;
+	int st, i, rec_fd;
 
 	/* Frames in this binary are the root process's: it is a fork of us. */
 	ck_assert_int_gt(readlink("/proc/self/exe", self, sizeof(self) - 1), 0);
@@ -704,7 +635,7 @@ START_TEST(test_pid_reuse)
 	target = fork();
 	ck_assert_int_ge(target, 0);
 	if (!target) {
-		become_user();
+		live_become(suite.uid, suite.gid);
 		execl("/bin/sleep", "sleep", "1", (char *)NULL);
 		_exit(127);
 	}
@@ -712,7 +643,7 @@ START_TEST(test_pid_reuse)
 	for (i = 0; i < 500 && !runs_sleep(target); i++)
 		live_msleep(2);
 	ck_assert_msg(i < 500, "the target never ran sleep");
-	rec = start_record_pid(target, out);
+	rec = start_user_client(target, out, 999, 3000000000ULL, &rec_fd);
 	for (i = 0; i < 500 && !session_running(); i++)
 		live_msleep(10);
 	ck_assert_msg(i < 500, "the user's capture did not start");
@@ -723,23 +654,17 @@ START_TEST(test_pid_reuse)
 		root = root_on_pid(target);
 	ck_assert_msg(root, "no root process got pid %d in 50 tries", (int)target);
 	waitpid(root, NULL, 0);
-	ck_assert_int_eq(wait_record(rec), 0);
+	ck_assert_msg(!live_client_wait(rec, rec_fd, 30, &r), "record as %s: %s", TEST_USER, r.msg);
+	/* what `fxsampler status` and the summary show adds up too */
+	ck_assert_uint_eq(v[FXS_CNT_FIRED],
+			  v[FXS_CNT_WRITTEN] + v[FXS_CNT_FILTERED] + v[FXS_CNT_DROP_NOT_RUNNING] +
+				  v[FXS_CNT_DROP_RING_FULL] + v[FXS_CNT_DROP_NO_REGS] +
+				  v[FXS_CNT_DROP_KTHREAD] + v[FXS_CNT_FILTERED_CREDS]);
 
 	f = load(out);
 	ck_assert_msg(f->read_result == 0, "%s: %s", out, f->error);
 	check_accounting(f);
-	for (size_t k = 0; k < f->nr_samples; k++) {
-		const struct sample *s = &f->samples[k];
-
-		if (s->pid != (uint32_t)target)
-			continue;
-		of_pid++;
-		for (unsigned j = 0; j < s->n; j++)
-			if (in_ranges(&mine, s->frames[j], true)) {
-				leaked++;
-				break;
-			}
-	}
+	leaked = samples_in(f, target, &mine, &of_pid);
 	ck_assert_msg(!leaked, "%zu samples of the root process on pid %d", leaked, (int)target);
 	/* sleep starting up: a few at most; the root process spun for a second */
 	ck_assert_msg(of_pid < 20, "%zu samples of pid %d", of_pid, (int)target);
@@ -749,90 +674,11 @@ START_TEST(test_pid_reuse)
 }
 END_TEST
 
-static void die(const char *what)
-{
-	fprintf(stderr, "check_security: %s\n", what);
-	exit(EXIT_FAILURE);
-}
-
-static void suite_setup(void)
-{
-	const char *fxs_env = getenv("FXS_BIN");
-	char tmp[PATH_MAX], log[PATH_MAX];
-	struct passwd *pw;
-
-	progs = getenv("FXS_PROGS");
-	if (!fxs_env || !*fxs_env || !progs)
-		die("FXS_BIN and FXS_PROGS must name the binary and the test programs");
-	snprintf(fxs_bin, sizeof(fxs_bin), "%s", fxs_env);
-	snprintf(tmp, sizeof(tmp), "%s", fxs_env);
-	if (getenv("FXSAMPLERD"))
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s", getenv("FXSAMPLERD"));
-	else
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
-	if (access(daemon_bin, X_OK))
-		die("no fxsamplerd beside FXS_BIN (or at $FXSAMPLERD)");
-	if (access("/usr/bin/setpriv", X_OK))
-		die("setpriv (util-linux) is needed to drop the daemon's capabilities");
-	if (!getpwnam(TEST_USER)) {
-		if (live_run_cmd("useradd --system --no-create-home --shell "
-				 "/usr/sbin/nologin " TEST_USER))
-			die("useradd " TEST_USER " failed");
-		user_created = true;
-	}
-	pw = getpwnam(TEST_USER);
-	if (!pw)
-		die("no user " TEST_USER);
-	user_uid = pw->pw_uid;
-	user_gid = pw->pw_gid;
-	strcpy(tmpdir, "/tmp/fxs-security.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		die("mkdtemp failed");
-	chmod(tmpdir, 0755);
-	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
-	daemon_pid = start_daemon(log);
-	if (daemon_pid <= 0) {
-		fprintf(stderr, "check_security: fxsamplerd did not start, see %s\n", log);
-		exit(EXIT_FAILURE);
-	}
-}
-
-static void suite_teardown(void)
-{
-	char cmd[PATH_MAX];
-	int i;
-
-	/* A daemon stuck in open() on a FIFO does not get to its SIGTERM handler. */
-	kill(daemon_pid, SIGTERM);
-	for (i = 0; i < 50 && waitpid(daemon_pid, NULL, WNOHANG) != daemon_pid; i++)
-		live_msleep(100);
-	if (i == 50) {
-		fprintf(stderr, "check_security: fxsamplerd ignored SIGTERM, killing it\n");
-		kill(daemon_pid, SIGKILL);
-		waitpid(daemon_pid, NULL, 0);
-	}
-	if (user_created)
-		live_run_cmd("userdel " TEST_USER);
-	if (getenv("FXS_KEEP")) {
-		fprintf(stderr, "kept %s\n", tmpdir);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	live_run_cmd(cmd);
-}
-
-int main(void)
+static Suite *security_suite(void)
 {
 	Suite *s;
 	TCase *tc;
-	int status;
 
-	if (geteuid() != 0) {
-		printf("SKIP: the security tests need root (they run fxsamplerd); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	suite_setup();
 	s = suite_create("security");
 	tc = tcase_create("mapped-paths");
 	tcase_set_timeout(tc, 60);
@@ -846,7 +692,10 @@ int main(void)
 	tcase_add_test(tc, test_exec_file_caps);
 	tcase_add_test(tc, test_pid_reuse);
 	suite_add_tcase(s, tc);
-	status = check_run(s);
-	suite_teardown();
-	return status;
+	return s;
+}
+
+int main(void)
+{
+	return live_suite_main(&suite, security_suite);
 }

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,29 +26,22 @@
 
 #include "cli/client.h"
 #include "fxt/fxt_reader.h"
+#include "live.h"
 #include "live_daemon.h"
 #include "service/protocol.h"
 #include "check_main.h"
 
-static char daemon_bin[PATH_MAX];
-static char tmpdir[64];
-static char sock[128];
-static pid_t daemon_pid;
-
-static pid_t start_daemon(const char *log)
-{
-	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
-			(char *)"--config", (char *)"/dev/null", NULL};
-
-	return live_start_daemon(argv, sock, log);
-}
+static struct live_suite suite = {.name = "check_soak",
+				  .needs = "it runs fxsamplerd",
+				  .dir = "/tmp/fxs-soak.XXXXXX",
+				  .dir_mode = 0700};
 
 static struct fxs_msg_status status(void)
 {
 	struct fxs_msg_status st;
 	char err[256];
 
-	ck_assert_msg(!client_query_status(sock, &st, err, sizeof(err)), "%s", err);
+	ck_assert_msg(!client_query_status(suite.daemon.sock, &st, err, sizeof(err)), "%s", err);
 	return st;
 }
 
@@ -198,14 +190,14 @@ static void normal_session(unsigned i, pid_t target, uint64_t ns, bool want_samp
 	struct client_result res;
 	struct fxt_reader *r;
 	struct fxt_record rec;
-	char out[128], msg[256];
+	char out[300], msg[256];
 	long samples = 0;
 	int fd, err, n;
 
 	snprintf(out, sizeof(out), "%s/session.fxt", tmpdir);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
-	err = client_record(sock, &o, fd, NULL, ns, NULL, &res, msg, sizeof(msg));
+	err = client_record(suite.daemon.sock, &o, fd, NULL, ns, NULL, &res, msg, sizeof(msg));
 	close(fd);
 	ck_assert_msg(!err, "session %u: %s", i, msg);
 	r = fxt_reader__open(out);
@@ -231,7 +223,8 @@ static void killed_session(unsigned i, pid_t target)
 		char msg[256];
 		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-		_exit(-client_record(sock, &o, fd, NULL, 0, NULL, &res, msg, sizeof(msg)));
+		_exit(-client_record(suite.daemon.sock, &o, fd, NULL, 0, NULL, &res, msg,
+				     sizeof(msg)));
 	}
 	for (k = 0; k < 250; k++) {
 		struct fxs_msg_status st = status();
@@ -270,18 +263,18 @@ START_TEST(test_soak)
 			normal_session(i, target, sample ? 300000000ULL : 20000000ULL, sample);
 		}
 		ck_assert_msg(wait_idle(5000), "session %u did not end", i);
-		fds = fd_count(daemon_pid, NULL, 0);
+		fds = fd_count(suite.daemon.pid, NULL, 0);
 		if (fds > peak_fds)
 			peak_fds = fds;
 		if (i + 1 == warmup) {
-			fds0 = settled_fd_count(daemon_pid, list0, sizeof(list0));
-			rss0 = vm_rss_kib(daemon_pid);
-			bpf0 = bpf_fd_count(daemon_pid);
+			fds0 = settled_fd_count(suite.daemon.pid, list0, sizeof(list0));
+			rss0 = vm_rss_kib(suite.daemon.pid);
+			bpf0 = bpf_fd_count(suite.daemon.pid);
 		}
 	}
-	fds = settled_fd_count(daemon_pid, list, sizeof(list));
-	rss = vm_rss_kib(daemon_pid);
-	bpf = bpf_fd_count(daemon_pid);
+	fds = settled_fd_count(suite.daemon.pid, list, sizeof(list));
+	rss = vm_rss_kib(suite.daemon.pid);
+	bpf = bpf_fd_count(suite.daemon.pid);
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
 	printf("soak: %u sessions (%u clients killed) in %lds; daemon fds %ld -> %ld (peak %ld), "
@@ -302,77 +295,22 @@ START_TEST(test_soak)
 		      "BPF objects of our names: %ld after warm-up, %ld "
 		      "at the end",
 		      bpf0, bpf);
-	ck_assert_int_eq(kill(daemon_pid, 0), 0);
+	ck_assert_int_eq(kill(suite.daemon.pid, 0), 0);
 }
 END_TEST
 
-static void die(const char *what)
+static Suite *soak_suite(void)
 {
-	fprintf(stderr, "check_soak: %s\n", what);
-	exit(EXIT_FAILURE);
-}
+	Suite *s = suite_create("soak");
+	TCase *tc = tcase_create("sessions");
 
-static void suite_setup(void)
-{
-	const char *bin = getenv("FXS_BIN");
-	char tmp[PATH_MAX], log[192];
-
-	if (!bin || !*bin)
-		die("FXS_BIN must name the fxsampler binary");
-	snprintf(tmp, sizeof(tmp), "%s", bin);
-	if (getenv("FXSAMPLERD"))
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s", getenv("FXSAMPLERD"));
-	else
-		snprintf(daemon_bin, sizeof(daemon_bin), "%s/fxsamplerd", dirname(tmp));
-	if (access(daemon_bin, X_OK))
-		die("no fxsamplerd beside FXS_BIN (or at $FXSAMPLERD)");
-	strcpy(tmpdir, "/tmp/fxs-soak.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		die("mkdtemp failed");
-	snprintf(sock, sizeof(sock), "%s/control.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/daemon.log", tmpdir);
-	daemon_pid = start_daemon(log);
-	if (daemon_pid <= 0) {
-		fprintf(stderr, "check_soak: fxsamplerd did not start, see %s\n", log);
-		exit(EXIT_FAILURE);
-	}
-}
-
-static void suite_teardown(void)
-{
-	char cmd[128];
-	int st;
-
-	kill(daemon_pid, SIGTERM);
-	waitpid(daemon_pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		fprintf(stderr, "check_soak: fxsamplerd exited with status %d\n", st);
-	if (getenv("FXS_KEEP")) {
-		fprintf(stderr, "kept %s\n", tmpdir);
-		return;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "check_soak: cannot remove %s\n", tmpdir);
+	tcase_set_timeout(tc, 1800);
+	tcase_add_test(tc, test_soak);
+	suite_add_tcase(s, tc);
+	return s;
 }
 
 int main(void)
 {
-	Suite *s;
-	TCase *tc;
-	int status;
-
-	if (geteuid() != 0) {
-		printf("SKIP: the soak needs root (it runs fxsamplerd); NOT RUN\n");
-		return EXIT_SUCCESS;
-	}
-	suite_setup();
-	s = suite_create("soak");
-	tc = tcase_create("sessions");
-	tcase_set_timeout(tc, 1800);
-	tcase_add_test(tc, test_soak);
-	suite_add_tcase(s, tc);
-	status = check_run(s);
-	suite_teardown();
-	return status;
+	return live_suite_main(&suite, soak_suite);
 }

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -144,34 +142,6 @@ void stop_prog(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-}
-
-pid_t spinner_as(uid_t uid, gid_t gid)
-{
-	volatile unsigned long x = 0;
-	int ready[2];
-	char c;
-	pid_t pid;
-
-	ck_assert_int_eq(pipe2(ready, O_CLOEXEC), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		close(ready[0]);
-		if (uid &&
-		    (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)))
-			_exit(126);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(126);
-		close(ready[1]);
-		for (;;)
-			x++;
-	}
-	close(ready[1]);
-	ck_assert_msg(read(ready[0], &c, 1) == 1, "the spinner could not become uid %u",
-		      (unsigned)uid);
-	close(ready[0]);
-	return pid;
 }
 
 /* --- reading a capture; every record keeps its position in the file --- */
@@ -550,66 +520,4 @@ int live_main(Suite *s)
 		return EXIT_FAILURE;
 	}
 	return check_run(s);
-}
-
-/* --- the daemon's tests --- */
-
-void live_msleep(unsigned ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-int live_run_cmd(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-pid_t live_start_daemon(char *const argv[], const char *sock, const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-		/* A test that fails takes its daemon with it. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (fd >= 0)
-			dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	/* Ready when it answers. */
-	for (int i = 0; i < 100; i++) {
-		struct fxs_msg_status st;
-		char err[256];
-
-		if (!client_query_status(sock, &st, err, sizeof(err)))
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		live_msleep(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return -1;
-}
-
-pid_t live_start_tmp_daemon(char *sock, size_t len)
-{
-	char daemon_bin[PATH_MAX], log[PATH_MAX];
-	char *argv[] = {daemon_bin,	    (char *)"--socket",	 sock,
-			(char *)"--config", (char *)"/dev/null", NULL};
-
-	snprintf(daemon_bin, sizeof(daemon_bin), "%s", bin);
-	snprintf(strrchr(daemon_bin, '/') + 1, 16, "fxsamplerd");
-	snprintf(sock, len, "%s/s.sock", tmpdir);
-	snprintf(log, sizeof(log), "%s/d.log", tmpdir);
-	return live_start_daemon(argv, sock, log);
 }

@@ -26,7 +26,7 @@ extern const char *progs; /* FXS_PROGS */
 extern char tmpdir[256];  /* the test's own directory, made by live_setup() */
 /*
  * fxsamplerd (beside FXS_BIN) with an empty config, its socket tmpdir/s.sock
- * (the path copied into sock) and its stderr in tmpdir/d.log: its pid once it
+ * (the path copied into sock) and its stderr in tmpdir/s.log: its pid once it
  * answers, or -1.
  */
 pid_t live_start_tmp_daemon(char *sock, size_t len);

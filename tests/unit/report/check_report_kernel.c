@@ -37,12 +37,9 @@ static void write_kernel_fxt(const char *path)
 {
 	const uint32_t k1[] = {1, 2, 3}, k2[] = {4, 5, 3}, other[] = {1};
 	const uint64_t user[] = {BASE + a_leaf + 2, BASE + a_alpha + 5};
-	FILE *f = fopen(path, "w");
-	struct fxt_stream *s;
+	FILE *f;
+	struct fxt_stream *s = fxt_file_open(path, &f);
 
-	ck_assert_ptr_nonnull(f);
-	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
-	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
 	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
 	ck_assert_int_eq(fxt_stream_blob(s, FXT_KERNEL_BLOB, "release 6.18\nbuild_id 00aa11\n", 29),
@@ -61,51 +58,22 @@ static void write_kernel_fxt(const char *path)
 	ck_assert_int_eq(fxt_stream_backtrace(s, 5 * MS, 100, 100, 0, user, 2), 0);
 	put_kstack(s, 6 * MS, 100, other, 1);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 7 * MS, 100, 100, 0, user, 2), 0);
-	ck_assert_int_eq(fxt_stream_module(s, 0, 100, 0, prog, build_id, sizeof(build_id)), 0);
-	{
-		struct elf_symbols *es = elf_symbols__open(prog, NULL);
-		const struct elf_segment *segs;
-		size_t n;
-
-		ck_assert_ptr_nonnull(es);
-		n = elf_symbols__segments(es, &segs);
-		for (size_t i = 0; i < n; i++)
-			ck_assert_int_eq(fxt_stream_mmap(s, 0, 100, 0, segs[i].flags,
-							 BASE + segs[i].vaddr, segs[i].memsz,
-							 segs[i].vaddr),
-					 0);
-		elf_symbols__free(es);
-	}
+	stream_prog(s, 100);
 	/* The names come last, as a capture writes them. */
 	ck_assert_int_eq(fxt_stream_blob(s, FXT_KSYMS_BLOB, ksyms, strlen(ksyms)), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	fxt_stream__free(s);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *run_report(const char *path, struct report_opts *o)
-{
-	struct capture c;
-
-	ck_assert_int_eq(report_run(path, o, capture_open(&c)), 0);
-	capture_text(&c);
-	return c.buf;
+	fxt_file_close(s, f);
 }
 
 START_TEST(test_kernel_frames)
 {
-	char path[PATH_MAX + 16], pb[PATH_MAX + 16], ps[PATH_MAX + 16], *out, *data;
+	char path[PATH_MAX + 16], *out, *data;
 	struct report_opts o = {.folded = true};
 	struct profile pr;
-	uint8_t *raw;
-	size_t len;
 
 	snprintf(path, sizeof(path), "%s/k.fxt", tmpdir);
-	snprintf(pb, sizeof(pb), "%s/k.pb.gz", tmpdir);
-	snprintf(ps, sizeof(ps), "%s/k.perf", tmpdir);
 	write_kernel_fxt(path);
 
-	out = run_report(path, &o);
+	out = report_text(path, &o);
 	ck_assert_str_eq(out, "prog;prog;fxs_alpha;fxs_static_leaf 3\n"
 			      "prog;prog;fxs_alpha;fxs_static_leaf;do_syscall_64_[k];"
 			      "[unknown]_[k];nft_do_chain_[k] 1\n"
@@ -114,33 +82,25 @@ START_TEST(test_kernel_frames)
 	free(out);
 
 	o.no_kernel = true;
-	out = run_report(path, &o);
+	out = report_text(path, &o);
 	ck_assert_str_eq(out, "prog;prog;fxs_alpha;fxs_static_leaf 6\n");
 	free(out);
 
 	o = (struct report_opts){.top = 4};
-	out = run_report(path, &o);
+	out = report_text(path, &o);
 	ck_assert_msg(strstr(out, "pipe_read [k]\n") &&
 			      strstr(out, "nft_do_chain [k] [nf_tables]\n"),
 		      "%s", out);
 	ck_assert_msg(strstr(out, "       2  33.33%        2  33.33%  pipe_read [k]\n"), "%s", out);
 	free(out);
 
-	o = (struct report_opts){.pprof_path = pb, .perf_script_path = ps};
-	out = run_report(path, &o);
-	free(out);
-	data = slurp(pb, &len);
-	raw = gunzip(data, len, &len);
-	parse_profile(raw, len, &pr);
+	data = report_pprof_perf_script(path, &pr);
 	/* the program's mapping and the kernel's, with the kernel's build id */
 	ck_assert_uint_eq(pr.nr_mappings, 2);
 	ck_assert(has_string(&pr, "[kernel.kallsyms]") && has_string(&pr, "00aa11"));
 	ck_assert(has_string(&pr, "pipe_read") && has_string(&pr, "nft_do_chain"));
 	ck_assert(!has_string(&pr, "pipe_read [k]") && !has_string(&pr, "pipe_read_[k]"));
 	free_profile(&pr);
-	free(raw);
-	free(data);
-	data = slurp(ps, &len);
 	ck_assert_msg(strstr(data, "\t               0 pipe_read ([kernel.kallsyms])\n"
 				   "\t               0 ksys_read ([kernel.kallsyms])\n"
 				   "\t               0 do_syscall_64 ([kernel.kallsyms])\n"),

@@ -26,29 +26,12 @@ static void write_jit_fxt(const char *path)
 {
 	const uint64_t a[] = {JIT + 0x10, BASE + a_alpha + 5};
 	const uint64_t b[] = {JIT + 0x1010, BASE + a_alpha + 5};
-	FILE *f = fopen(path, "w");
-	struct fxt_stream *s;
+	FILE *f;
+	struct fxt_stream *s = fxt_file_open(path, &f);
 
-	ck_assert_ptr_nonnull(f);
-	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
-	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(fxt_stream_process(s, 100, "node"), 0);
 	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "node"), 0);
-	ck_assert_int_eq(fxt_stream_module(s, 0, 100, 0, prog, build_id, sizeof(build_id)), 0);
-	{
-		struct elf_symbols *es = elf_symbols__open(prog, NULL);
-		const struct elf_segment *segs;
-		size_t n;
-
-		ck_assert_ptr_nonnull(es);
-		n = elf_symbols__segments(es, &segs);
-		for (size_t i = 0; i < n; i++)
-			ck_assert_int_eq(fxt_stream_mmap(s, 0, 100, 0, segs[i].flags,
-							 BASE + segs[i].vaddr, segs[i].memsz,
-							 segs[i].vaddr),
-					 0);
-		elf_symbols__free(es);
-	}
+	stream_prog(s, 100);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(fxt_stream_backtrace(s, (1 + i) * MS, 100, 100, 0, a, 2), 0);
 	ck_assert_int_eq(fxt_stream_backtrace(s, 5 * MS, 100, 100, 0, b, 2), 0);
@@ -56,57 +39,34 @@ static void write_jit_fxt(const char *path)
 	ck_assert_int_eq(fxt_stream_blob(s, FXT_PERFMAP_BLOB, blob100, strlen(blob100)), 0);
 	ck_assert_int_eq(fxt_stream_blob(s, FXT_PERFMAP_BLOB, blob200, strlen(blob200)), 0);
 	ck_assert_int_eq(fxt_stream_blob(s, FXT_PERFMAP_BLOB, "pid x\n", 6), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	fxt_stream__free(s);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *run_report(const char *path, struct report_opts *o)
-{
-	struct capture c;
-
-	ck_assert_int_eq(report_run(path, o, capture_open(&c)), 0);
-	capture_text(&c);
-	return c.buf;
+	fxt_file_close(s, f);
 }
 
 START_TEST(test_jit_frames)
 {
-	char path[PATH_MAX + 16], pb[PATH_MAX + 16], ps[PATH_MAX + 16], *out, *data;
+	char path[PATH_MAX + 16], *out, *data;
 	struct report_opts o = {.folded = true};
 	struct profile pr;
-	uint8_t *raw;
-	size_t len;
 
 	snprintf(path, sizeof(path), "%s/j.fxt", tmpdir);
-	snprintf(pb, sizeof(pb), "%s/j.pb.gz", tmpdir);
-	snprintf(ps, sizeof(ps), "%s/j.perf", tmpdir);
 	write_jit_fxt(path);
 
-	out = run_report(path, &o);
+	out = report_text(path, &o);
 	ck_assert_str_eq(out, "node;node;fxs_alpha;JS:*spinA /x/spin.js:1:15 3\n"
 			      "node;node;fxs_alpha;[unknown] 1\n");
 	free(out);
 
 	o = (struct report_opts){.top = 4};
-	out = run_report(path, &o);
+	out = report_text(path, &o);
 	ck_assert_msg(
 		strstr(out, "      3  75.00%        3  75.00%  JS:*spinA /x/spin.js:1:15 [JIT]\n"),
 		"%s", out);
 	ck_assert_msg(!strstr(out, "other") && !strstr(out, "stale"), "%s", out);
 	free(out);
 
-	o = (struct report_opts){.pprof_path = pb, .perf_script_path = ps};
-	out = run_report(path, &o);
-	free(out);
-	data = slurp(pb, &len);
-	raw = gunzip(data, len, &len);
-	parse_profile(raw, len, &pr);
+	data = report_pprof_perf_script(path, &pr);
 	ck_assert(has_string(&pr, "JS:*spinA /x/spin.js:1:15"));
 	free_profile(&pr);
-	free(raw);
-	free(data);
-	data = slurp(ps, &len);
 	ck_assert_msg(strstr(data, " JS:*spinA /x/spin.js:1:15 (JIT)\n"), "%s", data);
 	free(data);
 }

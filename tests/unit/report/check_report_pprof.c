@@ -92,19 +92,10 @@ START_TEST(test_pprof)
 	 * sample but no mapping, location or function.
 	 */
 	ck_assert_int_eq(rec_module(r, 300, 0, prog), 0);
+	map_prog(rec_mmap, r, 300);
 	{
-		struct elf_symbols *es = elf_symbols__open(prog, NULL);
-		const struct elf_segment *segs;
 		const uint64_t s3[] = {BASE + a_alpha + 1, BASE + a_beta + 4, BASE + a_main + 4};
-		size_t k, nseg;
 
-		ck_assert_ptr_nonnull(es);
-		nseg = elf_symbols__segments(es, &segs);
-		for (k = 0; k < nseg; k++)
-			ck_assert_int_eq(rec_mmap(r, 300, 0, segs[k].flags, BASE + segs[k].vaddr,
-						  segs[k].memsz, segs[k].vaddr),
-					 0);
-		elf_symbols__free(es);
 		ck_assert_int_eq(rec_backtrace(r, 51 * MS, 300, 300, 0, s3, 3), 0);
 	}
 	pprof_of(r, &pr);

@@ -11,9 +11,8 @@ START_TEST(test_run_file)
 	struct report_opts opts = {.folded = true, .errbuf = err, .errbuf_size = sizeof(err)};
 	struct capture c;
 	struct profile pr;
-	uint8_t *raw;
 	char *data;
-	size_t len, raw_len;
+	size_t len;
 
 	snprintf(fxt, sizeof(fxt), "%s/run.fxt", tmpdir);
 	snprintf(pprof, sizeof(pprof), "%s/run.pb.gz", tmpdir);
@@ -32,14 +31,10 @@ START_TEST(test_run_file)
 	ck_assert_str_eq(capture_text(&c), expected_top);
 	free(c.buf);
 
-	data = slurp(pprof, &len);
-	raw = gunzip(data, len, &raw_len);
-	parse_profile(raw, raw_len, &pr);
+	pprof_file(pprof, &pr);
 	ck_assert_uint_eq(pr.value_sum, 8);
 	ck_assert(has_string(&pr, "fxs_static_leaf"));
 	free_profile(&pr);
-	free(raw);
-	free(data);
 
 	data = slurp(svg, &len);
 	ck_assert_ptr_nonnull(strstr(data, "<title>fxs_alpha (2 samples, 25.00%)</title>"));
@@ -104,19 +99,14 @@ static int legacy_mmap(void *ctx, uint64_t pid, uint16_t id, unsigned flags, uin
 static void write_legacy_fxt(const char *path, unsigned words)
 {
 	struct feeder fd = {st_process, st_thread, legacy_module, legacy_mmap, st_backtrace};
-	struct fxt_stream *s;
-	FILE *f = fopen(path, "we");
+	FILE *f;
+	struct fxt_stream *s = fxt_file_open(path, &f);
 
-	ck_assert_ptr_nonnull(f);
 	legacy_file = f;
 	legacy_words = words;
-	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
-	ck_assert_ptr_nonnull(s);
 	fd.ctx = s;
 	feed_profile(&fd);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	fxt_stream__free(s);
-	ck_assert_int_eq(fclose(f), 0);
+	fxt_file_close(s, f);
 }
 
 /* Old captures (inline thread words in module/mmap) report exactly as new ones. */

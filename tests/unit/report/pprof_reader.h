@@ -359,4 +359,34 @@ static FIXTURE_FN void pprof_of(struct report *r, struct profile *pr)
 	free(c.buf);
 }
 
+/* The gzipped profile report wrote to path. */
+static FIXTURE_FN void pprof_file(const char *path, struct profile *pr)
+{
+	size_t len;
+	char *data = slurp(path, &len);
+	uint8_t *raw = gunzip(data, len, &len);
+
+	parse_profile(raw, len, pr);
+	free(raw);
+	free(data);
+}
+
+/*
+ * report_run()'s pprof and perf script of the .fxt at path (written as
+ * path.pb.gz and path.perf): the profile in *pr, the perf script returned
+ * (a string to free).
+ */
+static FIXTURE_FN char *report_pprof_perf_script(const char *path, struct profile *pr)
+{
+	char pb[PATH_MAX + 32], ps[PATH_MAX + 32];
+	struct report_opts o = {.pprof_path = pb, .perf_script_path = ps};
+	size_t len;
+
+	ck_assert_int_lt(snprintf(pb, sizeof(pb), "%s.pb.gz", path), (int)sizeof(pb));
+	ck_assert_int_lt(snprintf(ps, sizeof(ps), "%s.perf", path), (int)sizeof(ps));
+	free(report_text(path, &o));
+	pprof_file(pb, pr);
+	return slurp(ps, &len);
+}
+
 #endif /* FXS_TESTS_REPORT_PPROF_READER_H */

@@ -147,6 +147,24 @@ struct feeder {
 	void *ctx;
 };
 
+/* prog's segments mapped at BASE as module 0 of process pid, through mmap(ctx, ...). */
+static FIXTURE_FN void map_prog(int (*mmap_fn)(void *ctx, uint64_t pid, uint16_t id, unsigned flags,
+					       uint64_t start, uint64_t size, uint64_t vaddr),
+				void *ctx, uint64_t pid)
+{
+	struct elf_symbols *es = elf_symbols__open(prog, NULL);
+	const struct elf_segment *segs;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(es);
+	n = elf_symbols__segments(es, &segs);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(mmap_fn(ctx, pid, 0, segs[i].flags, BASE + segs[i].vaddr,
+					 segs[i].memsz, segs[i].vaddr),
+				 0);
+	elf_symbols__free(es);
+}
+
 static FIXTURE_FN void feed_profile(const struct feeder *f)
 {
 	/* Return addresses (every frame but the first) point inside their caller. */
@@ -159,11 +177,7 @@ static FIXTURE_FN void feed_profile(const struct feeder *f)
 	const uint64_t s5[] = {0xdead};
 	/* A return address at fxs_outer belongs to the call ending fxs_nosize. */
 	const uint64_t s6[] = {BASE + a_outer};
-	struct elf_symbols *es = elf_symbols__open(prog, NULL);
-	const struct elf_segment *segs;
-	size_t i, n;
 
-	ck_assert_ptr_nonnull(es);
 	ck_assert_int_eq(f->process(f->ctx, 100, "prog"), 0);
 	ck_assert_int_eq(f->thread(f->ctx, 100, 100, "prog"), 0);
 	ck_assert_int_eq(f->thread(f->ctx, 100, 101, "worker"), 0);
@@ -180,12 +194,7 @@ static FIXTURE_FN void feed_profile(const struct feeder *f)
 	ck_assert_int_eq(f->backtrace(f->ctx, 50 * MS, 200, 201, 0, s5, 1), 0);
 
 	ck_assert_int_eq(f->module(f->ctx, 100, 0, prog), 0);
-	n = elf_symbols__segments(es, &segs);
-	for (i = 0; i < n; i++)
-		ck_assert_int_eq(f->mmap(f->ctx, 100, 0, segs[i].flags, BASE + segs[i].vaddr,
-					 segs[i].memsz, segs[i].vaddr),
-				 0);
-	elf_symbols__free(es);
+	map_prog(f->mmap, f->ctx, 100);
 }
 
 /* Feeding report_add() with hand-made records. */
@@ -424,18 +433,47 @@ static FIXTURE_FN int st_backtrace(void *ctx, uint64_t ts, uint64_t pid, uint64_
 	return fxt_stream_backtrace(ctx, ts, pid, tid, flags, frames, nr);
 }
 
+/* An .fxt file at path: its stream, written to *ret_f until fxt_file_close(). */
+static FIXTURE_FN struct fxt_stream *fxt_file_open(const char *path, FILE **ret_f)
+{
+	struct fxt_stream *s;
+
+	*ret_f = fopen(path, "we");
+	ck_assert_ptr_nonnull(*ret_f);
+	s = fxt_stream__new(file_sink, *ret_f, "fxsampler", 1000000000ULL);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+static FIXTURE_FN void fxt_file_close(struct fxt_stream *s, FILE *f)
+{
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	fxt_stream__free(s);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static FIXTURE_FN int st_mmap_at0(void *ctx, uint64_t pid, uint16_t id, unsigned flags,
+				  uint64_t start, uint64_t size, uint64_t vaddr)
+{
+	return fxt_stream_mmap(ctx, 0, pid, id, flags, start, size, vaddr);
+}
+
+/* prog's module and mmap records of process pid at time 0 (map_prog()). */
+static FIXTURE_FN void stream_prog(struct fxt_stream *s, uint64_t pid)
+{
+	ck_assert_int_eq(fxt_stream_module(s, 0, pid, 0, prog, build_id, sizeof(build_id)), 0);
+	map_prog(st_mmap_at0, s, pid);
+}
+
 /* Write the profile as an .fxt file, with the capture's counters and drop event. */
 static FIXTURE_FN void write_fxt(const char *path, bool counters)
 {
 	struct feeder fd = {st_process, st_thread, st_module, st_mmap, st_backtrace};
 	const char *const names[] = {"fired", "written", "dropped_ring_full", "dropped_no_regs"};
 	const uint64_t values[] = {12, 8, 3, 1};
-	struct fxt_stream *s;
-	FILE *f = fopen(path, "we");
+	FILE *f;
+	struct fxt_stream *s = fxt_file_open(path, &f);
 
-	ck_assert_ptr_nonnull(f);
-	s = fxt_stream__new(file_sink, f, "fxsampler", 1000000000ULL);
-	ck_assert_ptr_nonnull(s);
 	fd.ctx = s;
 	feed_profile(&fd);
 	if (counters) {
@@ -444,9 +482,17 @@ static FIXTURE_FN void write_fxt(const char *path, bool counters)
 				 0);
 		ck_assert_int_eq(fxt_stream_dropped(s), 0);
 	}
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	fxt_stream__free(s);
-	ck_assert_int_eq(fclose(f), 0);
+	fxt_file_close(s, f);
+}
+
+/* What report_run() writes of the file at path with o: a string to free. */
+static FIXTURE_FN char *report_text(const char *path, const struct report_opts *o)
+{
+	struct capture c;
+
+	ck_assert_int_eq(report_run(path, o, capture_open(&c)), 0);
+	capture_text(&c);
+	return c.buf;
 }
 
 static FIXTURE_FN char *slurp(const char *path, size_t *ret_len)
