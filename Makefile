@@ -189,6 +189,8 @@ $(OUTPUT)/tests/browser/gen_profile: tests/browser/gen_profile.c $(OUTPUT)/libfx
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libfxs.a $(LIBS) -o $@
 
 $(OUTPUT)/progs/leafchain: PROG_CFLAGS := $(LEAF_CFLAGS)
+# fakepy: _PyRuntime, Py_Version and PyCode_Type in .dynsym, as python3.11 has them
+$(OUTPUT)/progs/fakepy: PROG_CFLAGS += -rdynamic
 $(OUTPUT)/progs/%: tests/progs/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl

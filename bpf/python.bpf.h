@@ -34,6 +34,26 @@ struct {
 	__type(value, __u64);
 } py_tstate SEC(".maps");
 
+/*
+ * (pid, code object) pairs met as a sample's innermost Python frame. User
+ * space names a code object by reading it from the live process when it
+ * drains the sample, on its timer (100 ms for record): a process that runs
+ * a function for less than that and exits took the function's name with it.
+ * A leaf not met before wakes the reader at once (py_wants_reader()).
+ */
+struct py_seen_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct py_seen_key);
+	__type(value, __u8);
+} py_seen SEC(".maps");
+
 /* The bytes of the Python section at most: header and frames. */
 #define FXS_PY_SECTION_MAX                                                                         \
 	(sizeof(struct fxs_py_hdr) + FXS_PY_MAX_FRAMES * sizeof(struct fxs_py_frame))
@@ -82,6 +102,28 @@ __noinline long py_find_tstate(__u32 pid, __u32 tid)
 		return 0;
 	p = bpf_map_lookup_elem(&py_procs, &pid);
 	return p ? (long)py_tstate_of(p, tid) : 0;
+}
+
+/*
+ * Whether to wake the reader for a sample whose innermost Python frame runs
+ * code: a pair not met before, at most once per 2 ms per CPU (a program that
+ * makes code objects all the time must not wake it per sample). A pair met
+ * while the wake was held back is not kept: its next sample asks again.
+ */
+static __always_inline bool py_wants_reader(struct scratch *sc, __u32 pid, __u64 code)
+{
+	struct py_seen_key k = {.pid = pid, .code = code};
+	__u8 one = 1;
+	__u64 now;
+
+	if (bpf_map_lookup_elem(&py_seen, &k))
+		return false;
+	now = bpf_ktime_get_ns();
+	if (now - sc->py_last_wake < 2000000ULL)
+		return false;
+	sc->py_last_wake = now;
+	bpf_map_update_elem(&py_seen, &k, &one, BPF_ANY);
+	return true;
 }
 
 /*
@@ -163,6 +205,8 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	if (i == FXS_PY_MAX_FRAMES)
 		h->end = frame ? FXS_PY_END_TRUNCATED : FXS_PY_END_OK;
 	h->nr = nr;
+	if (nr && py_wants_reader(sc, pid, f[0].code))
+		sc->wake = 1;
 	sc->py_len = sizeof(*h) + nr * sizeof(struct fxs_py_frame);
 	return 0;
 }

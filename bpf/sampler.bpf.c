@@ -77,6 +77,7 @@ struct scratch {
 	__u64 last_name[2];
 	__u32 last_tid;
 	__u32 last_pad;
+	__u64 py_last_wake; /* bpf_ktime_get_ns() of py_wants_reader()'s last yes */
 };
 
 struct {

@@ -22,6 +22,7 @@ struct py_file {
 struct py_proc {
 	pid_t pid;
 	const struct py_layout *layout;
+	uint64_t code_type; /* PyCode_Type's address in it */
 };
 
 /* A code object met: (pid, address, check) -> the id of its pycode record (0: unreadable). */
@@ -111,6 +112,7 @@ static int on_mapping(void *ctx, pid_t pid, uint64_t start, uint64_t end, uint64
 	e = &pc->procs[pc->nr_procs++];
 	e->pid = pid;
 	e->layout = img->layout;
+	e->code_type = bias + img->code_type;
 	if (img->kind != PY_IMAGE_OK) {
 		pc->counts[img->kind == PY_IMAGE_UNSUPPORTED ? PY_CNT_PROCS_UNSUPPORTED
 			   : img->kind == PY_IMAGE_MISMATCH  ? PY_CNT_PROCS_MISMATCH
@@ -208,20 +210,31 @@ unknown:
 }
 
 /* Read pid's code object at addr, check it is the one the walk saw, write its record. */
-static int read_code(struct python_capture *pc, struct fxt_stream *s, const struct py_layout *l,
-		     pid_t pid, uint64_t addr, uint32_t check, uint32_t *ret_id)
+static int read_code(struct python_capture *pc, struct fxt_stream *s, const struct py_proc *p,
+		     uint64_t addr, uint32_t check, uint32_t *ret_id)
 {
 	uint8_t obj[256], bytes_hdr[40];
 	static uint8_t table[FXT_PY_TABLE_MAX];
 	char qualname[FXT_PY_NAME_MAX + 1], filename[FXT_PY_FILE_MAX + 1];
 	struct py_code_refs refs;
 	struct fxt_pycode rec = {0};
-	uint64_t tlen;
+	const struct py_layout *l = p->layout;
+	pid_t pid = p->pid;
+	uint64_t tlen, type = 0;
 	size_t n;
 
 	*ret_id = 0;
 	if (l->code_size > sizeof(obj) || !read_mem(pid, addr, obj, l->code_size) ||
 	    py_code_check(l, obj) != check)
+		return 0;
+	/*
+	 * A code object's ob_type is PyCode_Type: what a walk of garbage (a
+	 * program that only looks like Python, memory changed under the walk)
+	 * found is left unnamed, not named after what its pointers lead to.
+	 */
+	for (int i = 0; i < 8; i++)
+		type |= (uint64_t)obj[8 + i] << (8 * i);
+	if (type != p->code_type)
 		return 0;
 	py_code_refs(l, obj, &refs);
 	rec.qualname_len = read_str(l, pid, refs.qualname, qualname, sizeof(qualname));
@@ -257,10 +270,10 @@ static bool code_eq(const void *ctx, size_t pos, const void *key)
 	return a->pid == b->pid && a->addr == b->addr && a->check == b->check;
 }
 
-static int code_id(struct python_capture *pc, struct fxt_stream *s, const struct py_layout *l,
-		   pid_t pid, uint64_t addr, uint32_t check, uint32_t *ret)
+static int code_id(struct python_capture *pc, struct fxt_stream *s, const struct py_proc *p,
+		   uint64_t addr, uint32_t check, uint32_t *ret)
 {
-	struct py_code k = {(uint64_t)pid, addr, check, 0};
+	struct py_code k = {(uint64_t)p->pid, addr, check, 0};
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k.pid), addr), check);
 	size_t pos;
 	int err;
@@ -269,7 +282,7 @@ static int code_id(struct python_capture *pc, struct fxt_stream *s, const struct
 		*ret = pc->codes[pos].id;
 		return 0;
 	}
-	err = read_code(pc, s, l, pid, addr, check, &k.id);
+	err = read_code(pc, s, p, addr, check, &k.id);
 	if (err)
 		return err;
 	pc->counts[k.id ? PY_CNT_CODES : PY_CNT_CODES_FAILED]++;
@@ -300,8 +313,7 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 	pc->counts[PY_CNT_SAMPLES]++;
 	pc->counts[PY_CNT_END_OK + (h->end < FXS_PY_END_NR ? h->end : FXS_PY_END_FAULT)]++;
 	for (unsigned i = 0; i < nr; i++) {
-		err = code_id(pc, s, p->layout, (pid_t)pid, f[i].code, f[i].check & 0x7fffffff,
-			      &out[i].code);
+		err = code_id(pc, s, p, f[i].code, f[i].check & 0x7fffffff, &out[i].code);
 		if (err)
 			return err;
 		/* the walk does not clamp: an offset out of any code object is none */

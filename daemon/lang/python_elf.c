@@ -110,6 +110,7 @@ int py_image_detect(int fd, struct py_image *ret)
 		goto out;
 	for (int i = 0; i < 8; i++)
 		basicsize |= (uint64_t)b[i] << (8 * i);
+	ret->code_type = w[W_CODE_TYPE].value;
 	ret->kind = basicsize == ret->layout->code_type_basicsize ? PY_IMAGE_OK : PY_IMAGE_MISMATCH;
 out:
 	if (ret->kind != PY_IMAGE_OK)

@@ -25,7 +25,8 @@ enum py_image_kind {
 struct py_image {
 	enum py_image_kind kind;
 	unsigned major, minor, micro;
-	uint64_t runtime; /* _PyRuntime's address in the file (its st_value) */
+	uint64_t runtime;   /* _PyRuntime's address in the file (its st_value) */
+	uint64_t code_type; /* PyCode_Type's: every code object's ob_type, once mapped */
 	const struct py_layout *layout;
 };
 

@@ -182,6 +182,8 @@ struct report_jit {
 #define PY_MARK_TRUNCATED 1 /* the Python walk was cut (FXS_PY_MAX_FRAMES) */
 #define PY_MARK_FAULT	  2 /* the Python walk met an unreadable pointer */
 #define PY_MARK_UNMATCHED 3 /* Python frames with no eval-loop frame of their own */
+/* The code id of a frame whose code object the capture could not read: no record has it. */
+#define PYFRAME_CODE_UNREAD 0x1fffffffu
 
 /* A code object of the file (FXT_PYCODE_BLOB). */
 struct py_code_ent {

@@ -102,9 +102,14 @@ static int add_stack(struct report_python *p, const struct fxt_record *rec)
 	if (reserve(&p->pend, &p->cap_pend, nr + 1))
 		return -ENOMEM;
 	for (unsigned i = 0; i < nr; i++) {
+		uint32_t code;
+
 		fxt_pystack_frame(rec->blob, i, &f);
+		/* code 0 (unreadable) is a frame still, "[python: unknown code]", not a marker */
+		code = f.code & 0x1fffffff ? f.code & 0x1fffffff : PYFRAME_CODE_UNREAD;
+
 		p->pend[i] = PYFRAME_TAG | (f.flags & FXT_PYF_ENTRY ? PYFRAME_ENTRY : 0) |
-			     (uint64_t)(f.code & 0x1fffffff) << 32 | (uint32_t)f.lasti;
+			     (uint64_t)code << 32 | (uint32_t)f.lasti;
 	}
 	p->nr_pend = nr;
 	/* A walk cut short ends in its marker, where the missing frames would be. */

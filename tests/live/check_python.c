@@ -28,8 +28,7 @@
 #include <unistd.h>
 
 #include "live.h"
-
-#define PYTHON "/usr/bin/python3.11"
+#include "live_python.h"
 
 static void setup(void)
 {
@@ -41,136 +40,7 @@ static void teardown(void)
 	live_remove_dir();
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* The whole of a file, NUL-terminated (the caller frees it). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "%s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
-/* record [extra] -o out -- python3.11 script args: its stderr kept. */
-static void record_python(const char *out, const char *extra, const char *script, const char *arg)
-{
-	struct run *r = calloc(1, sizeof(*r));
-
-	ck_assert_ptr_nonnull(r);
-	if (extra)
-		RUN(r, "record", extra, "-o", out, "--", PYTHON, script, arg);
-	else
-		RUN(r, "record", "-o", out, "--", PYTHON, script, arg);
-	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
-	free(r);
-}
-
-/* report FILE --folded --no-thread-frames [--tid T] into tmpdir/name: the text. */
-static char *folded(const char *fxt, const char *tid, const char *name)
-{
-	char *path = out_path(name), *argv[10];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), i = 0, st;
-	pid_t p;
-
-	ck_assert_int_ge(fd, 0);
-	argv[i++] = (char *)bin;
-	argv[i++] = (char *)"report";
-	argv[i++] = (char *)fxt;
-	argv[i++] = (char *)"--folded";
-	argv[i++] = (char *)"--no-thread-frames";
-	if (tid) {
-		argv[i++] = (char *)"--tid";
-		argv[i++] = (char *)tid;
-	}
-	argv[i] = NULL;
-	p = spawn_io(argv, fd, -1);
-	close(fd);
-	ck_assert_int_gt(p, 0);
-	waitpid(p, &st, 0);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "report --folded failed");
-	return slurp(path);
-}
-
-/* A folded line's frames and count: line is cut at its last blank. */
-static unsigned long line_count(char *line)
-{
-	char *sp = strrchr(line, ' ');
-
-	if (!sp)
-		return 0;
-	*sp = '\0';
-	return strtoul(sp + 1, NULL, 10);
-}
-
-/* Whether the frames (';'-separated) hold frame as a whole field. */
-static bool has_frame(const char *frames, const char *frame)
-{
-	size_t n = strlen(frame);
-
-	for (const char *p = frames; (p = strstr(p, frame)); p++)
-		if ((p == frames || p[-1] == ';') && (p[n] == ';' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
 /* ---- 50/30/20 ---- */
-
-static const char split_py[] =
-	"import os, sys, threading, time\n"
-	"def spin(deadline):\n"
-	"    pc = time.perf_counter\n"
-	"    while pc() < deadline:\n"
-	"        pass\n"
-	"def alpha():\n"
-	"    spin(time.perf_counter() + 0.005)\n"
-	"def beta():\n"
-	"    spin(time.perf_counter() + 0.003)\n"
-	"def gamma():\n"
-	"    spin(time.perf_counter() + 0.002)\n"
-	"def work(seconds):\n"
-	"    end = time.perf_counter() + seconds\n"
-	"    while time.perf_counter() < end:\n"
-	"        alpha()\n"
-	"        beta()\n"
-	"        gamma()\n"
-	"counts = {'alpha': 0, 'beta': 0, 'gamma': 0, 'other': 0}\n"
-	"stop = False\n"
-	"def sampler(main_id):\n"
-	"    while not stop:\n"
-	"        f = sys._current_frames().get(main_id)\n"
-	"        names = set()\n"
-	"        while f is not None:\n"
-	"            names.add(f.f_code.co_name)\n"
-	"            f = f.f_back\n"
-	"        hit = [n for n in ('alpha', 'beta', 'gamma') if n in names]\n"
-	"        counts[hit[0] if hit else 'other'] += 1\n"
-	"        time.sleep(0.001)\n"
-	"t = threading.Thread(target=sampler, args=(threading.main_thread().ident,))\n"
-	"t.start()\n"
-	"work(float(sys.argv[1]))\n"
-	"stop = True\n"
-	"t.join()\n"
-	"with open(os.path.join(os.path.dirname(sys.argv[0]), 'truth'), 'w') as out:\n"
-	"    out.write('%d %d %d %d %d\\n' % (os.getpid(), counts['alpha'], counts['beta'],\n"
-	"                                   counts['gamma'], counts['other']))\n";
 
 /*
  * Lines: report --top --lines puts spin's loop line (4) first of the Python

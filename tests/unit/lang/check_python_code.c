@@ -137,6 +137,9 @@ START_TEST(test_detect)
 	ck_assert_uint_eq(img.major, 3);
 	ck_assert_uint_eq(img.minor, 11);
 	ck_assert_uint_ne(img.runtime, 0);
+	/* PyCode_Type: what a code object's ob_type must be */
+	ck_assert_uint_ne(img.code_type, 0);
+	ck_assert_uint_ne(img.code_type, img.runtime);
 	ck_assert_ptr_eq(img.layout, py_layout_for(11));
 	fd = open("/bin/sh", O_RDONLY);
 	ck_assert_int_ge(fd, 0);
