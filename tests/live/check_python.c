@@ -398,20 +398,7 @@ static Suite *python_suite(void)
 
 int main(void)
 {
-	struct utsname u;
-	unsigned major = 0, minor = 0;
-
-	/* The walk is loaded from Linux 6.12 (fxsampler-record(1), --python). */
-	if (!uname(&u) && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
-	    (major < 6 || (major == 6 && minor < 12))) {
-		printf("SKIP: check_python needs Linux 6.12 or later for the Python walk (this is "
-		       "%s); NOT RUN\n",
-		       u.release);
+	if (!live_python_can_run("check_python"))
 		return EXIT_SUCCESS;
-	}
-	if (access(PYTHON, X_OK)) {
-		printf("SKIP: check_python needs Debian 12's %s (make deps); NOT RUN\n", PYTHON);
-		return EXIT_SUCCESS;
-	}
 	return live_main(python_suite());
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,5 +155,29 @@ static const char split_py[] =
 	"with open(os.path.join(os.path.dirname(sys.argv[0]), 'truth'), 'w') as out:\n"
 	"    out.write('%d %d %d %d %d\\n' % (os.getpid(), counts['alpha'], counts['beta'],\n"
 	"                                   counts['gamma'], counts['other']))\n";
+
+/*
+ * Whether test can run here: the walk is loaded from Linux 6.12
+ * (fxsampler-record(1), --python), on Debian 12's python3.11. If not, it says
+ * SKIP loudly.
+ */
+static inline bool live_python_can_run(const char *test)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (!uname(&u) && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	    (major < 6 || (major == 6 && minor < 12))) {
+		printf("SKIP: %s needs Linux 6.12 or later for the Python walk (this is %s); "
+		       "NOT RUN\n",
+		       test, u.release);
+		return false;
+	}
+	if (access(PYTHON, X_OK)) {
+		printf("SKIP: %s needs Debian 12's %s (make deps); NOT RUN\n", test, PYTHON);
+		return false;
+	}
+	return true;
+}
 
 #endif /* FXS_TESTS_LIVE_LIVE_PYTHON_H */

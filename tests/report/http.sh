@@ -61,28 +61,7 @@ stop()
 	demo=
 }
 trap stop EXIT
-
-free_port()
-{
-	p=$((20000 + ($$ + $1) % 20000))
-	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
-	echo "$p"
-}
-
-# start_daemon CONFIG: fxsamplerd in the background, once it serves HTTP
-start_daemon()
-{
-	: >"$tmp/log"
-	"$dbin" -v --socket "$tmp/sock" --config "$1" 2>>"$tmp/log" &
-	dpid=$!
-	i=0
-	until grep -q "http: serving" "$tmp/log"; do
-		kill -0 "$dpid" 2>/dev/null || fail "fxsamplerd exited: $(cat "$tmp/log")"
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "fxsamplerd does not serve HTTP after 10 s"
-		sleep 0.1
-	done
-}
+. "$here/lib.sh"
 
 started=$(date +%s)
 command -v go >/dev/null || fail "go not found (golang-go): go tool pprof is the client"

@@ -24,6 +24,7 @@ dbin=$2
 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
+. "$here/lib.sh"
 # node --perf-basic-prof also writes a V8 log into its working directory
 cd "$tmp"
 dpid=
@@ -39,15 +40,6 @@ fail()
 {
 	echo "FAIL: jit: $*"
 	exit 1
-}
-# within A B: |A - B| <= 3
-within()
-{
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 3) }'
-}
-share()
-{
-	awk -v n="$1" '$1 == n { print $2 }' "$2"
 }
 main_tid()
 {

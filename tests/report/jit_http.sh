@@ -20,6 +20,7 @@ dbin=$2
 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
+. "$here/lib.sh"
 cd "$tmp"
 dpid=
 npid=
@@ -37,21 +38,6 @@ fail()
 	echo "FAIL: jithttp: $*"
 	[ -f "$tmp/log" ] && tail -20 "$tmp/log"
 	exit 1
-}
-# within A B: |A - B| <= 3
-within()
-{
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 3) }'
-}
-share()
-{
-	awk -v n="$1" '$1 == n { print $2 }' "$2"
-}
-free_port()
-{
-	p=$((20000 + ($$ + 7) % 20000))
-	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
-	echo "$p"
 }
 
 command -v node >/dev/null || fail "node not found (make deps installs nodejs)"
@@ -71,16 +57,7 @@ directory = $tmp/data
 http_listen = 127.0.0.1:$port
 http_max_seconds = 30
 EOC
-: >"$tmp/log"
-"$dbin" -v --socket "$tmp/sock" --config "$tmp/conf" 2>>"$tmp/log" &
-dpid=$!
-i=0
-until grep -q "http: serving" "$tmp/log"; do
-	kill -0 "$dpid" 2>/dev/null || fail "fxsamplerd exited: $(cat "$tmp/log")"
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "fxsamplerd does not serve HTTP after 10 s"
-	sleep 0.1
-done
+start_daemon "$tmp/conf"
 
 echo "== jithttp: node --perf-basic-prof under continuous mode, a 4 s scrape"
 mkdir -p "$user/cp"

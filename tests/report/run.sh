@@ -57,6 +57,7 @@ skip()
 {
 	echo "SKIP: $*; NOT RUN"
 }
+. "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	skip "check-report needs root (it records with BPF)"
@@ -127,12 +128,6 @@ names()
 }
 
 # --- debuginfod: a stripped program, its debug file only on a local server ---
-free_port()
-{
-	p=$((20000 + $$ % 20000))
-	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
-	echo "$p"
-}
 
 debuginfod_tier()
 {
