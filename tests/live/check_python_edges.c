@@ -355,6 +355,10 @@ static Suite *edges_suite(void)
 	/* a case each, for CK_RUN_CASE */
 	size_t nr = getenv("FXS_PY_UNFINISHED") ? sizeof(cases) / sizeof(cases[0]) : 2;
 
+	if (nr == 2)
+		printf("SKIP: check_python_edges' json and short cases are not finished "
+		       "(FXS_PY_UNFINISHED=1 runs them); NOT RUN\n");
+
 	for (size_t i = 0; i < nr; i++) {
 		TCase *tc = tcase_create(cases[i].name);
 
