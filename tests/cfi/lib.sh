@@ -85,6 +85,13 @@ top_agree()
 		END { exit bad ? 1 : 0 }' "$1" "$2.top"
 }
 
+# The folded file given with each stack's leaf frame cut (its callers, added up).
+cut_leaf()
+{
+	awk -F '\t' '{ n = split($1, f, ";"); s = f[1]; for (i = 2; i < n; i++) s = s ";" f[i]
+		sum[s] += $2 } END { for (s in sum) printf "%s\t%d\n", s, sum[s] }' "$1"
+}
+
 # How many stacks a folded file has.
 total()
 {
