@@ -85,11 +85,18 @@ top_agree()
 		END { exit bad ? 1 : 0 }' "$1" "$2.top"
 }
 
-# The folded file given with each stack's leaf frame cut (its callers, added up).
-cut_leaf()
+# perf's top 10 stacks of $2 with 1 % or more, each found in $1 with at least
+# half its share (both folded; prints them): the same stacks, whatever the
+# split of time between two leaves.
+top_found()
 {
-	awk -F '\t' '{ n = split($1, f, ";"); s = f[1]; for (i = 2; i < n; i++) s = s ";" f[i]
-		sum[s] += $2 } END { for (s in sum) printf "%s\t%d\n", s, sum[s] }' "$1"
+	sort -t "$(printf '\t')" -k2,2nr "$2" | head -10 >"$2.top"
+	awk -F '\t' -v on="$(total "$1")" -v pn="$(total "$2")" '
+		FNR == NR { ours[$1] = $2; next }
+		{ p = 100 * $2 / pn; o = 100 * ours[$1] / on
+		  printf "  %5.1f%% %5.1f%%  %s\n", p, o, substr($1, length($1) > 110 ? length($1) - 109 : 1)
+		  if (p >= 1 && o < p / 2) bad++ }
+		END { exit bad ? 1 : 0 }' "$1" "$2.top"
 }
 
 # How many stacks a folded file has.
