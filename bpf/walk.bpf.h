@@ -26,6 +26,14 @@
  * (kernel addresses fill the upper half on all three), so a pc with it set
  * was interrupted in the kernel.
  */
+/*
+ * The frame-pointer walkers' loops stop at 127 frames (flagged truncated when
+ * the chain goes on), below FXS_MAX_FRAMES (255, the CFI walker's bpf_loop):
+ * Linux 6.1's verifier gave up on walk_fast unrolled to 255 (E2BIG, the VM
+ * tier's fpleaf on Debian 12's x86-64 and arm64 kernels).
+ */
+#define FXS_FP_WALK_FRAMES 128
+
 static __always_inline bool fxs_user_addr(__u64 addr)
 {
 	return (__s64)addr >= 0;
@@ -79,7 +87,7 @@ static __always_inline __u32 walk_simple(__u64 *frames, __u64 fp, __u64 sp, __u6
 	__u64 pair[2], ret, next;
 	__u32 n = 1;
 
-	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
+	for (int i = 1; i < FXS_FP_WALK_FRAMES; i++) {
 		if (fp == 0)
 			return n;
 		if (fp & 7) {
@@ -149,7 +157,7 @@ static __always_inline __u32 walk_fast(struct fxs_walk_win *win, __u64 *frames, 
 	__u64 base = 0, len = 0, off, room, cap = FXS_WALK_FIRST, lo, hi, rec, ret, next;
 	__u32 n = 1;
 
-	for (int i = 1; i < FXS_MAX_FRAMES; i++) {
+	for (int i = 1; i < FXS_FP_WALK_FRAMES; i++) {
 		if (fp == 0)
 			return n;
 		if (fp & 7) {
