@@ -121,7 +121,7 @@ check()
 	if [ $((ours * 100)) -lt $((theirs * 98)) ]; then
 		echo "FAIL $name: entry share ${ours}‰ < 0.98 x perf's ${theirs}‰"; failed=1
 	fi
-	top_agree "$tmp/$name.1.ours" "$tmp/$name.1.perf" && return
+	top_cmp within5 "$tmp/$name.1.ours" "$tmp/$name.1.perf" && return
 	# One 3 s run of either tool can move a few points of time between a
 	# function and its callee (perf's 8 KiB copies slow the target, too):
 	# a second run of both, and the two of each added up, decide.
@@ -129,14 +129,14 @@ check()
 	run_both "$name" "$comm" 2 || { failed=1; return; }
 	pool "$tmp/$name.1.ours" "$tmp/$name.2.ours" >"$tmp/$name.ours"
 	pool "$tmp/$name.1.perf" "$tmp/$name.2.perf" >"$tmp/$name.perf"
-	top_agree "$tmp/$name.ours" "$tmp/$name.perf" && return
+	top_cmp within5 "$tmp/$name.ours" "$tmp/$name.perf" && return
 	# The split of time between two leaves moved from run to run of one tool
 	# (python3.11's eval loop against the unnamed helper it calls: 26 to 40 %
 	# in ours, CI 2026-12-05, while perf's stayed 37 to 39 %). Then each of
 	# perf's stacks must be one of ours, with at least half its share: a
 	# walker that lost or changed a caller fails that.
 	echo "  $name: the leaves' split moved between runs; each of perf's stacks of 1 % or more in ours, with half its share or more"
-	if ! top_found "$tmp/$name.ours" "$tmp/$name.perf"; then
+	if ! top_cmp found "$tmp/$name.ours" "$tmp/$name.perf"; then
 		echo "FAIL $name: a top-10 stack of perf's is missing from fxsampler's (perf, fxsampler; two runs each)"
 		failed=1
 	fi

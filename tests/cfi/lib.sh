@@ -73,30 +73,20 @@ pool()
 	cat "$@" | awk -F '\t' '{ sum[$1] += $2 } END { for (s in sum) printf "%s\t%d\n", s, sum[s] }'
 }
 
-# perf's top 10 stacks of $2, each within 5 points in $1 (both folded; prints them).
-top_agree()
+# top_cmp RULE OURS PERF: perf's top 10 stacks of PERF against OURS (both
+# folded; prints them), each of which must pass RULE:
+#   within5  its share in OURS within 5 points of PERF's;
+#   found    at 1 % or more, in OURS with at least half its share: the same
+#            stacks, whatever the split of time between two leaves.
+top_cmp()
 {
-	sort -t "$(printf '\t')" -k2,2nr "$2" | head -10 >"$2.top"
-	awk -F '\t' -v on="$(total "$1")" -v pn="$(total "$2")" '
+	sort -t "$(printf '\t')" -k2,2nr "$3" | head -10 >"$3.top"
+	awk -F '\t' -v rule="$1" -v on="$(total "$2")" -v pn="$(total "$3")" '
 		FNR == NR { ours[$1] = $2; next }
 		{ p = 100 * $2 / pn; o = 100 * ours[$1] / on; d = o - p; if (d < 0) d = -d
 		  printf "  %5.1f%% %5.1f%%  %s\n", p, o, substr($1, length($1) > 110 ? length($1) - 109 : 1)
-		  if (d > 5) bad++ }
-		END { exit bad ? 1 : 0 }' "$1" "$2.top"
-}
-
-# perf's top 10 stacks of $2 with 1 % or more, each found in $1 with at least
-# half its share (both folded; prints them): the same stacks, whatever the
-# split of time between two leaves.
-top_found()
-{
-	sort -t "$(printf '\t')" -k2,2nr "$2" | head -10 >"$2.top"
-	awk -F '\t' -v on="$(total "$1")" -v pn="$(total "$2")" '
-		FNR == NR { ours[$1] = $2; next }
-		{ p = 100 * $2 / pn; o = 100 * ours[$1] / on
-		  printf "  %5.1f%% %5.1f%%  %s\n", p, o, substr($1, length($1) > 110 ? length($1) - 109 : 1)
-		  if (p >= 1 && o < p / 2) bad++ }
-		END { exit bad ? 1 : 0 }' "$1" "$2.top"
+		  if (rule == "within5" ? d > 5 : p >= 1 && o < p / 2) bad++ }
+		END { exit bad ? 1 : 0 }' "$2" "$3.top"
 }
 
 # How many stacks a folded file has.
