@@ -38,13 +38,19 @@ cleanup()
 }
 trap cleanup EXIT
 
-record()
+# Runs a command under FXS_LIVE_LOCK when it is set: the command records.
+locked()
 {
 	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
-		flock "$FXS_LIVE_LOCK" "$bin" record "$@"
+		flock "$FXS_LIVE_LOCK" "$@"
 	else
-		"$bin" record "$@"
+		"$@"
 	fi
+}
+
+record()
+{
+	locked "$bin" record "$@"
 }
 
 fail()
@@ -441,54 +447,25 @@ towers_tier()
 		alpha_leaf beta_leaf gamma_leaf || fail "towers in Chromium (screenshot $s/shot.png)"
 }
 
-# --- C++ and Rust names against c++filt (tests/report/demangle.sh) ---
-demangle_tier()
+# The tiers that are a script of their own: tier NAME runs
+# tests/report/SCRIPT ARGS... TMPDIR, TMPDIR being $tmp/NAME, under the lock.
+script_tier()
 {
-	mkdir -p "$tmp/demangle"
-	set -- sh tests/report/demangle.sh "$bin" "$tmp/demangle"
-	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
-		flock "$FXS_LIVE_LOCK" "$@" || fail "demangle"
-	else
-		"$@" || fail "demangle"
-	fi
+	name=$1 script=$2
+	shift 2
+	mkdir -p "$tmp/$name"
+	locked sh "tests/report/$script" "$@" "$tmp/$name" || fail "$name"
 }
 
-# --- fxsamplerd's HTTP endpoint (tests/report/http.sh) ---
-http_tier()
-{
-	mkdir -p "$tmp/http"
-	set -- sh tests/report/http.sh "$bin" "$(dirname "$bin")/fxsamplerd" \
-		"${FXS_PROGS:-$(pwd)/.output/progs}" "$tmp/http"
-	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
-		flock "$FXS_LIVE_LOCK" "$@" || fail "http"
-	else
-		"$@" || fail "http"
-	fi
-}
-
-# --- JIT code named from perf maps (tests/report/jit.sh) ---
-jit_tier()
-{
-	mkdir -p "$tmp/jit"
-	set -- sh tests/report/jit.sh "$bin" "$(dirname "$bin")/fxsamplerd" "$tmp/jit"
-	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
-		flock "$FXS_LIVE_LOCK" "$@" || fail "jit"
-	else
-		"$@" || fail "jit"
-	fi
-}
-
-# --- JIT code named in fxsamplerd's HTTP scrapes (tests/report/jit_http.sh) ---
-jithttp_tier()
-{
-	mkdir -p "$tmp/jithttp"
-	set -- sh tests/report/jit_http.sh "$bin" "$(dirname "$bin")/fxsamplerd" "$tmp/jithttp"
-	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
-		flock "$FXS_LIVE_LOCK" "$@" || fail "jithttp"
-	else
-		"$@" || fail "jithttp"
-	fi
-}
+dbin=$(dirname "$bin")/fxsamplerd
+# C++ and Rust names against c++filt
+demangle_tier() { script_tier demangle demangle.sh "$bin"; }
+# fxsamplerd's HTTP endpoint
+http_tier() { script_tier http http.sh "$bin" "$dbin" "${FXS_PROGS:-$(pwd)/.output/progs}"; }
+# JIT code named from perf maps
+jit_tier() { script_tier jit jit.sh "$bin" "$dbin"; }
+# JIT code named in fxsamplerd's HTTP scrapes
+jithttp_tier() { script_tier jithttp jit_http.sh "$bin" "$dbin"; }
 
 for t in $tests; do
 	case $t in
