@@ -91,7 +91,11 @@ asan()
 	# fails it. halt_on_error: the first report ends the process (exit != 0).
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-	export ASAN_OPTIONS UBSAN_OPTIONS
+	# ASan makes a test 2-3x slower, and a machine shared with other work
+	# slower again: Check's per-test timeouts (4 s by default) are for the
+	# plain build. A CI run of 2026-12-05 timed out two tests at a load of 10.
+	CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-5}
+	export ASAN_OPTIONS UBSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
 	failed=
 	for bin in $bins; do
 		echo "== $bin"
