@@ -1345,7 +1345,7 @@ def table_v(v):
 
 # --- m. mapping events: their cost on an exec-heavy build, against /proc reads ------
 
-MINIBUILD = os.path.join(HERE, "progs", "minibuild")
+MINIBUILD = os.path.join(OUT, "minibuild")  # written by progs/minibuild/gen.py (make -C bench build)
 M_KINDS = ["unprofiled", "events -p", "/proc -p", "events -a", "/proc -a"]
 # The build's own processes: the [unknown] share is theirs (-a samples the host too).
 M_BUILD_COMMS = {"sh", "make", "cc", "gcc", "cc1", "as", "collect2", "ld", "ld.bfd"}
