@@ -35,7 +35,8 @@ def measure():
     old = sysctl("kernel.bpf_stats_enabled", 1)
     try:
         for r in range(min(ROUNDS, 3)):
-            cli.append(cli_prog_cost(32))
+            c = cli_prog_cost(32)  # (ns per run, runs, run time, samples written)
+            cli.append(c[0] if c else None)
     finally:
         sysctl("kernel.bpf_stats_enabled", old)
     sec = {"hz": 9999, "unit": "ns per sample",
