@@ -7,7 +7,9 @@
 - no include cycle between modules (a module is FOLDER/NAME: its .c and .h);
 - includes between daemon's modules are folder-qualified ("util/clock.h"), so
   a name says where the file is;
-- no daemon source file is over MAX_LINES lines.
+- no daemon source file is over MAX_LINES lines;
+- no file of bench/ is over MAX_LINES lines either (its code: the results
+  files, bench/results*.json, are measured data, not code).
 Prints each problem on one line and exits 1 if there is any.
 """
 import os
@@ -47,6 +49,15 @@ def layout_rows(readme):
         if m:
             rows[m.group(1)] = m.group(2)
     return rows
+
+
+def bench_files(root):
+    """bench/'s files but the measured results and what Python or a run leaves."""
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ('__pycache__', 'out'))
+        for f in sorted(files):
+            if not f.endswith(('.json', '.pyc')):
+                yield os.path.join(dirpath, f)
 
 
 def cycles(graph):
@@ -123,14 +134,20 @@ def main():
                     if here in mods:
                         problems.append('daemon/%s: #include "%s": name its folder ("%s.h")'
                                         % (rel, inc, here))
+    nbench = 0
+    for path in bench_files('bench'):
+        nbench += 1
+        n = open(path, encoding='utf-8', errors='replace').read().count('\n')
+        if n > MAX_LINES:
+            problems.append('%s: %d lines (over %d): split it by job' % (path, n, MAX_LINES))
     for comp in cycles(graph):
         problems.append('include cycle between modules: %s' % ' <-> '.join(comp))
     for p in problems:
         print('layout-check: ' + p)
     if problems:
         return 1
-    print('layout-check: %d modules in %d folders, no cycle, README matches'
-          % (len(mods), len(folders)))
+    print('layout-check: %d modules in %d folders, no cycle, README matches; %d files of bench/ '
+          'within %d lines' % (len(mods), len(folders), nbench, MAX_LINES))
     return 0
 
 

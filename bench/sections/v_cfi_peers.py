@@ -1,0 +1,270 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""
+Section v: whole stacks by CFI beside perf --call-graph dwarf and perf -g
+(issue 22). A python3.11 loop's slowdown and the output's bytes per sample
+under each (v_slowdown), the unwind tables of a whole-host capture
+(v_host_tables), and how soon a program of 40 modules without frame pointers
+gets whole stacks after its exec (v_whole_after_exec).
+"""
+import os
+import random
+import re
+
+from .common import (FXS, OUT, PYTHON, ROUNDS, TMP, chain_env, fmt, fxs_summary, have, log,
+                     perf_samples, read_chain, results, run, stats, target)
+
+LETTER, KEY = "v", "v_cfi_peers"
+MODS40 = os.path.join(OUT, "mods40")
+V_SECONDS = float(os.environ.get("FXS_BENCH_V_SECONDS", "1"))
+
+# A pure-Python loop of fixed work (python3.11 is Debian's, built without frame
+# pointers); it writes "WALL_NS CPU_NS" of its work to $FXS_BENCH_OUT.
+V_LOOP = """
+import os, sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def mid(n):
+    return leaf(n) + 1
+def top(iters):
+    t = 0
+    for _ in range(iters):
+        t += mid(1000)
+    return t
+t0, c0 = time.monotonic_ns(), time.process_time_ns()
+top(int(sys.argv[1]))
+with open(os.environ["FXS_BENCH_OUT"], "w") as f:
+    f.write("%d %d\\n" % (time.monotonic_ns() - t0, time.process_time_ns() - c0))
+"""
+V_KINDS = ["fxsampler", "perf-dwarf", "perf-fp"]
+
+
+def v_cmd(kind, hz, work, out):
+    if kind == "none":
+        return work
+    if kind == "fxsampler":
+        return [FXS, "record", "-q", "--unwind=auto", "-F", str(hz), "-o", out, "--"] + work
+    if kind == "perf-dwarf":
+        return ["perf", "record", "-q", "--call-graph", "dwarf", "-F", str(hz), "-o", out,
+                "--"] + work
+    if kind == "perf-fp":
+        return ["perf", "record", "-q", "-g", "-F", str(hz), "-o", out, "--"] + work
+    raise ValueError(kind)
+
+
+def v_one(kind, hz, work):
+    res = os.path.join(TMP, "v.res")
+    out = os.path.join(TMP, "v." + kind)
+    if os.path.exists(out):
+        os.unlink(out)
+    rc, o, e, wall, ru = run(v_cmd(kind, hz, work, out), env=chain_env(res))
+    target_wall, target_cpu = read_chain(res)
+    r = {"target_wall_ns": target_wall, "target_cpu_ns": target_cpu}
+    if target_wall is None:
+        log("   %s %d: no result (rc %d): %s" % (kind, hz, rc, e.strip()[-300:]))
+        return r
+    if kind == "fxsampler":
+        r["samples"] = fxs_summary(e).get("samples")
+    elif kind != "none":
+        r["samples"] = perf_samples(out)
+    if kind != "none" and os.path.exists(out):
+        r["bytes"] = os.path.getsize(out)
+        if r.get("samples"):
+            r["bytes_per_sample"] = r["bytes"] / r["samples"]
+    return r
+
+
+def v_calibrate(script):
+    res = os.path.join(TMP, "vcal.res")
+    iters = 2000
+    run([PYTHON, script, str(iters)], env=chain_env(res))
+    wall, _ = read_chain(res)
+    return max(100, int(iters * V_SECONDS * 1e9 / wall)) if wall else iters
+
+
+def v_slowdown(rounds):
+    """The target's slowdown and the bytes per sample: python3.11 running a
+    fixed amount of pure-Python work (its own wall time of that work, so the
+    profilers' start and stop are not in it) unprofiled and under each
+    profiler at 1 and 10 kHz, every condition once per round in a shuffled
+    order; slowdown = wall / median unprofiled wall - 1, and the same of the
+    target's CPU time (user + sys: what sampling costs the target itself,
+    less swayed than wall time by the other work of this shared host, and
+    the figure the 1 kHz target is judged on); bytes per sample = the output
+    file's size over the samples in it (fxsampler's summary; perf script's
+    sample count)."""
+    script = os.path.join(TMP, "v_loop.py")
+    with open(script, "w") as f:
+        f.write(V_LOOP)
+    iters = v_calibrate(script)
+    work = [PYTHON, script, str(iters)]
+    runs = {}
+    kinds = [k for k in V_KINDS if k == "fxsampler" or have("perf")]
+    for r in range(rounds):
+        jobs = [("none", 0)] * 2 + [(k, hz) for k in kinds for hz in (1000, 10000)]
+        random.shuffle(jobs)
+        for kind, hz in jobs:
+            runs.setdefault("%s@%d" % (kind, hz), []).append(v_one(kind, hz, work))
+        log("   round %d/%d done" % (r + 1, rounds))
+    base = stats([x["target_wall_ns"] for x in runs["none@0"]])
+    base_cpu = stats([x["target_cpu_ns"] for x in runs["none@0"]])
+    sec = {"target": "python3.11 pure-Python loop, %d iterations" % iters,
+           "method": " ".join(v_slowdown.__doc__.split()),
+           "unprofiled_ns": base, "unprofiled_cpu_ns": base_cpu, "slowdown_pct": {},
+           "cpu_slowdown_pct": {}, "bytes_per_sample": {}, "samples": {}}
+    for key, rs in runs.items():
+        if key == "none@0":
+            continue
+        sec["slowdown_pct"][key] = stats(
+            [(x["target_wall_ns"] / base["median"] - 1) * 100 if x.get("target_wall_ns")
+             and base else None for x in rs])
+        sec["cpu_slowdown_pct"][key] = stats(
+            [(x["target_cpu_ns"] / base_cpu["median"] - 1) * 100 if x.get("target_cpu_ns")
+             and base_cpu else None for x in rs])
+        sec["bytes_per_sample"][key] = stats([x.get("bytes_per_sample") for x in rs])
+        sec["samples"][key] = stats([x.get("samples") for x in rs])
+    return sec
+
+
+def v_host_tables():
+    """A whole-host capture (record -a --unwind=auto, 3 s at 99 Hz) on this
+    machine: the tables it made and loaded, from record's summary (every
+    process's modules, shared by build id)."""
+    out = os.path.join(TMP, "v_host.fxt")
+    rc, o, e, wall, ru = run([FXS, "record", "-a", "-q", "--unwind=auto", "-F", "99", "-d", "3s",
+                              "-o", out])
+    m = re.search(r"unwind tables: (\d+) modules, (\d+) KiB of (\d+) KiB loaded, (\d+) evicted, "
+                  r"(\d+) without CFI, (\d+) failed; made in (\d+) ms", e)
+    if os.path.exists(out):
+        os.unlink(out)
+    if not m:
+        log("   record -a: no table summary (rc %d): %s" % (rc, e.strip()[-300:]))
+        return {"status": "no table summary (rc %d)" % rc}
+    mods, kib, cap, evicted, nocfi, failed, ms = map(int, m.groups())
+    s = fxs_summary(e)
+    return {"method": " ".join(v_host_tables.__doc__.split()), "modules": mods,
+            "bytes": kib * 1024, "cap_bytes": cap * 1024, "evicted": evicted,
+            "without_cfi": nocfi, "failed": failed, "gen_ms": ms,
+            "samples": s.get("samples")}
+
+
+V_MODS = 40
+
+
+def v_whole_after_exec(rounds):
+    """How long after a new process starts its stacks become whole:
+    bench/progs/mods40 maps 40 shared libraries built -O2
+    -fomit-frame-pointer (main -> m0 -> .. -> m39, which spins). record -F
+    999 --unwind=auto runs a python3.11 that writes CLOCK_BOOTTIME and execs
+    mods40 (same pid; fxsampler forgets its mappings at exec); the figure is
+    the time from that exec to the first sample whose stack holds m0 .. m39,
+    main and _start (report --perf-script), and, for reference, to its first
+    sample of any kind. The tables of libc and ld.so are already loaded (the
+    python's); those of mods40 and its 40 libraries are not."""
+    mark = os.path.join(TMP, "v_exec.mark")
+    shim = ("import os, sys, time\n"
+            "open(sys.argv[1], 'w').write(str(time.clock_gettime_ns(time.CLOCK_BOOTTIME)))\n"
+            "os.execv(sys.argv[2], sys.argv[2:])\n")
+    want = ["m%d" % i for i in range(V_MODS)] + ["main", "_start"]
+    whole, first, nframes = [], [], []
+    for r in range(rounds):
+        out = os.path.join(TMP, "v_mods.fxt")
+        rc, o, e, wall, ru = run([FXS, "record", "-q", "--unwind=auto", "-F", "999", "-o", out,
+                                  "--", PYTHON, "-c", shim, mark, MODS40, "1"])
+        try:
+            exec_ns = int(open(mark).read())
+        except (OSError, ValueError):
+            log("   mods40: no exec mark (rc %d): %s" % (rc, e.strip()[-300:]))
+            continue
+        script = os.path.join(TMP, "v_mods.ps")
+        run([FXS, "report", out, "--no-debuginfod", "--perf-script", script])
+        t_first = t_whole = None
+        try:
+            text = open(script).read()
+        except OSError:
+            text = ""
+        for block in text.split("\n\n"):
+            lines = block.strip().splitlines()
+            if not lines or not lines[0].startswith("mods40 "):
+                continue
+            m = re.search(r" (\d+)\.(\d{9}): ", lines[0])
+            if not m:
+                continue
+            ts = int(m.group(1)) * 10**9 + int(m.group(2))
+            if ts < exec_ns:
+                continue
+            if t_first is None:
+                t_first = ts
+            syms = set(l.split()[1] for l in lines[1:] if len(l.split()) > 1)
+            if all(w in syms for w in want):
+                t_whole = ts
+                nframes.append(len(lines) - 1)
+                break
+        if t_first is not None:
+            first.append((t_first - exec_ns) / 1e6)
+        if t_whole is not None:
+            whole.append((t_whole - exec_ns) / 1e6)
+        else:
+            log("   mods40: no whole stack in round %d" % (r + 1))
+    return {"method": " ".join(v_whole_after_exec.__doc__.split()), "modules": V_MODS,
+            "exec_to_whole_ms": stats(whole), "exec_to_first_sample_ms": stats(first),
+            "whole_stack_frames": stats(nframes)}
+
+
+def measure():
+    log("== v. CFI whole stacks beside perf --call-graph dwarf and perf -g (python3.11, "
+        "tables, a program of 40 modules)")
+    if not os.path.exists(PYTHON):
+        results["sections"][KEY] = {"status": "NOT RUN: %s missing" % PYTHON}
+        return
+    rounds = min(ROUNDS, 3)
+    sec = v_slowdown(rounds)
+    sec["host_tables"] = v_host_tables()
+    if os.path.exists(MODS40):
+        sec["mods40"] = v_whole_after_exec(rounds)
+    results["sections"][KEY] = sec
+    sd, bps = sec["cpu_slowdown_pct"], sec["bytes_per_sample"]
+    f, p = sd.get("fxsampler@1000"), sd.get("perf-dwarf@1000")
+    if f and p:
+        target("v: python3.11 CPU slowdown at 1 kHz <= perf dwarf's", "%.1f%% vs %.1f%%" % (
+            f["median"], p["median"]), "<= perf dwarf", f["median"] <= p["median"])
+    f, p = bps.get("fxsampler@10000"), bps.get("perf-dwarf@10000")
+    if f and p:
+        target("v: .fxt bytes/sample <= 1/10 of perf dwarf's (10 kHz)", "%.0f vs %.0f" % (
+            f["median"], p["median"]), "<= 0.1x", f["median"] <= p["median"] / 10)
+
+
+def table(v):
+    if "status" in v:
+        print("\nv. CFI beside perf: %s" % v["status"])
+        return
+    print("\nv. %s: slowdown %% of unprofiled (wall %s ms, CPU %s ms), output bytes per "
+          "sample" % (v["target"], fmt(v["unprofiled_ns"], scale=1e-6),
+                      fmt(v.get("unprofiled_cpu_ns"), scale=1e-6)))
+    print("   %-11s%-20s%-20s%-20s%-20s%-16s%s" % ("", "wall 1 kHz", "wall 10 kHz", "CPU 1 kHz",
+                                                 "CPU 10 kHz", "B/sample 1 kHz",
+                                                 "B/sample 10 kHz"))
+    for k in ["fxsampler", "perf-dwarf", "perf-fp"]:
+        sd, cd, b = v["slowdown_pct"], v.get("cpu_slowdown_pct", {}), v["bytes_per_sample"]
+        print("   %-11s%-20s%-20s%-20s%-20s%-16s%s" % (
+            k, fmt(sd.get(k + "@1000"), "%", digits=1), fmt(sd.get(k + "@10000"), "%", digits=1),
+            fmt(cd.get(k + "@1000"), "%", digits=1), fmt(cd.get(k + "@10000"), "%", digits=1),
+            fmt(b.get(k + "@1000")), fmt(b.get(k + "@10000"))))
+    print("   fxsampler = record --unwind=auto; perf-dwarf = perf record --call-graph dwarf; "
+          "perf-fp = perf record -g")
+    h = v.get("host_tables", {})
+    if "status" in h:
+        print("   whole-host capture: %s" % h["status"])
+    elif h:
+        print("   whole-host capture (record -a, 3 s): %d modules' tables, %.1f MiB (cap %.0f MiB), "
+              "%d evicted, %d without CFI, %d failed, made in %d ms" % (
+                  h["modules"], h["bytes"] / 2**20, h["cap_bytes"] / 2**20, h["evicted"],
+                  h["without_cfi"], h["failed"], h["gen_ms"]))
+    m = v.get("mods40")
+    if m:
+        print("   a program of %d modules without frame pointers: exec -> first whole stack %s ms "
+              "(exec -> first sample %s ms)" % (m["modules"],
+                                                fmt(m["exec_to_whole_ms"], digits=1),
+                                                fmt(m["exec_to_first_sample_ms"], digits=1)))
