@@ -31,7 +31,8 @@ struct proc_ent {
 	pid_t nspid;	  /* its pid in its own namespace: the map's name */
 	uint32_t uids[4]; /* real, effective, saved, fs */
 	uint64_t start_real_ns;
-	int tmp; /* index in tmps, -1: none */
+	int tmp;	  /* index in tmps, -1: none */
+	unsigned tmp_why; /* none: why (PERFMAP_SKIP_*) */
 	struct idset pcs;
 };
 
@@ -101,15 +102,18 @@ static void refuse(struct perfmap_capture *pc, pid_t pid)
 /*
  * The process's tmp, as it sees it: a directory of its root, not a
  * symlink. Held by an O_PATH fd, shared by every process that
- * sees the same one; -1 when it cannot be had.
+ * sees the same one; -1 when it cannot be had, and *why.
  */
-static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
+static int get_tmp(struct perfmap_capture *pc, const char *pid_dir, unsigned *why)
 {
 	struct stat st;
 	int fd = perfmap_open_tmp(pid_dir);
 
-	if (fd < 0)
+	*why = PERFMAP_SKIP_ERROR;
+	if (fd < 0) {
+		*why = perfmap_tmp_skip(fd);
 		return -1;
+	}
 	if (fstat(fd, &st)) {
 		close(fd);
 		return -1;
@@ -122,6 +126,7 @@ static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
 	}
 	if (pc->nr_tmps >= PERFMAP_MAX_TMPS) {
 		close(fd);
+		*why = PERFMAP_SKIP_TMPS;
 		return -1;
 	}
 	pc->tmps[pc->nr_tmps] = (struct tmp_dir){fd, st.st_dev, st.st_ino};
@@ -143,7 +148,7 @@ int perfmap_capture_follow(struct perfmap_capture *pc, pid_t pid, const char *pi
 	e.nspid = info.nspid;
 	memcpy(e.uids, info.uids, sizeof(e.uids));
 	e.start_real_ns = info.start_real_ns;
-	e.tmp = get_tmp(pc, pid_dir);
+	e.tmp = get_tmp(pc, pid_dir, &e.tmp_why);
 	find_proc(pc, pid, &pos);
 	if (array_reserve((void **)&pc->procs, &pc->cap_procs, pc->nr_procs, sizeof(*pc->procs)))
 		return -ENOMEM;
@@ -232,7 +237,7 @@ static int read_proc(struct perfmap_capture *pc, struct fxt_stream *s, struct pr
 		return 0;
 	pc->st.pcs += n;
 	if (p->tmp < 0) {
-		skipped(pc, p, PERFMAP_SKIP_NO_TMP);
+		skipped(pc, p, p->tmp_why);
 		return 0;
 	}
 	fd = perfmap_open_map(pc->tmps[p->tmp].fd, p->nspid);
@@ -312,15 +317,24 @@ int perfmap_capture_write_counters(const struct perfmap_capture *pc, struct fxt_
 	uint64_t values[6 + PERFMAP_SKIP_NR] = {pc->st.maps_read,   pc->st.maps_absent,
 						pc->st.entries,	    pc->st.pcs,
 						pc->st.pcs_dropped, pc->st.procs_dropped};
-	uint64_t looked = pc->st.maps_read + pc->st.maps_absent;
+	uint64_t looked = pc->st.maps_read + pc->st.maps_absent, later = 0;
+	int err;
 
 	for (unsigned i = 0; i < PERFMAP_SKIP_NR; i++) {
 		names[6 + i] = perfmap_skip_name(i);
 		values[6 + i] = pc->st.skipped[i];
 		looked += pc->st.skipped[i];
+		later += i >= PERFMAP_SKIP_FIRST_LATER ? pc->st.skipped[i] : 0;
 	}
 	if (!looked && !pc->st.procs_dropped)
 		return 0;
-	return fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap", 0, names, values,
-				  6 + PERFMAP_SKIP_NR);
+	/* an event holds 15 arguments: the reasons added later go in a second one */
+	err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap", 0, names, values,
+				 6 + PERFMAP_SKIP_FIRST_LATER);
+	if (!err && later)
+		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap_skipped", 0,
+					 names + 6 + PERFMAP_SKIP_FIRST_LATER,
+					 values + 6 + PERFMAP_SKIP_FIRST_LATER,
+					 PERFMAP_SKIP_NR - PERFMAP_SKIP_FIRST_LATER);
+	return err;
 }

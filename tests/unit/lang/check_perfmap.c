@@ -359,6 +359,79 @@ START_TEST(test_capture_flush)
 }
 END_TEST
 
+static char last_told[256];
+
+static void tell_keep(void *ctx, uint32_t pid, const char *text)
+{
+	(void)ctx;
+	(void)pid;
+	snprintf(last_told, sizeof(last_told), "%s", text);
+}
+
+/*
+ * A process followed after its exit (a zombie: its status still there, its
+ * root not): skipped as gone, in those words, and counted in the second
+ * counter event; not as "no plain tmp directory".
+ */
+START_TEST(test_capture_gone)
+{
+	struct perfmap_stats st;
+	struct perfmap_capture *pc;
+	struct mem_sink m;
+	struct fxt_stream *s;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	bool seen = false;
+	char proc[32];
+	pid_t child = fork();
+
+	ck_assert_int_ge(child, 0);
+	if (!child)
+		_exit(0);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)child);
+	/* a zombie until reaped */
+	for (int i = 0; i < 200; i++) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/root", proc);
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		close(fd);
+		usleep(5000);
+	}
+	pc = perfmap_capture__new(tell_keep, NULL);
+	ck_assert_ptr_nonnull(pc);
+	s = new_stream(&m);
+	ck_assert_int_eq(perfmap_capture_follow(pc, child, proc), 0);
+	ck_assert_int_eq(perfmap_capture_note(pc, child, 0x1004), 0);
+	ck_assert_int_eq(perfmap_capture_finish(pc, s), 0);
+	perfmap_capture_stats(pc, &st);
+	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_GONE], 1);
+	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_NO_TMP], 0);
+	ck_assert_msg(strstr(last_told, "not used: the process had exited before its root could "
+					"be opened"),
+		      "told '%s'", last_told);
+	ck_assert_int_eq(perfmap_capture_write_counters(pc, s, 1), 0);
+	end_stream(s);
+	r = open_sink(&m);
+	while (fxt_reader_next(r, &rec) == 1) {
+		if (rec.type != FXT_RT_EVENT || !rec.name || strcmp(rec.name, "perfmap_skipped"))
+			continue;
+		ck_assert_uint_eq(rec.nr_args, 2);
+		ck_assert_str_eq(rec.args[0].name, "skipped_gone");
+		ck_assert_uint_eq(rec.args[0].u, 1);
+		seen = true;
+	}
+	fxt_reader__free(r);
+	ck_assert(seen);
+	waitpid(child, NULL, 0);
+	free(m.data);
+	perfmap_capture__free(pc);
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap");
@@ -371,6 +444,7 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(tc, test_blob);
 	tcase_add_test(tc, test_read_checks);
 	tcase_add_test(tc, test_capture_flush);
+	tcase_add_test(tc, test_capture_gone);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
