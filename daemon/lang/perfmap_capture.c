@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "capture/procinfo.h"
 #include "util/idset.h"
 #include "util/sorted.h"
 #include "lang/perfmap.h"
@@ -31,8 +32,10 @@ struct proc_ent {
 	pid_t nspid;	  /* its pid in its own namespace: the map's name */
 	uint32_t uids[4]; /* real, effective, saved, fs */
 	uint64_t start_real_ns;
-	int tmp;	  /* index in tmps, -1: none */
-	unsigned tmp_why; /* none: why (PERFMAP_SKIP_*) */
+	uint64_t start_boot_ns; /* to tell its pid reused (perfmap_capture_reap) */
+	int tmp;		/* index in tmps, -1: none */
+	unsigned tmp_why;	/* none: why (PERFMAP_SKIP_*) */
+	bool ended;		/* seen ended by perfmap_capture_reap(): read at its next call */
 	struct idset pcs;
 };
 
@@ -44,6 +47,7 @@ struct perfmap_capture {
 	struct idset refused; /* pids not followed (over the bound, or gone), up to MAX_REFUSED */
 	struct idset told;    /* (pid, reason) told already: an exec reads a map twice */
 	uint64_t nr_pcs;
+	size_t reap_at; /* where perfmap_capture_reap() looks next */
 	struct perfmap_stats st;
 	void (*tell)(void *ctx, uint32_t pid, const char *text);
 	void *ctx;
@@ -148,6 +152,7 @@ int perfmap_capture_follow(struct perfmap_capture *pc, pid_t pid, const char *pi
 	e.nspid = info.nspid;
 	memcpy(e.uids, info.uids, sizeof(e.uids));
 	e.start_real_ns = info.start_real_ns;
+	e.start_boot_ns = info.start_boot_ns;
 	e.tmp = get_tmp(pc, pid_dir, &e.tmp_why);
 	find_proc(pc, pid, &pos);
 	if (array_reserve((void **)&pc->procs, &pc->cap_procs, pc->nr_procs, sizeof(*pc->procs)))
@@ -288,6 +293,50 @@ int perfmap_capture_flush(struct perfmap_capture *pc, struct fxt_stream *s, pid_
 	idset_free(&p->pcs);
 	memmove(p, p + 1, (pc->nr_procs - pos - 1) * sizeof(*p));
 	pc->nr_procs--;
+	return err;
+}
+
+/*
+ * Whether p's process has ended: /proc/PID gone, or another process's now.
+ * Not a zombie: a leader that called pthread_exit() is one while its
+ * threads run on (its parent reaps an ended one at once, mostly).
+ */
+static bool proc_ended(const struct proc_ent *p)
+{
+	char dir[32];
+	uint64_t start;
+	int err;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)p->pid);
+	err = procinfo_start_ns(dir, &start);
+	return err == -ESRCH || (!err && start != p->start_boot_ns);
+}
+
+int perfmap_capture_reap(struct perfmap_capture *pc, struct fxt_stream *s, size_t max)
+{
+	size_t looked = 0;
+	int err = 0;
+
+	if (pc->reap_at >= pc->nr_procs)
+		pc->reap_at = 0;
+	while (!err && looked < max && pc->reap_at < pc->nr_procs) {
+		struct proc_ent *p = &pc->procs[pc->reap_at];
+
+		looked++;
+		/*
+		 * Seen ended at one call, read at the next: the samples it had
+		 * in the rings by then have been read, their pcs noted.
+		 */
+		if (!p->ended && p->pcs.len && proc_ended(p))
+			p->ended = true;
+		else if (p->ended) {
+			/* its entry goes: the next one moves to reap_at */
+			pc->st.reaped++;
+			err = perfmap_capture_flush(pc, s, p->pid);
+			continue;
+		}
+		pc->reap_at++;
+	}
 	return err;
 }
 
