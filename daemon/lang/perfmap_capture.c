@@ -220,6 +220,12 @@ static void skipped(struct perfmap_capture *pc, const struct proc_ent *p, unsign
 	char text[200];
 
 	pc->st.skipped[why]++;
+	/*
+	 * Gone before it was followed: a short process whose stack held a pc
+	 * in no file, mostly, with no map to speak of; counted, not told.
+	 */
+	if (why == PERFMAP_SKIP_GONE)
+		return;
 	if (!pc->tell || (pc->told.len < MAX_REFUSED &&
 			  idset_add(&pc->told, (uint64_t)p->pid << 8 | (why + 1)) == 0))
 		return;

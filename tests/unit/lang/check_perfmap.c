@@ -370,8 +370,8 @@ static void tell_keep(void *ctx, uint32_t pid, const char *text)
 
 /*
  * A process followed after its exit (a zombie: its status still there, its
- * root not): skipped as gone, in those words, and counted in the second
- * counter event; not as "no plain tmp directory".
+ * root not): counted as gone in the second counter event, not told, and not
+ * as "no plain tmp directory".
  */
 START_TEST(test_capture_gone)
 {
@@ -410,9 +410,8 @@ START_TEST(test_capture_gone)
 	perfmap_capture_stats(pc, &st);
 	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_GONE], 1);
 	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_NO_TMP], 0);
-	ck_assert_msg(strstr(last_told, "not used: the process had exited before its root could "
-					"be opened"),
-		      "told '%s'", last_told);
+	/* counted, not told: most such processes had no map */
+	ck_assert_msg(!last_told[0], "told '%s'", last_told);
 	ck_assert_int_eq(perfmap_capture_write_counters(pc, s, 1), 0);
 	end_stream(s);
 	r = open_sink(&m);
