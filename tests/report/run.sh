@@ -18,17 +18,20 @@
 #   jithttp  JIT code named in fxsamplerd's HTTP scrapes: node under continuous mode,
 #            go tool pprof against node --cpu-prof, a symlinked map refused once
 #            (tests/report/jit_http.sh).
+#   jitcont  JIT code named in fxsamplerd's continuous files: node across files rotated
+#            every 2 s, each file's shares against node --cpu-prof (tests/report/jit_cont.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp
+# jitcont").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp jitcont}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -490,6 +493,18 @@ jithttp_tier()
 	fi
 }
 
+# --- JIT code named in fxsamplerd's continuous files (tests/report/jit_cont.sh) ---
+jitcont_tier()
+{
+	mkdir -p "$tmp/jitcont"
+	set -- sh tests/report/jit_cont.sh "$bin" "$(dirname "$bin")/fxsamplerd" "$tmp/jitcont"
+	if [ -n "${FXS_LIVE_LOCK:-}" ]; then
+		flock "$FXS_LIVE_LOCK" "$@" || fail "jitcont"
+	else
+		"$@" || fail "jitcont"
+	fi
+}
+
 for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
@@ -498,6 +513,7 @@ for t in $tests; do
 	demangle) demangle_tier ;;
 	jit) jit_tier ;;
 	jithttp) jithttp_tier ;;
+	jitcont) jitcont_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;
