@@ -64,9 +64,13 @@ int perfmap_capture_flush(struct perfmap_capture *pc, struct fxt_stream *s, pid_
  * at most, round robin. 0 or -ENOMEM.
  */
 int perfmap_capture_reap(struct perfmap_capture *pc, struct fxt_stream *s, size_t max);
-/* How often a host-wide capture calls it, and its max: 4096 processes looked at in 16 s. */
-#define PERFMAP_REAP_NS	   1000000000ULL
-#define PERFMAP_REAP_PROCS 256
+/*
+ * How often a host-wide capture calls it, and its max: a map is read within
+ * half a second of its process's exit (a few JIT processes), 4096 processes
+ * are looked at in 8 s (512 reads of /proc a second at most).
+ */
+#define PERFMAP_REAP_NS	   250000000ULL
+#define PERFMAP_REAP_PROCS 128
 /* At the capture's end: every followed process's. */
 int perfmap_capture_finish(struct perfmap_capture *pc, struct fxt_stream *s);
 void perfmap_capture_stats(const struct perfmap_capture *pc, struct perfmap_stats *ret);
