@@ -11,7 +11,7 @@
 #   - in each such file, and over all of them, each function's share of those
 #     samples within 3 points of node's own --cpu-prof profile of the same run;
 #   - samples with an anon+0x... frame <= 2 % in each file;
-#   - the daemon told no perf map as not used.
+#   - the daemon told node's perf map as not used in no file.
 # Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, node (make deps).
 set -eu
 
@@ -77,8 +77,8 @@ dpid=
 rm -f "/tmp/perf-$spin.map"
 $shares cpuprofile "$user"/cp/*.cpuprofile spinA spinB >"$tmp/node.shares"
 echo "node --cpu-prof: $(tr '\n' ' ' <"$tmp/node.shares")"
-if grep "perf map of pid" "$tmp/log"; then
-	fail "the daemon told a perf map as not used"
+if grep "perf map of pid $spin " "$tmp/log"; then
+	fail "the daemon told node's perf map as not used"
 fi
 
 checked=0
