@@ -11,7 +11,10 @@
 #   - in each such file, and over all of them, each function's share of those
 #     samples within 3 points of node's own --cpu-prof profile of the same run;
 #   - samples with an anon+0x... frame <= 2 % in each file;
-#   - the daemon told node's perf map as not used in no file.
+#   - the daemon told node's perf map as not used in no file;
+#   - a second node that exits mid-file, its map removed a second after (as a
+#     script cleaning up would): read within half a second of its exit, the
+#     file names its code (spinA's share >= 50 %, anon <= 2 %).
 # Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, node (make deps).
 set -eu
 
@@ -66,6 +69,14 @@ echo "== jitcont: node --perf-basic-prof across continuous files of 2 s"
 mkdir -p "$user/cp"
 (cd "$user" && exec node --perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 7) &
 npid=$!
+# a second node that exits mid-file, its map removed a second later (as a
+# script cleaning up would): read at its exit, its file names its code
+sleep 1
+(cd "$user" && exec node --perf-basic-prof "$user/spin.js" 2) &
+short=$!
+wait "$short" || fail "the short node failed"
+sleep 1
+rm -f "/tmp/perf-$short.map"
 wait "$npid" || fail "node failed"
 spin=$npid
 npid=
@@ -102,6 +113,21 @@ for f in "$tmp"/data/*.fxt; do
 	checked=$((checked + 1))
 done
 [ "$checked" -ge 2 ] || fail "$checked files held 300 of node's samples in JavaScript, not 2 or more"
+# the short node: named in every file that holds 300 of its samples in JavaScript
+named=0
+for f in "$tmp"/data/*.fxt; do
+	n=$(basename "$f")
+	"$bin" report --tid "$short" --folded "$f" >"$tmp/$n.short" 2>/dev/null || continue
+	$shares folded-js "$tmp/$n.short" spinA spinB >"$tmp/$n.shortjs"
+	[ "$(share samples "$tmp/$n.shortjs")" -ge 300 ] || continue
+	$shares folded "$tmp/$n.short" spinA spinB >"$tmp/$n.shortall"
+	echo "$n, the short node: $(tr '\n' ' ' <"$tmp/$n.shortjs")| anon of all: $(share anon "$tmp/$n.shortall") %"
+	awk '$1 == "spinA" { exit !($2 >= 50) }' "$tmp/$n.shortjs" ||
+		fail "$n: the short node's spinA is not named (its map was removed a second after its exit)"
+	awk '$1 == "anon" { exit !($2 <= 2) }' "$tmp/$n.shortall" || fail "$n: the short node's anon frames over 2 %"
+	named=$((named + 1))
+done
+[ "$named" -ge 1 ] || fail "no file held 300 of the short node's samples in JavaScript"
 $shares folded-js "$tmp/all.folded" spinA spinB >"$tmp/all.ours"
 echo "all $checked files: $(tr '\n' ' ' <"$tmp/all.ours")"
 for fn in spinA spinB; do
