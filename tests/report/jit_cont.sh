@@ -8,8 +8,9 @@
 #   - every file with 300 or more of its samples in JavaScript names spinA and
 #     spinB ([JIT], from the map read at that file's end; the file node
 #     exited in, read at that file's end too);
-#   - in each such file, and over all of them, each function's share of those
-#     samples within 3 points of node's own --cpu-prof profile of the same run;
+#   - in each such file but node's first (its warm-up), and over all of them,
+#     each function's share of those samples within 3 points of node's own
+#     --cpu-prof profile of the same run;
 #   - samples with an anon+0x... frame <= 2 % in each file;
 #   - the daemon told node's perf map as not used in no file;
 #   - a second node that exits mid-file, its map removed a second after (as a
@@ -67,7 +68,7 @@ done
 
 echo "== jitcont: node --perf-basic-prof across continuous files of 2 s"
 mkdir -p "$user/cp"
-(cd "$user" && exec node --perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 7) &
+(cd "$user" && exec node --perf-basic-prof --cpu-prof --cpu-prof-dir="$user/cp" "$user/spin.js" 6) &
 npid=$!
 # a second node that exits mid-file, its map removed a second later (as a
 # script cleaning up would): read at its exit, its file names its code
@@ -93,6 +94,7 @@ if grep "perf map of pid $spin " "$tmp/log"; then
 fi
 
 checked=0
+first=yes
 : >"$tmp/all.folded"
 for f in "$tmp"/data/*.fxt; do
 	n=$(basename "$f")
@@ -105,10 +107,13 @@ for f in "$tmp"/data/*.fxt; do
 	echo "$n: $(tr '\n' ' ' <"$tmp/$n.ours")| anon of all: $(share anon "$tmp/$n.all") %"
 	"$bin" report --tid "$spin" --top 5 "$f" | grep -q 'spinA /.*spin.js:[0-9]*:[0-9]* \[JIT\]' ||
 		fail "$n: --top does not name spinA [JIT]: $("$bin" report --tid "$spin" --top 5 "$f")"
+	# node's first file holds its warm-up (code not yet optimized): the sum holds it
 	for fn in spinA spinB; do
+		[ "$first" = yes ] && break
 		within "$(share $fn "$tmp/$n.ours")" "$(share $fn "$tmp/node.shares")" ||
 			fail "$n: $fn's share differs from node's own profile by more than 3 points"
 	done
+	first=no
 	awk '$1 == "anon" { exit !($2 <= 2) }' "$tmp/$n.all" || fail "$n: anon frames over 2 %"
 	checked=$((checked + 1))
 done
