@@ -32,7 +32,7 @@
  * Linux 6.1's verifier gave up on walk_fast unrolled to 255 (E2BIG, the VM
  * tier's fpleaf on Debian 12's x86-64 and arm64 kernels).
  */
-#define FXS_FP_WALK_FRAMES 128
+#define FXS_FP_WALK_FRAMES (FXS_FP_MAX_FRAMES + 1)
 
 static __always_inline bool fxs_user_addr(__u64 addr)
 {

@@ -16,6 +16,12 @@
 /* FXT's backtrace frame count is an 8-bit field. */
 #define FXS_MAX_FRAMES 255
 /*
+ * The frame-pointer walkers (--unwind=fp) stop here: Linux 6.1's verifier
+ * refuses them unrolled longer (bpf/walk.bpf.h). record and fxsamplerd
+ * refuse a deeper --max-frames with them, and default to this.
+ */
+#define FXS_FP_MAX_FRAMES 127
+/*
  * Kernel frames of a sample or an off-CPU interval (record --kernel): the
  * kernel's own limit for a BPF stack (perf_event_max_stack's default).
  */

@@ -622,6 +622,10 @@ int capture_poll(struct capture *c, int timeout_ms)
 					python_capture_forget(c->py, gone[i]);
 			}
 		} while (n == 64);
+	} else if (!c->err && clock_ns(CLOCK_MONOTONIC) >= c->perfmap_reap_ns) {
+		/* host-wide, no pidfd tells of an exit: a map is read soon after it */
+		c->perfmap_reap_ns = clock_ns(CLOCK_MONOTONIC) + PERFMAP_REAP_NS;
+		c->err = perfmap_capture_reap(c->perfmap, c->fxt, PERFMAP_REAP_PROCS);
 	}
 	if (c->err)
 		return c->err;

@@ -35,7 +35,8 @@ struct capture {
 	struct targets *targets;	 /* a pid session's processes, by pidfd */
 	struct kstacks *kstacks;	 /* with opts.kernel */
 	struct perfmap_capture *perfmap; /* JIT code named from perf maps */
-	struct python_capture *py;	 /* with opts.python */
+	uint64_t perfmap_reap_ns;  /* host-wide: when its ended processes are looked for next */
+	struct python_capture *py; /* with opts.python */
 	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];

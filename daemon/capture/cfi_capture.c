@@ -25,6 +25,8 @@ struct cfi_capture {
 	struct cfi_tables *tables;
 	struct cfi_workers *workers;
 	struct cfi_counts counts;
+	struct cfi_lost lost; /* the modules on-CPU stacks lost their table in */
+	pid_t lost_pid;	      /* the sample's being looked up (lookup_had's) */
 };
 
 static const char *const count_names[CFI_COUNT_NR] = {
@@ -230,7 +232,27 @@ void cfi_capture__free(struct cfi_capture *cc)
 	/* the workers first: a table being made is waited for, then dropped */
 	cfi_workers__free(cc->workers);
 	cfi_tables__free(cc->tables);
+	cfi_lost_free(&cc->lost);
 	free(cc);
+}
+
+static enum cfi_lost_had lookup_had(void *ctx, uint64_t look, uint64_t ts, uint32_t *ret_id)
+{
+	const struct cfi_capture *cc = ctx;
+
+	return cfi_tables_had(cc->tables, cc->lost_pid, look, ts, ret_id);
+}
+
+/* An on-CPU stack that went by frame pointers for want of a table: which module's. */
+static void count_lost(struct cfi_capture *cc, const struct fxs_sample *s)
+{
+	uint32_t id = UINT32_MAX;
+
+	cc->lost_pid = (pid_t)s->pid;
+	if (cfi_lost_frame((const uint64_t *)(s + 1), s->nr_frames, s->time_ns, lookup_had, cc,
+			   &id) < 0 ||
+	    id == UINT32_MAX || cfi_lost_add(&cc->lost, id))
+		cc->lost.unknown++;
 }
 
 void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
@@ -241,6 +263,10 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 	v[reason < FXS_UE_NR ? reason : FXS_UE_NONE]++;
 	if (s->unwind_end & FXS_UE_FP_FALLBACK)
 		v[CFI_COUNT_FP_FALLBACK]++;
+	/* the frames follow an on-CPU sample's header (an off-CPU one's come later) */
+	if ((s->unwind_end & FXS_UE_FP_FALLBACK) && reason == FXS_UE_NO_TABLE &&
+	    !(s->flags & FXS_SF_OFFCPU))
+		count_lost(cc, s);
 }
 
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
@@ -286,6 +312,34 @@ size_t cfi_capture_modules(const struct cfi_capture *cc, struct cfi_mod_info *ou
 	return cfi_tables_modules(cc->tables, out, max);
 }
 
+/* The event "cfi_no_table": the modules most stacks lost their table in (unwind/cfi_lost.h). */
+static int write_lost(const struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
+{
+	struct cfi_lost_ent top[CFI_LOST_NAMED];
+	const char *names[CFI_LOST_NAMED + 1];
+	uint64_t values[CFI_LOST_NAMED + 1], rest;
+	size_t n = cfi_lost_top(&cc->lost, top, CFI_LOST_NAMED, &rest), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = cfi_tables_mod_name(cc->tables, top[i].id);
+
+		if (!name) {
+			rest += top[i].n;
+			continue;
+		}
+		names[k] = name;
+		values[k++] = top[i].n;
+	}
+	if (rest) {
+		names[k] = CFI_LOST_OTHERS;
+		values[k++] = rest;
+	}
+	if (!k)
+		return 0;
+	return fxt_stream_counter(s, ts, 0, 0, "fxsampler", CFI_LOST_EVENT, 0, names, values,
+				  (unsigned)k);
+}
+
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 {
 	static const char *const table_names[] = {
@@ -323,6 +377,8 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "cfi_tables", 0, table_names, v,
 					 11);
+	if (!err)
+		err = write_lost(cc, s, ts);
 	/* each module without a table, once (capture_finish writes this once) */
 	nr_mods = cfi_capture_modules(cc, mods, CFI_MODULES_WRITTEN);
 	for (size_t i = 0; !err && i < nr_mods && i < CFI_MODULES_WRITTEN; i++) {

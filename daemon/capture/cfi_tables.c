@@ -30,6 +30,7 @@ struct mod {
 	unsigned tries;		   /* times it was left out */
 	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
 	uint64_t last_used;
+	uint64_t loaded_ns; /* ops.now() when its table was last loaded */
 };
 
 /*
@@ -585,6 +586,7 @@ static int make_one(struct cfi_tables *t, size_t id)
 	m->n = n;
 	mod_done(t, m, CFI_MOD_LOADED);
 	set_table(t, (uint32_t)id, m->first, n);
+	m->loaded_ns = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
 	if (!m->tries)
 		t->stats.generated++;
 	else
@@ -755,4 +757,30 @@ int cfi_tables_publish_pending(struct cfi_tables *t)
 uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t)
 {
 	return t->ranges_dropped;
+}
+
+enum cfi_lost_had cfi_tables_had(const struct cfi_tables *t, pid_t pid, uint64_t look, uint64_t ts,
+				 uint32_t *ret_id)
+{
+	struct cproc *p = get_proc((struct cfi_tables *)t, pid, false);
+	struct rangemap_entry *e = p ? rangemap_find(&p->ranges, look) : NULL;
+	const struct fxs_cfi_range *r = e ? rangemap_value(e) : NULL;
+	const struct mod *m;
+
+	if (!r)
+		return CFI_HAD_NO_MODULE;
+	if (r->kind == FXS_CFI_RANGE_FP)
+		return CFI_HAD_TABLE;
+	*ret_id = r->kind == FXS_CFI_RANGE_TABLE ? r->table : UINT32_MAX;
+	m = r->kind == FXS_CFI_RANGE_TABLE && r->table < t->nr_mods ? &t->mods[r->table] : NULL;
+	/* no CFI, no code: walked by frame pointers, no table lost */
+	if (m && (m->state == CFI_MOD_NO_CFI || m->state == CFI_MOD_NO_CODE ||
+		  (m->state == CFI_MOD_LOADED && m->loaded_ns <= ts)))
+		return CFI_HAD_TABLE;
+	return CFI_HAD_NO_TABLE;
+}
+
+const char *cfi_tables_mod_name(const struct cfi_tables *t, uint32_t id)
+{
+	return id < t->nr_mods && t->mods[id].name ? t->mods[id].name : NULL;
 }

@@ -33,6 +33,7 @@
 
 #include "unwind.h"
 #include "unwind_maps.h"
+#include "unwind/cfi_lost.h"
 #include "unwind/cfi_status.h"
 
 struct cfi_tables_ops {
@@ -172,5 +173,15 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns);
 /* Whether tables are queued. */
 bool cfi_tables_pending(const struct cfi_tables *t);
 void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret);
+/*
+ * What pid's module at look had at ts (the records' clock) as far as is
+ * known now: a table loaded since before ts, or none (queued, loaded later,
+ * failed, evicted, left out; *ret_id its id, UINT32_MAX for a mapping no
+ * table is made for), or no module (unwind/cfi_lost.h).
+ */
+enum cfi_lost_had cfi_tables_had(const struct cfi_tables *t, pid_t pid, uint64_t look, uint64_t ts,
+				 uint32_t *ret_id);
+/* Table id's name (cfi_tables_name()), or NULL. */
+const char *cfi_tables_mod_name(const struct cfi_tables *t, uint32_t id);
 
 #endif /* FXS_DAEMON_CFI_TABLES_H */

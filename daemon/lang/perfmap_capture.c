@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "util/containers.h"
+#include "capture/procinfo.h"
 #include "util/idset.h"
 #include "util/sorted.h"
 #include "lang/perfmap.h"
@@ -31,7 +32,10 @@ struct proc_ent {
 	pid_t nspid;	  /* its pid in its own namespace: the map's name */
 	uint32_t uids[4]; /* real, effective, saved, fs */
 	uint64_t start_real_ns;
-	int tmp; /* index in tmps, -1: none */
+	uint64_t start_boot_ns; /* to tell its pid reused (perfmap_capture_reap) */
+	int tmp;		/* index in tmps, -1: none */
+	unsigned tmp_why;	/* none: why (PERFMAP_SKIP_*) */
+	bool ended;		/* seen ended by perfmap_capture_reap(): read at its next call */
 	struct idset pcs;
 };
 
@@ -43,6 +47,7 @@ struct perfmap_capture {
 	struct idset refused; /* pids not followed (over the bound, or gone), up to MAX_REFUSED */
 	struct idset told;    /* (pid, reason) told already: an exec reads a map twice */
 	uint64_t nr_pcs;
+	size_t reap_at; /* where perfmap_capture_reap() looks next */
 	struct perfmap_stats st;
 	void (*tell)(void *ctx, uint32_t pid, const char *text);
 	void *ctx;
@@ -101,15 +106,18 @@ static void refuse(struct perfmap_capture *pc, pid_t pid)
 /*
  * The process's tmp, as it sees it: a directory of its root, not a
  * symlink. Held by an O_PATH fd, shared by every process that
- * sees the same one; -1 when it cannot be had.
+ * sees the same one; -1 when it cannot be had, and *why.
  */
-static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
+static int get_tmp(struct perfmap_capture *pc, const char *pid_dir, unsigned *why)
 {
 	struct stat st;
 	int fd = perfmap_open_tmp(pid_dir);
 
-	if (fd < 0)
+	*why = PERFMAP_SKIP_ERROR;
+	if (fd < 0) {
+		*why = perfmap_tmp_skip(fd);
 		return -1;
+	}
 	if (fstat(fd, &st)) {
 		close(fd);
 		return -1;
@@ -122,6 +130,7 @@ static int get_tmp(struct perfmap_capture *pc, const char *pid_dir)
 	}
 	if (pc->nr_tmps >= PERFMAP_MAX_TMPS) {
 		close(fd);
+		*why = PERFMAP_SKIP_TMPS;
 		return -1;
 	}
 	pc->tmps[pc->nr_tmps] = (struct tmp_dir){fd, st.st_dev, st.st_ino};
@@ -143,7 +152,8 @@ int perfmap_capture_follow(struct perfmap_capture *pc, pid_t pid, const char *pi
 	e.nspid = info.nspid;
 	memcpy(e.uids, info.uids, sizeof(e.uids));
 	e.start_real_ns = info.start_real_ns;
-	e.tmp = get_tmp(pc, pid_dir);
+	e.start_boot_ns = info.start_boot_ns;
+	e.tmp = get_tmp(pc, pid_dir, &e.tmp_why);
 	find_proc(pc, pid, &pos);
 	if (array_reserve((void **)&pc->procs, &pc->cap_procs, pc->nr_procs, sizeof(*pc->procs)))
 		return -ENOMEM;
@@ -210,6 +220,12 @@ static void skipped(struct perfmap_capture *pc, const struct proc_ent *p, unsign
 	char text[200];
 
 	pc->st.skipped[why]++;
+	/*
+	 * Gone before it was followed: a short process whose stack held a pc
+	 * in no file, mostly, with no map to speak of; counted, not told.
+	 */
+	if (why == PERFMAP_SKIP_GONE)
+		return;
 	if (!pc->tell || (pc->told.len < MAX_REFUSED &&
 			  idset_add(&pc->told, (uint64_t)p->pid << 8 | (why + 1)) == 0))
 		return;
@@ -232,7 +248,7 @@ static int read_proc(struct perfmap_capture *pc, struct fxt_stream *s, struct pr
 		return 0;
 	pc->st.pcs += n;
 	if (p->tmp < 0) {
-		skipped(pc, p, PERFMAP_SKIP_NO_TMP);
+		skipped(pc, p, p->tmp_why);
 		return 0;
 	}
 	fd = perfmap_open_map(pc->tmps[p->tmp].fd, p->nspid);
@@ -286,6 +302,50 @@ int perfmap_capture_flush(struct perfmap_capture *pc, struct fxt_stream *s, pid_
 	return err;
 }
 
+/*
+ * Whether p's process has ended: /proc/PID gone, or another process's now.
+ * Not a zombie: a leader that called pthread_exit() is one while its
+ * threads run on (its parent reaps an ended one at once, mostly).
+ */
+static bool proc_ended(const struct proc_ent *p)
+{
+	char dir[32];
+	uint64_t start;
+	int err;
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)p->pid);
+	err = procinfo_start_ns(dir, &start);
+	return err == -ESRCH || (!err && start != p->start_boot_ns);
+}
+
+int perfmap_capture_reap(struct perfmap_capture *pc, struct fxt_stream *s, size_t max)
+{
+	size_t looked = 0;
+	int err = 0;
+
+	if (pc->reap_at >= pc->nr_procs)
+		pc->reap_at = 0;
+	while (!err && looked < max && pc->reap_at < pc->nr_procs) {
+		struct proc_ent *p = &pc->procs[pc->reap_at];
+
+		looked++;
+		/*
+		 * Seen ended at one call, read at the next: the samples it had
+		 * in the rings by then have been read, their pcs noted.
+		 */
+		if (!p->ended && p->pcs.len && proc_ended(p))
+			p->ended = true;
+		else if (p->ended) {
+			/* its entry goes: the next one moves to reap_at */
+			pc->st.reaped++;
+			err = perfmap_capture_flush(pc, s, p->pid);
+			continue;
+		}
+		pc->reap_at++;
+	}
+	return err;
+}
+
 int perfmap_capture_finish(struct perfmap_capture *pc, struct fxt_stream *s)
 {
 	int err = 0;
@@ -312,15 +372,24 @@ int perfmap_capture_write_counters(const struct perfmap_capture *pc, struct fxt_
 	uint64_t values[6 + PERFMAP_SKIP_NR] = {pc->st.maps_read,   pc->st.maps_absent,
 						pc->st.entries,	    pc->st.pcs,
 						pc->st.pcs_dropped, pc->st.procs_dropped};
-	uint64_t looked = pc->st.maps_read + pc->st.maps_absent;
+	uint64_t looked = pc->st.maps_read + pc->st.maps_absent, later = 0;
+	int err;
 
 	for (unsigned i = 0; i < PERFMAP_SKIP_NR; i++) {
 		names[6 + i] = perfmap_skip_name(i);
 		values[6 + i] = pc->st.skipped[i];
 		looked += pc->st.skipped[i];
+		later += i >= PERFMAP_SKIP_FIRST_LATER ? pc->st.skipped[i] : 0;
 	}
 	if (!looked && !pc->st.procs_dropped)
 		return 0;
-	return fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap", 0, names, values,
-				  6 + PERFMAP_SKIP_NR);
+	/* an event holds 15 arguments: the reasons added later go in a second one */
+	err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap", 0, names, values,
+				 6 + PERFMAP_SKIP_FIRST_LATER);
+	if (!err && later)
+		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "perfmap_skipped", 0,
+					 names + 6 + PERFMAP_SKIP_FIRST_LATER,
+					 values + 6 + PERFMAP_SKIP_FIRST_LATER,
+					 PERFMAP_SKIP_NR - PERFMAP_SKIP_FIRST_LATER);
+	return err;
 }

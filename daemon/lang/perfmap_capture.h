@@ -32,6 +32,7 @@ struct perfmap_stats {
 	uint64_t pcs;		/* distinct pcs looked up */
 	uint64_t pcs_dropped;	/* pcs over the bounds, not kept */
 	uint64_t procs_dropped; /* processes over PERFMAP_MAX_PROCS (or their /proc gone) */
+	uint64_t reaped;	/* maps read at an exit perfmap_capture_reap() found */
 	uint64_t skipped[PERFMAP_SKIP_NR];
 };
 
@@ -54,6 +55,22 @@ int perfmap_capture_follow(struct perfmap_capture *pc, pid_t pid, const char *pi
 int perfmap_capture_note(struct perfmap_capture *pc, pid_t pid, uint64_t addr);
 /* pid's process ended or is replaced: its map read and written now, pid forgotten. */
 int perfmap_capture_flush(struct perfmap_capture *pc, struct fxt_stream *s, pid_t pid);
+/*
+ * Host-wide, where no pidfd tells of an exit: the followed processes with
+ * pcs that have ended since (gone, a zombie, their pid another's) read and
+ * written now, as perfmap_capture_flush() does, so that a map is read at its
+ * process's exit (within the calls' interval), not at the capture's end,
+ * when a script or a container may have removed it. Looks at max processes
+ * at most, round robin. 0 or -ENOMEM.
+ */
+int perfmap_capture_reap(struct perfmap_capture *pc, struct fxt_stream *s, size_t max);
+/*
+ * How often a host-wide capture calls it, and its max: a map is read within
+ * half a second of its process's exit (a few JIT processes), 4096 processes
+ * are looked at in 8 s (512 reads of /proc a second at most).
+ */
+#define PERFMAP_REAP_NS	   250000000ULL
+#define PERFMAP_REAP_PROCS 128
 /* At the capture's end: every followed process's. */
 int perfmap_capture_finish(struct perfmap_capture *pc, struct fxt_stream *s);
 void perfmap_capture_stats(const struct perfmap_capture *pc, struct perfmap_stats *ret);

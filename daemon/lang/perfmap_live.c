@@ -380,7 +380,7 @@ int perfmap_live_lookup(struct perfmap_live *pl, pid_t pid, uint64_t first_boot_
 		fd = -EIO;
 	}
 	if (fd < 0) {
-		unsigned why = tmp < 0 ? PERFMAP_SKIP_NO_TMP : PERFMAP_SKIP_ERROR;
+		unsigned why = tmp < 0 ? perfmap_tmp_skip(tmp) : PERFMAP_SKIP_ERROR;
 
 		if (fd == -ENOENT && p->state != STATE_ABSENT) {
 			proc_reset(pl, p);

@@ -19,9 +19,9 @@
 #define STALE_SLACK_NS 50000000ULL
 
 static const char *const skip_names[PERFMAP_SKIP_NR] = {
-	"skipped_symlink",   "skipped_not_regular", "skipped_owner",
-	"skipped_links",     "skipped_stale",	    "skipped_too_large",
-	"skipped_long_line", "skipped_no_tmp",	    "skipped_error",
+	"skipped_symlink", "skipped_not_regular", "skipped_owner",     "skipped_links",
+	"skipped_stale",   "skipped_too_large",	  "skipped_long_line", "skipped_no_tmp",
+	"skipped_error",   "skipped_gone",	  "skipped_tmps",
 };
 
 static const char *const skip_texts[PERFMAP_SKIP_NR] = {
@@ -34,6 +34,8 @@ static const char *const skip_texts[PERFMAP_SKIP_NR] = {
 	"a line longer than 8192 bytes",
 	"the process's root has no plain tmp directory",
 	"could not be opened or read",
+	"the process had exited before its root could be opened",
+	"more tmp directories than are held at once (64)",
 };
 
 const char *perfmap_skip_name(unsigned why)
@@ -126,11 +128,21 @@ int perfmap_open_tmp(const char *pid_dir)
 
 	snprintf(path, sizeof(path), "%s/root", pid_dir);
 	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* a process past its exit (a zombie, or reaped) has no root to open */
 	if (root < 0)
-		return -errno;
+		return -ESRCH;
 	fd = open_component(root, "tmp", O_DIRECTORY);
 	close(root);
-	return fd;
+	return fd == -ESRCH ? -EIO : fd;
+}
+
+unsigned perfmap_tmp_skip(int err)
+{
+	if (err == -ESRCH)
+		return PERFMAP_SKIP_GONE;
+	if (err == -ENOENT || err == -ENOTDIR || err == -ELOOP)
+		return PERFMAP_SKIP_NO_TMP;
+	return PERFMAP_SKIP_ERROR;
 }
 
 int perfmap_open_map(int tmp_fd, pid_t nspid)

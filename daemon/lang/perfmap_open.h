@@ -32,7 +32,11 @@ enum perfmap_skip {
 	PERFMAP_SKIP_LONG_LINE,
 	PERFMAP_SKIP_NO_TMP, /* the process's root had no plain tmp directory */
 	PERFMAP_SKIP_ERROR,  /* another error opening or reading it */
+	/* the "perfmap" counter event holds the reasons above; these go in "perfmap_skipped" */
+	PERFMAP_SKIP_GONE, /* the process had exited before its root could be opened */
+	PERFMAP_SKIP_TMPS, /* PERFMAP_MAX_TMPS tmp directories held already */
 	PERFMAP_SKIP_NR,
+	PERFMAP_SKIP_FIRST_LATER = PERFMAP_SKIP_GONE,
 };
 
 /* The counter's name of a reason ("skipped_symlink", ...), and its text ("a symbolic link"). */
@@ -49,8 +53,14 @@ struct perfmap_proc {
 
 /* The process alive under pid_dir ("/proc/PID" or a pidfd-held directory). 0 or -errno. */
 int perfmap_proc_read(const char *pid_dir, struct perfmap_proc *ret);
-/* Its tmp, as it sees it: an O_PATH fd of a directory of its root, not a symlink; or -errno. */
+/*
+ * Its tmp, as it sees it: an O_PATH fd of a directory of its root, not a
+ * symlink; or -ESRCH when its root cannot be opened (it has exited: a
+ * zombie has no root), or another -errno of its tmp (-ENOENT, -ENOTDIR).
+ */
 int perfmap_open_tmp(const char *pid_dir);
+/* The reason (PERFMAP_SKIP_*) for perfmap_open_tmp()'s error. */
+unsigned perfmap_tmp_skip(int err);
 /* perf-NSPID.map in tmp_fd, an O_PATH fd never through a symlink; -ENOENT: no map. */
 int perfmap_open_map(int tmp_fd, pid_t nspid);
 /*

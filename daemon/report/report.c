@@ -457,6 +457,8 @@ int report_add(struct report *r, const struct fxt_record *rec)
 				return add_counters(r->cfi_tables, &r->nr_cfi_tables, rec);
 			if (!strcmp(rec->name, CFI_MODULE_EVENT))
 				return report_cfi_module(r, rec);
+			if (!strcmp(rec->name, CFI_LOST_EVENT))
+				return report_cfi_lost(r, rec);
 		}
 		if (rec->subtype == FXT_EVENT_INSTANT && rec->category && rec->name &&
 		    !strcmp(rec->category, "fxsampler") && !strcmp(rec->name, FXT_CLOCK_EVENT))

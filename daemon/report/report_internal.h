@@ -24,6 +24,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
+#include "unwind/cfi_lost.h"
 #include "util/hash.h"
 
 struct demangler;
@@ -261,6 +262,12 @@ struct report {
 	/* The modules without a CFI table, as lines (report_cfi.c) */
 	char **cfi_modules;
 	size_t nr_cfi_modules, cap_cfi_modules;
+	/* The modules stacks lost their table in ("cfi_no_table", unwind/cfi_lost.h) */
+	struct report_lost {
+		char *name;
+		uint64_t n;
+	} cfi_lost[CFI_LOST_NAMED + 1];
+	unsigned nr_cfi_lost;
 	/* report_run(): the .fxt read, and where its whole records end, for --perfetto's copy */
 	const char *src_path;
 	uint64_t src_bytes;
@@ -274,6 +281,10 @@ struct report {
 
 /* A "cfi_module" counter event: its module, named once. 0 or -ENOMEM. */
 int report_cfi_module(struct report *r, const struct fxt_record *rec);
+/* A "cfi_no_table" counter event: its modules' counts, added. 0 or -ENOMEM. */
+int report_cfi_lost(struct report *r, const struct fxt_record *rec);
+/* top's header lines under "a module": the modules stacks lost their table in. */
+void report_cfi_lost_lines(const struct report *r, FILE *out);
 /* top's header lines for them (none when every module had its table). */
 void report_cfi_header(const struct report *r, FILE *out);
 void report_cfi_free(struct report *r);

@@ -82,6 +82,9 @@ static void print_fallback(const struct report *r, FILE *out)
 			table, evicted, cap >> 20, failed);
 	else if (table)
 		fprintf(out, "  %9" PRIu64 " a module (not made yet)\n", table);
+	/* which modules: the on-CPU stacks' (the capture counts no others) */
+	if (table && !off)
+		report_cfi_lost_lines(r, out);
 	if (jit)
 		fprintf(out, "  %9" PRIu64 " a pc in no file (JIT, anonymous, or not read yet)\n",
 			jit);

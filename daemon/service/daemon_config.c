@@ -371,7 +371,7 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 	struct seen_keys seen = {.n = 0};
 	char *line = NULL, msg[512];
 	char *s, *eq, *key, *val;
-	unsigned lineno = 0, first;
+	unsigned lineno = 0, first, frames_line = 0;
 	size_t cap = 0, len;
 	ssize_t got;
 	int ret = 0;
@@ -416,6 +416,8 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 			snprintf(err, err_len, "%s:%u: %s", name, lineno, msg);
 			goto out;
 		}
+		if (!strcmp(key, "max_frames"))
+			frames_line = lineno;
 		/* Which of two values was meant is anyone's guess: say so. */
 		first = seen_before(&seen, key, lineno);
 		if (first) {
@@ -429,6 +431,18 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 	if (ferror(f)) {
 		ret = errno ? -errno : -EIO;
 		snprintf(err, err_len, "%s: read error: %s", name, strerror(-ret));
+		goto out;
+	}
+	/* the frame-pointer walkers stop at FXS_FP_MAX_FRAMES: their default, and their bound */
+	if (c.unwind == FXS_UNWIND_FP && !frames_line)
+		c.max_frames = FXS_FP_MAX_FRAMES;
+	if (c.unwind == FXS_UNWIND_FP && c.max_frames > FXS_FP_MAX_FRAMES) {
+		snprintf(err, err_len,
+			 "%s:%u: max_frames = %u with unwind = fp: the frame-pointer walkers stop "
+			 "at %d frames (1..%d)",
+			 name, frames_line, (unsigned)c.max_frames, FXS_FP_MAX_FRAMES,
+			 FXS_FP_MAX_FRAMES);
+		ret = -EINVAL;
 		goto out;
 	}
 	ret = daemon_config_check(&c, msg, sizeof(msg));

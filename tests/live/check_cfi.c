@@ -587,6 +587,45 @@ START_TEST(test_bad_options)
 	RUN(&r, "record", "--cfi-memory", "1K", "-o", out_path("x.fxt"), "--", "true");
 	ck_assert_int_eq(exit_code(&r), 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "invalid --cfi-memory '1K'"));
+	/* the frame-pointer walkers stop at 127 frames: a deeper limit is refused, named */
+	RUN(&r, "record", "--unwind=fp", "--max-frames", "200", "-o", out_path("x.fxt"), "--",
+	    "true");
+	ck_assert_int_eq(exit_code(&r), 2);
+	ck_assert_msg(strstr(r.err, "--max-frames 200 with --unwind=fp: the frame-pointer walkers "
+				    "stop at 127 frames"),
+		      "%s", r.err);
+	ck_assert_int_eq(access(out_path("x.fxt"), F_OK), -1);
+}
+END_TEST
+
+/*
+ * Issue 35: report --top's header names the module the stacks went without
+ * a table in. In 64K of tables nofp's own fits, libc's does not (left out):
+ * its callers' frames, past main, go by frame pointers.
+ */
+START_TEST(test_no_table_named)
+{
+	const char *path = out_path("small.fxt");
+	unsigned long module = 0, first = 0;
+	const char *line;
+	char name[64] = "";
+	struct run r;
+
+	RUN(&r, "record", "-q", "--cfi-memory", "64K", "-o", path, "--", prog("nofp"), "1");
+	ck_assert_msg(exit_code(&r) == 0, "record failed: %s", r.err);
+	RUN(&r, "report", "--top", "1", path);
+	ck_assert_msg(exit_code(&r) == 0, "report failed: %s", r.err);
+	line = strstr(r.out, " a module (");
+	ck_assert_msg(line, "no 'a module' reason in the header:\n%s", r.out);
+	while (line > r.out && line[-1] != '\n')
+		line--;
+	ck_assert_int_eq(sscanf(line, "%lu a module", &module), 1);
+	/* the next line: the module most of them lost their table in, and its count */
+	line = strchr(line, '\n') + 1;
+	ck_assert_msg(sscanf(line, "%lu %63s", &first, name) == 2, "no module line:\n%s", r.out);
+	ck_assert_msg(!strcmp(name, "libc.so.6") && first * 2 >= module,
+		      "the most counted module is %s (%lu of %lu), not libc.so.6:\n%s", name, first,
+		      module, r.out);
 }
 END_TEST
 
@@ -612,6 +651,7 @@ static Suite *cfi_suite(void)
 	tcase_add_test(tc, test_forked_children_whole);
 	tcase_add_test(tc, test_reused_pids_whole);
 	tcase_add_test(tc, test_bad_options);
+	tcase_add_test(tc, test_no_table_named);
 	suite_add_tcase(s, tc);
 
 	/* through fxsamplerd: its drains decide when a new image's tables are used */

@@ -18,17 +18,20 @@
 #   jithttp  JIT code named in fxsamplerd's HTTP scrapes: node under continuous mode,
 #            go tool pprof against node --cpu-prof, a symlinked map refused once
 #            (tests/report/jit_http.sh).
+#   jitcont  JIT code named in fxsamplerd's continuous files: node across files rotated
+#            every 2 s, each file's shares against node --cpu-prof (tests/report/jit_cont.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp
+# jitcont").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp jitcont}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -466,6 +469,8 @@ http_tier() { script_tier http http.sh "$bin" "$dbin" "${FXS_PROGS:-$(pwd)/.outp
 jit_tier() { script_tier jit jit.sh "$bin" "$dbin"; }
 # JIT code named in fxsamplerd's HTTP scrapes
 jithttp_tier() { script_tier jithttp jit_http.sh "$bin" "$dbin"; }
+# JIT code named in fxsamplerd's continuous files
+jitcont_tier() { script_tier jitcont jit_cont.sh "$bin" "$dbin"; }
 
 for t in $tests; do
 	case $t in
@@ -475,6 +480,7 @@ for t in $tests; do
 	demangle) demangle_tier ;;
 	jit) jit_tier ;;
 	jithttp) jithttp_tier ;;
+	jitcont) jitcont_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;

@@ -359,6 +359,147 @@ START_TEST(test_capture_flush)
 }
 END_TEST
 
+static char last_told[256];
+
+static void tell_keep(void *ctx, uint32_t pid, const char *text)
+{
+	(void)ctx;
+	(void)pid;
+	snprintf(last_told, sizeof(last_told), "%s", text);
+}
+
+/*
+ * A process followed after its exit (a zombie: its status still there, its
+ * root not): counted as gone in the second counter event, not told, and not
+ * as "no plain tmp directory".
+ */
+START_TEST(test_capture_gone)
+{
+	struct perfmap_stats st;
+	struct perfmap_capture *pc;
+	struct mem_sink m;
+	struct fxt_stream *s;
+	struct fxt_reader *r;
+	struct fxt_record rec;
+	bool seen = false;
+	char proc[32];
+	pid_t child = fork();
+
+	ck_assert_int_ge(child, 0);
+	if (!child)
+		_exit(0);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)child);
+	/* a zombie until reaped */
+	for (int i = 0; i < 200; i++) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/root", proc);
+		fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		close(fd);
+		usleep(5000);
+	}
+	pc = perfmap_capture__new(tell_keep, NULL);
+	ck_assert_ptr_nonnull(pc);
+	s = new_stream(&m);
+	ck_assert_int_eq(perfmap_capture_follow(pc, child, proc), 0);
+	ck_assert_int_eq(perfmap_capture_note(pc, child, 0x1004), 0);
+	ck_assert_int_eq(perfmap_capture_finish(pc, s), 0);
+	perfmap_capture_stats(pc, &st);
+	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_GONE], 1);
+	ck_assert_uint_eq(st.skipped[PERFMAP_SKIP_NO_TMP], 0);
+	/* counted, not told: most such processes had no map */
+	ck_assert_msg(!last_told[0], "told '%s'", last_told);
+	ck_assert_int_eq(perfmap_capture_write_counters(pc, s, 1), 0);
+	end_stream(s);
+	r = open_sink(&m);
+	while (fxt_reader_next(r, &rec) == 1) {
+		if (rec.type != FXT_RT_EVENT || !rec.name || strcmp(rec.name, "perfmap_skipped"))
+			continue;
+		ck_assert_uint_eq(rec.nr_args, 2);
+		ck_assert_str_eq(rec.args[0].name, "skipped_gone");
+		ck_assert_uint_eq(rec.args[0].u, 1);
+		seen = true;
+	}
+	fxt_reader__free(r);
+	ck_assert(seen);
+	waitpid(child, NULL, 0);
+	free(m.data);
+	perfmap_capture__free(pc);
+}
+END_TEST
+
+/*
+ * Host-wide, no pidfd: a followed process that exited is found by reap's
+ * look at /proc, and its map read at the next call, not at the capture's
+ * end (a script may remove the map meanwhile); one alive is left alone.
+ */
+START_TEST(test_capture_reap)
+{
+	struct perfmap_stats st;
+	struct perfmap_capture *pc;
+	struct mem_sink m;
+	struct fxt_stream *s;
+	char proc[32], map[64], out[4096], want[64];
+	pid_t child, alive;
+
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	alive = fork();
+	ck_assert_int_ge(alive, 0);
+	if (!alive) {
+		pause();
+		_exit(0);
+	}
+	pc = perfmap_capture__new(tell, NULL);
+	ck_assert_ptr_nonnull(pc);
+	s = new_stream(&m);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)child);
+	ck_assert_int_eq(perfmap_capture_follow(pc, child, proc), 0);
+	ck_assert_int_eq(perfmap_capture_note(pc, child, 0x1004), 0);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)alive);
+	ck_assert_int_eq(perfmap_capture_follow(pc, alive, proc), 0);
+	ck_assert_int_eq(perfmap_capture_note(pc, alive, 0x1004), 0);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)child);
+	{
+		FILE *f = fopen(map, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("1000 10 reaped\n", f);
+		fclose(f);
+	}
+	ck_assert_int_eq(perfmap_capture_reap(pc, s, 16), 0);
+	ck_assert(perfmap_capture_follows(pc, child));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	/* seen ended, then read */
+	ck_assert_int_eq(perfmap_capture_reap(pc, s, 16), 0);
+	ck_assert(perfmap_capture_follows(pc, child));
+	ck_assert_int_eq(perfmap_capture_reap(pc, s, 16), 0);
+	ck_assert(!perfmap_capture_follows(pc, child));
+	ck_assert(perfmap_capture_follows(pc, alive));
+	unlink(map);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	stream_entries(&m, out);
+	snprintf(want, sizeof(want), "%d 1000 10 reaped|", (int)child);
+	ck_assert_str_eq(out, want);
+	perfmap_capture_stats(pc, &st);
+	ck_assert_uint_eq(st.reaped, 1);
+	ck_assert_uint_eq(st.maps_read, 1);
+	kill(alive, SIGKILL);
+	waitpid(alive, NULL, 0);
+	end_stream(s);
+	free(m.data);
+	perfmap_capture__free(pc);
+}
+END_TEST
+
 static Suite *perfmap_suite(void)
 {
 	Suite *s = suite_create("perfmap");
@@ -371,6 +512,8 @@ static Suite *perfmap_suite(void)
 	tcase_add_test(tc, test_blob);
 	tcase_add_test(tc, test_read_checks);
 	tcase_add_test(tc, test_capture_flush);
+	tcase_add_test(tc, test_capture_gone);
+	tcase_add_test(tc, test_capture_reap);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;

@@ -7,6 +7,7 @@
 #include <check.h>
 
 #include "report_fixture.h"
+#include "unwind/cfi_lost.h"
 #include "unwind/cfi_status.h"
 
 START_TEST(test_top)
@@ -265,6 +266,18 @@ START_TEST(test_fp_fallback)
 				  "          2 a pc in no file (JIT, anonymous, or not read yet)\n"
 				  "          1 the process (its first milliseconds)\n"
 				  "          1 a pc in its module's CFI\n\n"));
+	free(c.buf);
+	/* Issue 35: which modules they lost their table in ("cfi_no_table"), most first */
+	add_counter(r, "unwind", "fp_fallback", 12, "no_table", 8, NULL, 0, NULL, 0);
+	add_counter(r, CFI_LOST_EVENT, "/usr/lib/libLLVM-14.so.1", 5, CFI_LOST_OTHERS, 1,
+		    "/usr/lib/x86_64-linux-gnu/libc.so.6", 2, NULL, 0);
+	ck_assert_int_eq(report_write_top(r, capture_open(&c), 0), 0);
+	ck_assert_ptr_nonnull(strstr(
+		capture_text(&c), "          8 a module (3 evicted at --cfi-memory 16M, 0 failed)\n"
+				  "                  5 libLLVM-14.so.1\n"
+				  "                  2 libc.so.6\n"
+				  "                  1 (others)\n"
+				  "          2 a pc in no file"));
 	free(c.buf);
 	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
 	ck_assert_ptr_nonnull(
