@@ -18,17 +18,19 @@
 #   jithttp  JIT code named in fxsamplerd's HTTP scrapes: node under continuous mode,
 #            go tool pprof against node --cpu-prof, a symlinked map refused once
 #            (tests/report/jit_http.sh).
+#   pyhttp   Python frames under continuous mode: python3.11's 50/30/20 split in a
+#            go tool pprof scrape and in the continuous file (tests/report/py_http.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp").
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp pyhttp").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp pyhttp}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -466,6 +468,8 @@ http_tier() { script_tier http http.sh "$bin" "$dbin" "${FXS_PROGS:-$(pwd)/.outp
 jit_tier() { script_tier jit jit.sh "$bin" "$dbin"; }
 # JIT code named in fxsamplerd's HTTP scrapes
 jithttp_tier() { script_tier jithttp jit_http.sh "$bin" "$dbin"; }
+# Python frames in continuous mode and its HTTP scrapes
+pyhttp_tier() { script_tier pyhttp py_http.sh "$bin" "$dbin"; }
 
 for t in $tests; do
 	case $t in
@@ -475,6 +479,7 @@ for t in $tests; do
 	demangle) demangle_tier ;;
 	jit) jit_tier ;;
 	jithttp) jithttp_tier ;;
+	pyhttp) pyhttp_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;
