@@ -11,7 +11,7 @@ Environment:
   FXS_BENCH_ROUNDS        rounds per measurement (default 5)
   FXS_BENCH_RSS_SECONDS   length of the peak-RSS capture (default 60)
   FXS_BENCH_WORK_SECONDS  unprofiled runtime of the slowdown target (default 1.5)
-  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,i,j,k,m,n,o,r,s,t,u,v)
+  FXS_BENCH_ONLY          comma-separated sections to run (a,b,d,e,f,g,h,i,j,k,m,n,o,p,r,s,t,u,v)
   FXS_BENCH_R_MAX         largest generated capture of section r (default 1000000;
                           report_scale.py)
   FXS_BENCH_V_SECONDS     unprofiled runtime of section v's python3.11 loop (default 1)
@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 
+import python_cost
 import report_scale
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -341,49 +342,14 @@ def filtered_run_cost():
     return last[1] / last[0] if last and last[0] >= 100 else None
 
 
-# --- p. Python frames (record --python) ----------------------------------------
-
-P_SCRIPT = """import sys, time
-def down(n, end):
-    if n:
-        return down(n - 1, end)
-    while time.perf_counter() < end:
-        pass
-down(int(sys.argv[1]) - 2, time.perf_counter() + float(sys.argv[2]))
-"""
-
+# --- p. Python frames (record --python): bench/python_cost.py -------------------
 
 def section_p():
-    """record --python's BPF cost: fxs_sample's mean run time (bpf_stats) on
-    Debian's python3.11 spinning 16 Python frames deep (<module>, down x15),
-    with --python=on and off, the same program and walker (--unwind=fp)."""
-    py = "/usr/bin/python3.11"
-    if not os.path.exists(py):
-        log("bench: SKIP p: no %s" % py)
-        return
-    log("== p. Python frames: fxs_sample ns per run at 16 Python frames, on vs off")
-    script = os.path.join(TMP, "deep.py")
-    with open(script, "w") as f:
-        f.write(P_SCRIPT)
-    data = {"on": [], "off": []}
-    for r in range(ROUNDS):
-        for mode in random.sample(["on", "off"], 2):
-            p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "--unwind=fp",
-                                  "--python=" + mode, "-o", os.path.join(TMP, "py.fxt"), "--",
-                                  py, script, "16", "2"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            last = sample_prog_stats(p)
-            p.wait()
-            data[mode].append(last[1] / last[0] if last and last[0] >= 100 else None)
-        log("   round %d/%d done" % (r + 1, ROUNDS))
-    sec = {"hz": 9999, "unit": "ns per run of fxs_sample", "python_frames": 16,
-           "per_mode": {m: stats(v) for m, v in data.items()}}
-    results["sections"]["p_python"] = sec
-    on, off = sec["per_mode"]["on"], sec["per_mode"]["off"]
-    if on and off and on.get("median") and off.get("median"):
-        ratio = on["median"] / off["median"]
-        target("p: Python frames <= 1.5x the native walk alone at 16", "%.2fx" % ratio,
-               "<= 1.5x", ratio <= 1.5)
+    python_cost.section_p({"log": log, "fxs": FXS, "tmp": TMP, "results": results,
+                           "target": target, "stats": stats, "sysctl": sysctl,
+                           "rounds": min(ROUNDS, 3), "shuffle": lambda l: random.sample(l, len(l)),
+                           "prog_stats": sample_prog_stats, "summary": fxs_summary,
+                           "filtered": filtered_run_cost})
 
 
 # --- u. the CFI walker against the frame-pointer walker (record --unwind) ------
@@ -1596,6 +1562,8 @@ def table():
             print("\ng. report on %d samples: %s samples/s, peak RSS %s kB" % (
                 g["samples"], fmt(g["samples_per_s"]), fmt(g["peak_rss_kb"])))
     report_scale.table(s)
+    if "p_python" in s:
+        python_cost.table(s["p_python"])
     if "n_demangle" in s:
         n = s["n_demangle"]
         if "status" in n:
