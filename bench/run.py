@@ -69,11 +69,12 @@ RUN_ORDER = [a_bpf_cost, u_cfi_cost, v_cfi_peers, d_loss, b_slowdown, c_profiler
              n_demangle, o_offcpu, k_kernel_stacks, p_python, t_cfi_tables, j_perfmap, s_http,
              m_mmap_events]
 TAKE_WORK = (b_slowdown, c_profiler_cpu, e_bytes_per_sample)
-# The order the table prints them in (i and p have no rows: their figures are
-# in the results file, their targets below the table).
+# The order the table prints them in (i has no rows: its figures are in the
+# results file, its targets below the table).
 TABLE_ORDER = [a_bpf_cost, u_cfi_cost, v_cfi_peers, b_slowdown, c_profiler_cpu, d_loss,
                e_bytes_per_sample, f_first_sample, g_report, r_report_scale, n_demangle, h_rss,
-               k_kernel_stacks, s_http, o_offcpu, j_perfmap, t_cfi_tables, m_mmap_events]
+               k_kernel_stacks, s_http, o_offcpu, j_perfmap, p_python, t_cfi_tables,
+               m_mmap_events]
 
 
 def table():

@@ -1,20 +1,31 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """
-Section p: record --python's BPF cost. fxs_sample's mean run time (bpf_stats)
-on Debian's python3.11 spinning 16 Python frames deep (<module>, down x15),
-with --python=on and off, the same program and walker (--unwind=fp). Its
-figures are in the results file; the table does not print them.
+Section p: the BPF cost of Python frames (issue 36). Debian's
+python3.11 spins 16 Python frames deep (<module>, down x15); fxsampler records
+it at 9999 Hz with --python=on and --python=off, the same program, the default
+walker, each mode once a round in a shuffled order. fxs_sample's run time comes
+from bpf_stats (bpftool prog show, read while record runs).
+
+Two figures per mode, as section u gives them: "mean" is the run time over all
+of fxs_sample's runs; fxsampler's per-CPU events fire on every process, and the
+firings on others, filtered within ~100 ns, dilute both modes alike. "per
+sample" is the run time less the filtered firings' share (their mean measured
+in the same round by a record -p of a sleeping process) over the samples
+written: what a sample of the Python process costs. The issue's 1.5x goal is
+judged on the per-sample figure.
 """
 import os
 import random
 import subprocess
 
-from .bpfstats import sample_prog_stats
-from .common import FXS, PYTHON, ROUNDS, TMP, log, results, stats, target
+from .bpfstats import filtered_run_cost, sample_prog_stats
+from .common import (FXS, PYTHON, ROUNDS, TMP, fxs_summary, log, results, stats, sysctl,
+                     target)
 
 LETTER, KEY = "p", "p_python"
 # 16 Python frames deep: <module>, then down x15, spinning in the last
-P_SCRIPT = """import sys, time
+FRAMES = 16
+SCRIPT = """import sys, time
 def down(n, end):
     if n:
         return down(n - 1, end)
@@ -24,30 +35,61 @@ down(int(sys.argv[1]) - 2, time.perf_counter() + float(sys.argv[2]))
 """
 
 
+def one(script, mode):
+    """(run_time_ns / run_cnt, run_cnt, run_time_ns, samples written) of one record, or None."""
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "--python=" + mode, "-o",
+                          os.path.join(TMP, "py.fxt"), "--", PYTHON, script, str(FRAMES),
+                          "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    last = sample_prog_stats(p)
+    _, err = p.communicate()
+    if not last or last[0] < 100:
+        return None
+    written = fxs_summary(err.decode(errors="replace")).get("samples")
+    return last[1] / last[0], last[0], last[1], written
+
+
 def measure():
     if not os.path.exists(PYTHON):
         log("bench: SKIP p: no %s" % PYTHON)
         return
-    log("== p. Python frames: fxs_sample ns per run at 16 Python frames, on vs off")
+    log("== p. Python frames: fxs_sample ns per sample at %d Python frames, "
+        "--python=on vs off (bpf_stats)" % FRAMES)
     script = os.path.join(TMP, "deep.py")
     with open(script, "w") as f:
-        f.write(P_SCRIPT)
-    data = {"on": [], "off": []}
-    for r in range(ROUNDS):
-        for mode in random.sample(["on", "off"], 2):
-            p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "--unwind=fp",
-                                  "--python=" + mode, "-o", os.path.join(TMP, "py.fxt"), "--",
-                                  PYTHON, script, "16", "2"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            last = sample_prog_stats(p)
-            p.wait()
-            data[mode].append(last[1] / last[0] if last and last[0] >= 100 else None)
-        log("   round %d/%d done" % (r + 1, ROUNDS))
-    sec = {"hz": 9999, "unit": "ns per run of fxs_sample", "python_frames": 16,
-           "per_mode": {m: stats(v) for m, v in data.items()}}
+        f.write(SCRIPT)
+    mean = {"on": [], "off": []}
+    per = {"on": [], "off": []}
+    filt = []
+    old = sysctl("kernel.bpf_stats_enabled", 1)
+    try:
+        for r in range(min(ROUNDS, 3)):
+            fc = filtered_run_cost()
+            filt.append(fc)
+            for mode in random.sample(["on", "off"], 2):
+                c = one(script, mode)
+                mean[mode].append(c[0] if c else None)
+                if c and fc is not None and c[3]:
+                    per[mode].append((c[2] - fc * (c[1] - c[3])) / c[3])
+            log("   round %d/%d done" % (r + 1, min(ROUNDS, 3)))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old)
+    sec = {"hz": 9999, "python_frames": FRAMES, "unit": "ns",
+           "mean": {m: stats(v) for m, v in mean.items()},
+           "per_sample": {m: stats(v) for m, v in per.items()},
+           "filtered_run_ns": stats(filt), "method": " ".join(__doc__.split())}
     results["sections"][KEY] = sec
-    on, off = sec["per_mode"]["on"], sec["per_mode"]["off"]
+    on, off = sec["per_sample"]["on"], sec["per_sample"]["off"]
     if on and off and on.get("median") and off.get("median"):
         ratio = on["median"] / off["median"]
-        target("p: Python frames <= 1.5x the native walk alone at 16", "%.2fx" % ratio,
-               "<= 1.5x", ratio <= 1.5)
+        target("p: Python frames <= 1.5x the native walk alone at %d (per sample)" % FRAMES,
+               "%.2fx (%.0f vs %.0f ns)" % (ratio, on["median"], off["median"]), "<= 1.5x",
+               ratio <= 1.5)
+
+
+def table(p):
+    print("\np. Python frames at %d, fxs_sample ns (bpf_stats), 9999 Hz" % p["python_frames"])
+    for m in ("on", "off"):
+        s, a = p["per_sample"].get(m) or {}, p["mean"].get(m) or {}
+        print("   --python=%-4s per sample %s   mean per run %s" % (
+            m, "%.0f" % s["median"] if s.get("median") else "-",
+            "%.0f" % a["median"] if a.get("median") else "-"))

@@ -40,6 +40,12 @@ struct bpf_sampler_opts {
 	uint64_t cfi_cap_bytes; /* the CFI rows' memory (not FXS_UNWIND_FP) */
 	bpf_sample_fn on_sample;
 	/*
+	 * With mmap_events, also each record as it is read from its ring, before
+	 * it waits for its turn (up to a drain later): what must be done while
+	 * its process lives (python_capture_prefetch()); may be NULL.
+	 */
+	bpf_sample_fn on_arrival;
+	/*
 	 * A stop has waited waited_ns for in_flight writes (the lifecycle's
 	 * warn_slow_stop, every 30 s of waiting); may be NULL. Gets ctx too.
 	 */

@@ -77,7 +77,9 @@ int bpf_sampler_on_ring_record(void *ctx, void *data, size_t size)
 	struct bpf_sampler *b = ctx;
 	int err = 0;
 
-	if (size >= sizeof(struct fxs_sample))
+	if (size >= sizeof(struct fxs_sample) && b->mmap_on && b->opts.on_arrival)
+		err = b->opts.on_arrival(b->opts.ctx, data, size);
+	if (!err && size >= sizeof(struct fxs_sample))
 		err = b->mmap_on ? hold(b, data, size) : b->opts.on_sample(b->opts.ctx, data, size);
 	if (err)
 		return err;

@@ -272,6 +272,24 @@ static int on_fork(struct capture *c, const struct fxs_sample *s, size_t size)
 	return err;
 }
 
+/*
+ * A sample as it leaves its ring: a Python process's code objects are read
+ * now, while it lives; the sample itself waits for its turn (on_sample()).
+ */
+static int on_arrival(void *ctx, const struct fxs_sample *s, size_t size)
+{
+	struct capture *c = ctx;
+	size_t end = sizeof(*s) + ((size_t)s->nr_frames + s->nr_kframes) * sizeof(uint64_t);
+
+	if (!c->py || s->kind != FXS_KIND_SAMPLE || (s->flags & (FXS_SF_OFFCPU | FXS_SF_LEFT)) ||
+	    (c->targets && targets_denied(c->targets, s->pid)))
+		return 0;
+	end += s->flags & FXS_SF_HAS_COMM ? sizeof(struct fxs_comm) : 0;
+	return size > end
+		       ? python_capture_prefetch(c->py, s->pid, (const char *)s + end, size - end)
+		       : 0;
+}
+
 static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 {
 	struct capture *c = ctx;
@@ -475,6 +493,7 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 	bopts.cfi_cap_bytes =
 		c->opts.cfi_cap_bytes ? c->opts.cfi_cap_bytes : cfi_capture_default_memory();
 	bopts.on_sample = on_sample;
+	bopts.on_arrival = on_arrival;
 	bopts.on_slow_stop = on_slow_stop;
 	bopts.ctx = c;
 	c->modules = modules__new(NULL);

@@ -25,11 +25,17 @@ struct py_proc {
 	uint64_t code_type; /* PyCode_Type's address in it */
 };
 
-/* A code object met: (pid, address, check) -> the id of its pycode record (0: unreadable). */
+/*
+ * A code object met: (pid, address, check) -> the id of its pycode record (0:
+ * unreadable). One read as its sample arrived (python_capture_prefetch()) holds
+ * its record until that sample's turn: pending, pending_len bytes.
+ */
 struct py_code {
 	uint64_t pid, addr;
 	uint32_t check;
 	uint32_t id;
+	uint8_t *pending;
+	size_t pending_len;
 };
 
 struct python_capture {
@@ -162,6 +168,8 @@ void python_capture__free(struct python_capture *pc)
 		return;
 	free(pc->files);
 	free(pc->procs);
+	for (size_t i = 0; i < pc->nr_codes; i++)
+		free(pc->codes[i].pending);
 	free(pc->codes);
 	hash_index_free(&pc->code_idx);
 	free(pc);
@@ -209,9 +217,12 @@ unknown:
 	return 1;
 }
 
-/* Read pid's code object at addr, check it is the one the walk saw, write its record. */
-static int read_code(struct python_capture *pc, struct fxt_stream *s, const struct py_proc *p,
-		     uint64_t addr, uint32_t check, uint32_t *ret_id)
+/*
+ * Read pid's code object at addr, check it is the one the walk saw, and encode
+ * its record into pc->buf: its length, 0 when it is not one (*ret_id 0).
+ */
+static size_t read_code(struct python_capture *pc, const struct py_proc *p, uint64_t addr,
+			uint32_t check, uint32_t *ret_id)
 {
 	uint8_t obj[256], bytes_hdr[40];
 	static uint8_t table[FXT_PY_TABLE_MAX];
@@ -260,7 +271,7 @@ static int read_code(struct python_capture *pc, struct fxt_stream *s, const stru
 		return 0;
 	pc->next_id++;
 	*ret_id = rec.id;
-	return fxt_stream_blob(s, FXT_PYCODE_BLOB, pc->buf, n);
+	return n;
 }
 
 static bool code_eq(const void *ctx, size_t pos, const void *key)
@@ -270,28 +281,82 @@ static bool code_eq(const void *ctx, size_t pos, const void *key)
 	return a->pid == b->pid && a->addr == b->addr && a->check == b->check;
 }
 
+static uint64_t code_hash(const struct py_code *k)
+{
+	return hash_u64(hash_u64(hash_u64(FNV_INIT, k->pid), k->addr), k->check);
+}
+
+/*
+ * Read the code object k names and index it (k->id its record's, 0 when
+ * unreadable); its record, if any, is left in pc->buf, *len bytes.
+ */
+static int code_read(struct python_capture *pc, const struct py_proc *p, struct py_code *k,
+		     size_t *len)
+{
+	*len = read_code(pc, p, k->addr, k->check, &k->id);
+	pc->counts[k->id ? PY_CNT_CODES : PY_CNT_CODES_FAILED]++;
+	/* One that could not be read is not tried again for this content. */
+	if (array_reserve((void **)&pc->codes, &pc->cap_codes, pc->nr_codes, sizeof(*k)) ||
+	    hash_index_insert(&pc->code_idx, code_hash(k), pc->nr_codes))
+		return -ENOMEM;
+	pc->codes[pc->nr_codes++] = *k;
+	return 0;
+}
+
 static int code_id(struct python_capture *pc, struct fxt_stream *s, const struct py_proc *p,
 		   uint64_t addr, uint32_t check, uint32_t *ret)
 {
-	struct py_code k = {(uint64_t)p->pid, addr, check, 0};
-	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, k.pid), addr), check);
-	size_t pos;
+	struct py_code k = {.pid = (uint64_t)p->pid, .addr = addr, .check = check}, *e;
+	size_t pos, n;
 	int err;
 
-	if (hash_index_find(&pc->code_idx, h, code_eq, pc, &k, &pos)) {
-		*ret = pc->codes[pos].id;
-		return 0;
-	}
-	err = read_code(pc, s, p, addr, check, &k.id);
-	if (err)
+	if (hash_index_find(&pc->code_idx, code_hash(&k), code_eq, pc, &k, &pos)) {
+		e = &pc->codes[pos];
+		*ret = e->id;
+		if (!e->pending)
+			return 0;
+		/* read as its sample arrived: written before the first sample that names it */
+		err = fxt_stream_blob(s, FXT_PYCODE_BLOB, e->pending, e->pending_len);
+		free(e->pending);
+		e->pending = NULL;
 		return err;
-	pc->counts[k.id ? PY_CNT_CODES : PY_CNT_CODES_FAILED]++;
-	/* One that could not be read is not tried again for this content. */
-	if (array_reserve((void **)&pc->codes, &pc->cap_codes, pc->nr_codes, sizeof(k)) ||
-	    hash_index_insert(&pc->code_idx, h, pc->nr_codes))
-		return -ENOMEM;
-	pc->codes[pc->nr_codes++] = k;
+	}
+	err = code_read(pc, p, &k, &n);
 	*ret = k.id;
+	return err || !n ? err : fxt_stream_blob(s, FXT_PYCODE_BLOB, pc->buf, n);
+}
+
+int python_capture_prefetch(struct python_capture *pc, uint32_t pid, const void *sec, size_t len)
+{
+	const struct fxs_py_hdr *h = sec;
+	const struct fxs_py_frame *f = (const void *)(h + 1);
+	struct py_proc *p = find_proc(pc, (pid_t)pid);
+	struct py_code k = {.pid = pid}, *e;
+	size_t pos, n;
+	int err;
+
+	if (len < sizeof(*h) || h->magic != FXS_PY_MAGIC || !p || !p->layout ||
+	    h->nr > FXS_PY_MAX_FRAMES || len < sizeof(*h) + h->nr * sizeof(*f))
+		return 0;
+	for (unsigned i = 0; i < h->nr; i++) {
+		k.addr = f[i].code;
+		k.check = f[i].check & 0x7fffffff;
+		k.id = 0;
+		k.pending = NULL;
+		if (hash_index_find(&pc->code_idx, code_hash(&k), code_eq, pc, &k, &pos))
+			continue;
+		err = code_read(pc, p, &k, &n);
+		if (err)
+			return err;
+		if (!n)
+			continue;
+		e = &pc->codes[pc->nr_codes - 1];
+		e->pending = malloc(n);
+		if (!e->pending)
+			return -ENOMEM;
+		memcpy(e->pending, pc->buf, n);
+		e->pending_len = n;
+	}
 	return 0;
 }
 

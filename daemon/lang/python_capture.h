@@ -56,6 +56,13 @@ void python_capture_forget(struct python_capture *pc, pid_t pid);
  */
 int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint64_t ts,
 			  uint32_t pid, uint32_t tid, const void *sec, size_t len);
+/*
+ * The same section as its sample is read from the ring, before it waits for
+ * its turn in time order: the code objects not met yet are read now, while
+ * the process lives (a short-lived one is gone by its turn), and their
+ * records kept for python_capture_sample() to write. 0 or -ENOMEM.
+ */
+int python_capture_prefetch(struct python_capture *pc, uint32_t pid, const void *sec, size_t len);
 /* The counters, as an FXT counter event "python". */
 int python_capture_write(struct python_capture *pc, struct fxt_stream *s, uint64_t ts);
 void python_capture_counts(const struct python_capture *pc, uint64_t ret[PY_CNT_NR]);

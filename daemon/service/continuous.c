@@ -345,6 +345,8 @@ void cont_start_for(struct daemon *d, bool on_demand)
 		.offcpu_min_ns = 1000000,
 		.unwind = d->cfg.unwind,
 		.cfi_cap_bytes = d->cfg.cfi_memory,
+		/* Python functions among the native frames, as record's default */
+		.python = true,
 	};
 	char path[PATH_MAX];
 	pid_t holder = 0;

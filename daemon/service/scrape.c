@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fxt/fxt.h"
+#include "fxt/fxt_python.h"
 #include "fxt/fxt_reader.h"
 #include "report/report.h"
 #include "service/scrape.h"
@@ -23,6 +24,12 @@
  * the names of functions of processes that exited before.
  */
 #define TAP_MAX_PROCESSES 4096
+/*
+ * A capture writes each Python code object's names once (a pycode blob): the
+ * tap keeps them for the windows opened later, up to this many bytes a
+ * stream; past it, a later window names those frames "[python: unknown code]".
+ */
+#define TAP_MAX_PYCODE_BYTES (32u << 20)
 
 struct scrape_window {
 	struct scrape_window *next, *prev;
@@ -36,6 +43,11 @@ struct scrape_window {
 	char gap_why[WHY_MAX];
 	bool told_dropped, told_broken;
 	bool offcpu; /* off-CPU intervals, not samples */
+	/*
+	 * Open across a new stream, whose code objects take the ids of the old
+	 * one's: no Python frames from there on, rather than frames misnamed.
+	 */
+	bool py_off;
 	char **comments;
 	size_t nr_comments, cap_comments;
 };
@@ -68,6 +80,9 @@ struct scrape_tap {
 	 */
 	uint64_t last_in_tid, last_in_ts;
 	struct report_opts names_opts;
+	/* the current stream's pycode blobs, each a 4-byte length and its bytes */
+	uint8_t *pycodes;
+	size_t pycodes_len, pycodes_cap;
 	scrape_jit_fn jit;
 	void *jit_ctx;
 };
@@ -103,6 +118,7 @@ void scrape_tap__free(struct scrape_tap *t)
 	while (t->windows)
 		scrape_window_free(t, t->windows);
 	fxt_reader__free(t->rd);
+	free(t->pycodes);
 	report__free(t->names);
 	sym_cache__free(t->cache);
 	symbolizer__free(t->sym);
@@ -249,6 +265,10 @@ int scrape_tap_begin(struct scrape_tap *t, uint64_t now)
 	}
 	report__free(t->names);
 	t->names = names;
+	if (t->pycodes_len)
+		for (w = t->windows; w; w = w->next)
+			w->py_off = true;
+	t->pycodes_len = 0;
 	if (symbolizer_processes(t->sym) > TAP_MAX_PROCESSES) {
 		/* the cached frames point into the processes' tables */
 		sym_cache_clear(t->cache);
@@ -304,6 +324,42 @@ static uint64_t ticks_to_ns(const struct scrape_tap *t, uint64_t ticks)
 	return (uint64_t)((unsigned __int128)ticks * 1000000000ULL / t->ticks_per_second);
 }
 
+/* A blob named name to report r, as a stream's record would bring it. */
+static int add_blob(struct report *r, const char *name, const uint8_t *blob, size_t len)
+{
+	struct fxt_record rec = {.type = FXT_RT_BLOB, .name = name, .blob = blob, .blob_len = len};
+
+	return report_add(r, &rec);
+}
+
+/* A pycode blob kept for the windows opened later (up to TAP_MAX_PYCODE_BYTES). */
+static int keep_pycode(struct scrape_tap *t, const struct fxt_record *rec)
+{
+	uint32_t n = (uint32_t)rec->blob_len;
+
+	if (t->pycodes_len + 4 + n > TAP_MAX_PYCODE_BYTES)
+		return 0;
+	while (t->pycodes_cap < t->pycodes_len + 4 + n)
+		if (array_reserve((void **)&t->pycodes, &t->pycodes_cap, t->pycodes_cap, 1))
+			return -ENOMEM;
+	memcpy(t->pycodes + t->pycodes_len, &n, 4);
+	memcpy(t->pycodes + t->pycodes_len + 4, rec->blob, n);
+	t->pycodes_len += 4 + n;
+	return 0;
+}
+
+/* Python frames: a stack before its backtrace, a code object's names once. */
+static int tap_python(struct scrape_tap *t, const struct fxt_record *rec)
+{
+	bool code = !strcmp(rec->name, FXT_PYCODE_BLOB);
+	struct scrape_window *w;
+	int err = code ? keep_pycode(t, rec) : 0;
+
+	for (w = t->windows; w && !err; w = w->next)
+		err = w->py_off ? 0 : report_add(w->r, rec);
+	return err;
+}
+
 /* One record of the stream, to where it counts. */
 static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 {
@@ -354,6 +410,9 @@ static int tap_record(struct scrape_tap *t, const struct fxt_record *rec)
 		}
 		return 0;
 	case FXT_RT_BLOB:
+		if (rec->name &&
+		    (!strcmp(rec->name, FXT_PYCODE_BLOB) || !strcmp(rec->name, FXT_PYSTACK_BLOB)))
+			return tap_python(t, rec);
 		/* perf-map entries the capture wrote at a process's end: its JIT code's names */
 		if (!rec->name || strcmp(rec->name, FXT_PERFMAP_BLOB))
 			return 0;
@@ -424,6 +483,18 @@ struct scrape_window *scrape_window_open(struct scrape_tap *t, uint64_t now, uin
 		return NULL;
 	}
 	w->sym = t->sym;
+	/* the code objects the stream named before this window */
+	for (size_t off = 0; off + 4 <= t->pycodes_len;) {
+		uint32_t n;
+
+		memcpy(&n, t->pycodes + off, 4);
+		if (add_blob(w->r, FXT_PYCODE_BLOB, t->pycodes + off + 4, n)) {
+			report__free(w->r);
+			free(w);
+			return NULL;
+		}
+		off += 4 + n;
+	}
 	w->start = now;
 	w->real_ns = real_ns;
 	w->offcpu = offcpu;

@@ -5,10 +5,12 @@
  *  - through fxsamplerd as an unprivileged user (nobody): the 50/30/20
  *    split's functions named as in root's own record, each share within 2
  *    points of root's, every code object read;
- *  - (not finished, FXS_PY_UNFINISHED only) json.loads with an object_hook (a C extension calling
- * back into Python): the hook inside _json's native frames, inside the Python caller's;
- *  - (not finished, FXS_PY_UNFINISHED only) short-lived: 100 runs of python3.11 -c with a 50 ms hot
- * function: of the samples in its loop (the native perf_counter frames say so), >= 90 % name it;
+ *  - json.loads with an object_hook (a C extension calling back into
+ *    Python): the hook inside _json's native frames, inside the Python
+ *    caller's, in >= 95 % of its samples, the rest marked, none in another order;
+ *  - short-lived: 100 runs of python3.11 -c with a 50 ms hot function under
+ *    record -a: of the samples of the -c code's run, >= 90 % name it (its
+ *    code objects are read as the samples arrive, while each process lives);
  *  - a program that only looks like Python (tests/progs/fakepy: a
  *    _PyRuntime of garbage, a frame chain that loops, one rewritten under
  *    the walk): bounded, no frame named after what it points at, each
@@ -190,13 +192,14 @@ static const char json_py[] = "import json, sys, time\n"
 
 START_TEST(test_json_hook)
 {
-	char *script = out_path("json.py"), *fxt = out_path("json.fxt"), *text, *line, *save;
-	unsigned long in_hook = 0, ordered = 0, all = 0, n;
+	/* not json.py: the script's own directory comes first, and import json would be itself */
+	char *script = out_path("hook.py"), *fxt = out_path("hook.fxt"), *text, *line, *save;
+	unsigned long in_hook = 0, ordered = 0, marked = 0, all = 0, n;
 	char example[512] = "";
 
 	write_file(script, json_py);
 	record_python(fxt, NULL, script, "2");
-	text = folded(fxt, NULL, "json.folded");
+	text = folded(fxt, NULL, "hook.folded");
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *c, *j, *h;
 
@@ -209,21 +212,26 @@ START_TEST(test_json_hook)
 		 * caller, json's Python frames down to raw_decode, then the _json
 		 * module's native frames, then an eval loop running hook.
 		 */
-		c = strstr(line,
-			   ";_PyEval_EvalFrameDefault;<module>;caller;loads;decode;raw_decode;");
+		c = strstr(line, ";_PyEval_EvalFrameDefault;<module>;caller;loads;"
+				 "JSONDecoder.decode;JSONDecoder.raw_decode;");
 		j = c ? strstr(c, "_json.cpython-311") : NULL;
 		h = j ? strstr(j, ";_PyEval_EvalFrameDefault;hook") : NULL;
 		ordered += n * (h != NULL);
-		if (!h && !*example)
+		/* where the merge could not pair the frames it says so */
+		marked += n * (!h && strstr(line, "[python: ") != NULL);
+		if (!h && !strstr(line, "[python: ") && !*example)
 			snprintf(example, sizeof(example), "%s", line);
 	}
 	free(text);
 	printf("python json object_hook: %lu of %lu samples in hook in order (caller, "
-	       "raw_decode, _json's native frames, hook) of %lu; one not: %.300s\n",
-	       ordered, in_hook, all, example);
+	       "raw_decode, _json's native frames, hook), %lu marked, of %lu; one in neither: "
+	       "%.300s\n",
+	       ordered, in_hook, marked, all, example);
 	fflush(stdout);
 	ck_assert_msg(in_hook > 100, "%lu samples in hook", in_hook);
 	ck_assert_msg(ordered * 100 >= in_hook * 95, "%lu of %lu in order", ordered, in_hook);
+	ck_assert_msg(ordered + marked == in_hook, "%lu of %lu in another order, unmarked: %s",
+		      in_hook - ordered - marked, in_hook, example);
 }
 END_TEST
 
@@ -231,9 +239,11 @@ END_TEST
 
 START_TEST(test_short_lived)
 {
-	char *fxt = out_path("short.fxt"), *text, *line, *save, cmd[600];
-	unsigned long loop = 0, named = 0, unknown = 0, n;
+	char *fxt = out_path("short.fxt"), *text, *line, *save, *eval, cmd[600];
+	unsigned long run = 0, named = 0, unknown = 0, n;
 	struct run *r = calloc(1, sizeof(*r));
+	int efd = temp_fd(), st;
+	pid_t rec, sh;
 
 	ck_assert_ptr_nonnull(r);
 	snprintf(cmd, sizeof(cmd),
@@ -244,26 +254,46 @@ START_TEST(test_short_lived)
 		 "        pass\n"
 		 "hot(time.perf_counter() + 0.05)'; i=$((i+1)); done",
 		 PYTHON);
-	RUN(r, "record", "-o", fxt, "--", "/bin/sh", "-c", cmd);
-	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
+	/* the whole host (-a), as one who profiles what runs would, then the runs */
+	rec = START(efd, "record", "-a", "-o", fxt);
+	ck_assert_int_gt(rec, 0);
+	usleep(1500 * 1000);
+	sh = fork();
+	ck_assert_int_ge(sh, 0);
+	if (!sh) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(sh, &st, 0), sh);
+	kill(rec, SIGTERM);
+	collect(rec, efd, r);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the runs failed: %d", st);
+	ck_assert_msg(exit_code(r) == 0, "record -a: %s", r->err);
 	text = folded(fxt, NULL, "short.folded");
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		n = line_count(line);
-		/* perf_counter's own native frame: a sample in hot's loop, whatever it names */
-		if (!strstr(line, "_PyTime_GetPerfCounter"))
+		/*
+		 * The -c code's run: its eval loop under Py_RunMain's
+		 * PyRun_SimpleStringFlags (the interpreter's start and end are not,
+		 * nor site's exec() of .pth lines; the module's own few lines around
+		 * the call are, and count against the share).
+		 */
+		if (!strstr(line, "Py_RunMain;PyRun_SimpleStringFlags;") ||
+		    !(eval = strstr(line, "PyEval_EvalCode;_PyEval_EvalFrameDefault")))
 			continue;
-		loop += n;
-		named += n * has_frame(line, "hot");
-		unknown += n * (strstr(line, "[python: unknown code]") != NULL);
+		run += n;
+		named += n * has_frame(eval, "hot");
+		unknown += n * (strstr(eval, "[python: unknown code]") != NULL);
 	}
 	free(text);
-	printf("python short-lived: 100 runs of python3.11 -c: %lu samples in perf_counter, "
-	       "%lu (%.1f%%) name hot, %lu an unknown code object\n",
-	       loop, named, loop ? 100.0 * named / loop : 0.0, unknown);
+	printf("python short-lived: 100 runs of python3.11 -c under record -a: %lu samples in "
+	       "the -c code's run, %lu (%.1f%%) name hot, %lu an unknown code object\n",
+	       run, named, run ? 100.0 * named / run : 0.0, unknown);
 	printf("%s", strstr(r->err, "python: ") ?: "");
 	fflush(stdout);
-	ck_assert_msg(loop > 300, "%lu samples in perf_counter", loop);
-	ck_assert_msg(named * 100 >= loop * 90, "%lu of %lu name hot", named, loop);
+	/* 5,000 on an idle host; a loaded one runs the 50 ms deadlines on less CPU */
+	ck_assert_msg(run > 500, "%lu samples in the -c code's run", run);
+	ck_assert_msg(named * 100 >= run * 90, "%lu of %lu name hot", named, run);
 	free(r);
 }
 END_TEST
@@ -342,22 +372,12 @@ static Suite *edges_suite(void)
 	} cases[] = {
 		{"daemon", test_daemon_user},
 		{"fake", test_fake_runtime},
-		/*
-		 * Not finished (their first live run found 37 samples in all for
-		 * json, none in _PyTime_GetPerfCounter for short): run only with
-		 * FXS_PY_UNFINISHED set, not claimed by make test.
-		 */
 		{"json", test_json_hook},
 		{"short", test_short_lived},
 	};
 	Suite *s = suite_create("python-edges");
-
 	/* a case each, for CK_RUN_CASE */
-	size_t nr = getenv("FXS_PY_UNFINISHED") ? sizeof(cases) / sizeof(cases[0]) : 2;
-
-	if (nr == 2)
-		printf("SKIP: check_python_edges' json and short cases are not finished "
-		       "(FXS_PY_UNFINISHED=1 runs them); NOT RUN\n");
+	size_t nr = sizeof(cases) / sizeof(cases[0]);
 
 	for (size_t i = 0; i < nr; i++) {
 		TCase *tc = tcase_create(cases[i].name);

@@ -20,6 +20,8 @@
 #            (tests/report/jit_http.sh).
 #   jitcont  JIT code named in fxsamplerd's continuous files: node across files rotated
 #            every 2 s, each file's shares against node --cpu-prof (tests/report/jit_cont.sh).
+#   pyhttp   Python frames under continuous mode: python3.11's 50/30/20 split in a
+#            go tool pprof scrape and in the continuous file (tests/report/py_http.sh).
 #   http     fxsamplerd's HTTP endpoint against go tool pprof, scrapers at Parca's
 #            cadence with Alloy's checks, bad requests, hostile clients (slowloris), the
 #            token (tests/report/http.sh).
@@ -27,11 +29,11 @@
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
 # FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp
-# jitcont").
+# jitcont pyhttp").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp jitcont}
+tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp jitcont pyhttp}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -471,6 +473,8 @@ jit_tier() { script_tier jit jit.sh "$bin" "$dbin"; }
 jithttp_tier() { script_tier jithttp jit_http.sh "$bin" "$dbin"; }
 # JIT code named in fxsamplerd's continuous files
 jitcont_tier() { script_tier jitcont jit_cont.sh "$bin" "$dbin"; }
+# Python frames in continuous mode and its HTTP scrapes
+pyhttp_tier() { script_tier pyhttp py_http.sh "$bin" "$dbin"; }
 
 for t in $tests; do
 	case $t in
@@ -481,6 +485,7 @@ for t in $tests; do
 	jit) jit_tier ;;
 	jithttp) jithttp_tier ;;
 	jitcont) jitcont_tier ;;
+	pyhttp) pyhttp_tier ;;
 	names) names ;;
 	debuginfod) debuginfod_tier ;;
 	caps) caps_tier ;;
