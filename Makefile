@@ -244,11 +244,17 @@ check-valgrind: $(UNIT_BINS)
 fuzz: $(SKELS)
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) LIB_SRCS="$(LIB_SRCS)" tests/fuzz/run.sh
 
+# check_python313 runs Debian 13's python3.13 in a minimal trixie root made
+# once per machine outside the clone (tests/python/root313.sh, ~3 min).
+PY313_ROOT = $(FXS_CACHE)/py313-root
 check-live: all $(LIVE_BINS) $(PROG_BINS)
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "SKIP: check-live needs root (BPF + perf_event_open); NOT RUN"; exit 0; fi; \
+	sh tests/python/root313.sh $(PY313_ROOT) || \
+		echo "SKIP: no python3.13 root at $(PY313_ROOT): check_python313 will say NOT RUN"; \
 	set -e; for t in $(LIVE_BINS); do echo "== $$t"; \
-		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs $$t; done; \
+		FXS_BIN=$(CURDIR)/fxsampler FXS_PROGS=$(CURDIR)/$(OUTPUT)/progs \
+		FXS_PY313_ROOT=$(PY313_ROOT) $$t; done; \
 	echo "== walkers: walk_fast gives the stacks walk_simple gives (bench/ab.sh)"; \
 	$(MAKE) --no-print-directory -C bench build >/dev/null && sh bench/ab.sh; \
 	$(MAKE) --no-print-directory check-cfi

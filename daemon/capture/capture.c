@@ -185,6 +185,8 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 	const struct fxs_mmap *mm = (const void *)(s + 1);
 	const char *path = (const char *)(mm + 1);
 	struct modules_event ev;
+	const char *dir;
+	char buf[64], proc[32];
 	int err;
 
 	if (size < sizeof(*s) + sizeof(*mm) || !mm->path_len ||
@@ -208,7 +210,19 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 		.build_id_len = mm->build_id_size <= FXS_BUILD_ID_MAX ? mm->build_id_size : 0,
 		.path = path,
 	};
+	/*
+	 * The file through the process's map_files where we may (root, and the
+	 * target set's own checks): a chrooted or containerized process's path
+	 * names another file, or none, in our root.
+	 */
+	err = capture_enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
+	if (!err && !dir) {
+		snprintf(proc, sizeof(proc), "/proc/%u", (unsigned)s->pid);
+		dir = proc;
+	}
+	ev.dir = err ? NULL : dir;
 	err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
+	capture_leave(c);
 	if (err == -EINVAL)
 		return 0;
 	if (err > 0)

@@ -439,7 +439,7 @@ static int keep_range(struct modules *m, struct fxt_stream *s, uint64_t ts, stru
 }
 
 static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, const char *dir,
-			 struct proc_ranges *p, const struct proc_map *map,
+			 bool from_event, struct proc_ranges *p, const struct proc_map *map,
 			 const uint8_t *kernel_id, size_t kernel_id_len)
 {
 	struct module_file *f = get_file(m, dir, map, kernel_id, kernel_id_len);
@@ -448,7 +448,7 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 	if (!f)
 		return -ENOMEM;
 	r.module = f->id;
-	r.source = kernel_id || !dir ? MODULES_FROM_EVENT : MODULES_FROM_PROC;
+	r.source = from_event ? MODULES_FROM_EVENT : MODULES_FROM_PROC;
 	r.flags = proc_map_elf_flags(map);
 	/* Without the ELF, the file offset is the best guess of the module address. */
 	if (f->elf)
@@ -497,7 +497,7 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 			continue;
 		if (find_range(p, map->start))
 			continue;
-		err = write_mapping(m, s, ts, dir, p, map, NULL, 0);
+		err = write_mapping(m, s, ts, dir, false, p, map, NULL, 0);
 		if (err)
 			goto out;
 		written++;
@@ -599,7 +599,7 @@ int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_
 		map.path[len - dl] = '\0';
 		map.deleted = true;
 	}
-	err = write_mapping(m, s, ts, NULL, p, &map, ev->build_id, ev->build_id_len);
+	err = write_mapping(m, s, ts, ev->dir, true, p, &map, ev->build_id, ev->build_id_len);
 	free(map.path);
 	/* A mapping from the kernel completes the process's set as it is now: the walker gets it.
 	 */

@@ -106,6 +106,12 @@ struct modules_event {
 	const uint8_t *build_id;
 	size_t build_id_len;
 	const char *path; /* d_path's, " (deleted)" and all; "[vdso]" for the vdso */
+	/*
+	 * The process's /proc directory, or NULL: a new file is opened through
+	 * its map_files first, which reaches the very file mapped where the
+	 * path names another or none in our root (a chroot, a container).
+	 */
+	const char *dir;
 };
 
 /* Where a mapping came from, for the counters. */
@@ -123,7 +129,7 @@ enum modules_source {
  * then. The file is opened by its path only if it is still the mapped inode,
  * or, with the kernel's build id, a world-readable file of that build id
  * (its load segments); the vdso is ours. 1 written, 0 kept, or -errno. No
- * /proc read.
+ * /proc read but ev->dir's map_files link, when given.
  */
 int modules_add_event(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		      const struct modules_event *ev);

@@ -23,6 +23,7 @@ struct py_proc {
 	pid_t pid;
 	const struct py_layout *layout;
 	uint64_t code_type; /* PyCode_Type's address in it */
+	uint64_t none;	    /* _Py_NoneStruct's (3.13's shim frames run it), or 0 */
 };
 
 /*
@@ -119,13 +120,15 @@ static int on_mapping(void *ctx, pid_t pid, uint64_t start, uint64_t end, uint64
 	e->pid = pid;
 	e->layout = img->layout;
 	e->code_type = bias + img->code_type;
+	e->none = img->none ? bias + img->none : 0;
 	if (img->kind != PY_IMAGE_OK) {
 		pc->counts[img->kind == PY_IMAGE_UNSUPPORTED ? PY_CNT_PROCS_UNSUPPORTED
 			   : img->kind == PY_IMAGE_MISMATCH  ? PY_CNT_PROCS_MISMATCH
 							     : PY_CNT_PROCS_UNREADABLE]++;
 		snprintf(text, sizeof(text),
-			 "python: process %d runs Python %u.%u: not walked (%s)", (int)pid,
-			 img->major, img->minor, py_image_kind_name(img->kind));
+			 "python: process %d runs Python %u.%u: not walked (%s%s%s)", (int)pid,
+			 img->major, img->minor, py_image_kind_name(img->kind),
+			 img->why ? ": " : "", img->why ? img->why : "");
 		say(pc, text);
 		return 0;
 	}
@@ -367,7 +370,7 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 	const struct fxs_py_frame *f = (const void *)(h + 1);
 	struct fxt_pyframe out[FXS_PY_MAX_FRAMES];
 	struct py_proc *p = find_proc(pc, (pid_t)pid);
-	unsigned nr;
+	unsigned nr, o = 0;
 	int err;
 
 	if (len < sizeof(*h) || h->magic != FXS_PY_MAGIC || !p || !p->layout)
@@ -378,16 +381,27 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 	pc->counts[PY_CNT_SAMPLES]++;
 	pc->counts[PY_CNT_END_OK + (h->end < FXS_PY_END_NR ? h->end : FXS_PY_END_FAULT)]++;
 	for (unsigned i = 0; i < nr; i++) {
-		err = code_id(pc, s, p, f[i].code, f[i].check & 0x7fffffff, &out[i].code);
+		/*
+		 * 3.13: the shim frame an eval-loop invocation starts with runs
+		 * None; it is no frame of the program, and the one above it (the
+		 * last kept) is its invocation's first: 3.11's is_entry.
+		 */
+		if (p->none && f[i].code == p->none) {
+			if (o)
+				out[o - 1].flags |= FXT_PYF_ENTRY;
+			continue;
+		}
+		err = code_id(pc, s, p, f[i].code, f[i].check & 0x7fffffff, &out[o].code);
 		if (err)
 			return err;
 		/* the walk does not clamp: an offset out of any code object is none */
-		out[i].lasti = f[i].lasti < -1 || f[i].lasti > 0x10000000 ? -1 : f[i].lasti;
-		out[i].flags = f[i].check >> 31 ? FXT_PYF_ENTRY : 0;
+		out[o].lasti = f[i].lasti < -1 || f[i].lasti > 0x10000000 ? -1 : f[i].lasti;
+		out[o].flags = f[i].check >> 31 ? FXT_PYF_ENTRY : 0;
+		o++;
 	}
-	pc->counts[PY_CNT_FRAMES] += nr;
+	pc->counts[PY_CNT_FRAMES] += o;
 	return fxt_stream_blob(s, FXT_PYSTACK_BLOB, pc->buf,
-			       fxt_pystack_encode(pc->buf, ts, tid, h->end, out, nr));
+			       fxt_pystack_encode(pc->buf, ts, tid, h->end, out, o));
 }
 
 int python_capture_write(struct python_capture *pc, struct fxt_stream *s, uint64_t ts)

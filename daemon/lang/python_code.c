@@ -40,13 +40,59 @@ static const struct py_layout py311 = {
 	.ascii_size = 48,
 	.compact_size = 72,
 	.unicode_state = 32,
+	.str_ready_bit = true,
+	.bytes_size = 16,
+	.bytes_data = 32,
+};
+
+/*
+ * CPython 3.13, from the same headers of the 3.13 branch; checked on
+ * Debian 13's 3.13.5 (python3.13 3.13.5-2+deb13u5) against the file's own
+ * _Py_DebugOffsets (lang/python_debug_offsets.h), which a file must agree
+ * with to be walked. The thread state has current_frame (no _PyCFrame); the
+ * frame names its code object f_executable, which is Py_None in the shim
+ * frame an eval-loop invocation starts with (no is_entry: user space marks
+ * the frame above a shim as the entry); instr_ptr is the instruction now
+ * executing, as 3.11's prev_instr. The code check is co_firstlineno and
+ * co_nlocalsplus, as in 3.11, 4 bytes earlier. Strings lost their ready bit
+ * and wstr: PyASCIIObject is 40 bytes, PyCompactUnicodeObject 56.
+ */
+static const struct py_layout py313 = {
+	.minor = 13,
+	.runtime_interp_head = 632,
+	.walk =
+		{
+			.interp_threads = 7344,
+			.ts_next = 8,
+			.ts_native_tid = 160,
+			.ts_frame = 72,
+			.cframe_frame = FXS_PY_NO_FIELD,
+			.f_code = 0,
+			.f_previous = 8,
+			.f_instr = 56,
+			.f_entry = FXS_PY_NO_FIELD,
+			.f_owner = 70,
+			.code_adaptive = 200,
+			.code_check = 68, /* co_firstlineno, co_nlocalsplus */
+			.version = 13,
+		},
+	.code_size = 208,
+	.code_firstlineno = 68,
+	.code_filename = 112,
+	.code_qualname = 128,
+	.code_linetable = 136,
+	.code_type_basicsize = 200,
+	.ascii_size = 40,
+	.compact_size = 56,
+	.unicode_state = 32,
+	.str_ready_bit = false,
 	.bytes_size = 16,
 	.bytes_data = 32,
 };
 
 const struct py_layout *py_layout_for(unsigned minor)
 {
-	return minor == 11 ? &py311 : NULL;
+	return minor == 11 ? &py311 : minor == 13 ? &py313 : NULL;
 }
 
 static uint64_t le(const uint8_t *p, unsigned n)
@@ -76,7 +122,8 @@ uint32_t py_code_check(const struct py_layout *l, const uint8_t *obj)
 
 /*
  * 3.11's PyASCIIObject.state: interned:2, kind:3, compact:1, ascii:1,
- * ready:1 (bit 0 first, as GCC lays out bit-fields on little-endian).
+ * ready:1 (bit 0 first, as GCC lays out bit-fields on little-endian); 3.13's
+ * the same up to ascii, then statically_allocated:1 where ready was.
  */
 bool py_str_header(const struct py_layout *l, const uint8_t *hdr, size_t *ret_off, size_t *ret_len,
 		   unsigned *ret_kind)
@@ -86,7 +133,8 @@ bool py_str_header(const struct py_layout *l, const uint8_t *hdr, size_t *ret_of
 	unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
 	unsigned ready = (state >> 7) & 1;
 
-	if (!compact || !ready || (kind != 1 && kind != 2 && kind != 4) || len > (1u << 20))
+	if (!compact || (l->str_ready_bit && !ready) || (kind != 1 && kind != 2 && kind != 4) ||
+	    len > (1u << 20))
 		return false;
 	if (ascii && kind != 1)
 		return false;

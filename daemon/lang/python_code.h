@@ -17,7 +17,7 @@
 
 /* What a code object's record needs, and where it is in one version's objects. */
 struct py_layout {
-	unsigned minor;		      /* 11 */
+	unsigned minor;		      /* 11, 13 */
 	uint64_t runtime_interp_head; /* _PyRuntime.interpreters.head */
 	struct fxs_py_proc walk;      /* the BPF walk's offsets (interp_head unset) */
 	/* PyCodeObject */
@@ -28,6 +28,7 @@ struct py_layout {
 	size_t ascii_size;   /* sizeof(PyASCIIObject): a compact ASCII string's data */
 	size_t compact_size; /* sizeof(PyCompactUnicodeObject): other compact strings' data */
 	size_t unicode_state;
+	bool str_ready_bit;	       /* 3.11's state has a ready bit (7); 3.12+ dropped it */
 	size_t bytes_size, bytes_data; /* PyBytesObject: ob_size, ob_sval */
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lang/python_elf.h"
+#include "lang/python_debug_offsets.h"
 
 struct wanted {
 	const char *name;
@@ -15,7 +16,7 @@ struct wanted {
 	bool found;
 };
 
-enum { W_RUNTIME, W_VERSION, W_CODE_TYPE, W_NR };
+enum { W_RUNTIME, W_VERSION, W_CODE_TYPE, W_NONE, W_NR };
 
 static void find_dynsyms(Elf *elf, struct wanted *w)
 {
@@ -75,7 +76,10 @@ static bool read_vaddr(Elf *elf, uint64_t vaddr, void *buf, size_t len)
 
 int py_image_detect(int fd, struct py_image *ret)
 {
-	struct wanted w[W_NR] = {{"_PyRuntime"}, {"Py_Version"}, {"PyCode_Type"}};
+	struct wanted w[W_NR] = {
+		{"_PyRuntime"}, {"Py_Version"}, {"PyCode_Type"}, {"_Py_NoneStruct"}};
+	static uint8_t dbg[PY_DEBUG_OFFSETS_313_LEN];
+	struct py_debug_offsets d;
 	uint8_t b[8];
 	uint32_t version;
 	uint64_t basicsize = 0;
@@ -112,6 +116,31 @@ int py_image_detect(int fd, struct py_image *ret)
 		basicsize |= (uint64_t)b[i] << (8 * i);
 	ret->code_type = w[W_CODE_TYPE].value;
 	ret->kind = basicsize == ret->layout->code_type_basicsize ? PY_IMAGE_OK : PY_IMAGE_MISMATCH;
+	if (ret->kind != PY_IMAGE_OK) {
+		ret->why = "PyCode_Type.tp_basicsize";
+		goto out;
+	}
+	if (ret->minor >= 13) {
+		/*
+		 * 3.13 publishes its offsets at _PyRuntime (a static initializer:
+		 * in the file): the table is walked only where they agree.
+		 */
+		if (!w[W_NONE].found) {
+			ret->kind = PY_IMAGE_UNREADABLE;
+			goto out;
+		}
+		ret->none = w[W_NONE].value;
+		if (!read_vaddr(elf, ret->runtime, dbg, sizeof(dbg))) {
+			ret->kind = PY_IMAGE_UNREADABLE;
+			goto out;
+		}
+		if (py_debug_offsets_313(dbg, sizeof(dbg), &d) != PY_DEBUG_OK) {
+			ret->kind = PY_IMAGE_MISMATCH;
+			ret->why = "_Py_DebugOffsets";
+		} else if (!py_debug_offsets_agree(ret->layout, &d, &ret->why)) {
+			ret->kind = PY_IMAGE_MISMATCH;
+		}
+	}
 out:
 	if (ret->kind != PY_IMAGE_OK)
 		ret->layout = NULL;
@@ -127,7 +156,7 @@ const char *py_image_kind_name(enum py_image_kind k)
 	case PY_IMAGE_UNSUPPORTED:
 		return "unsupported version";
 	case PY_IMAGE_MISMATCH:
-		return "objects differ from the 3.X table";
+		return "objects differ from the table";
 	case PY_IMAGE_UNREADABLE:
 		return "unreadable binary";
 	default:

@@ -4,7 +4,8 @@
  * libpython in) or a libpython3.X.so an embedding program maps. Known by its
  * dynamic symbols _PyRuntime and Py_Version; its version from Py_Version's
  * static value, its layout from lang/python_code.h's table, checked against
- * the file (PyCode_Type.tp_basicsize). Reads the file only.
+ * the file (PyCode_Type.tp_basicsize; from 3.13 also every offset the file
+ * publishes in _Py_DebugOffsets at _PyRuntime). Reads the file only.
  */
 #ifndef FXS_DAEMON_LANG_PYTHON_ELF_H
 #define FXS_DAEMON_LANG_PYTHON_ELF_H
@@ -27,6 +28,8 @@ struct py_image {
 	unsigned major, minor, micro;
 	uint64_t runtime;   /* _PyRuntime's address in the file (its st_value) */
 	uint64_t code_type; /* PyCode_Type's: every code object's ob_type, once mapped */
+	uint64_t none;	    /* _Py_NoneStruct's (3.13: a shim frame's f_executable), or 0 */
+	const char *why;    /* MISMATCH: the first field that differs (static), or NULL */
 	const struct py_layout *layout;
 };
 
