@@ -100,10 +100,10 @@ struct ploc_key {
 
 struct ptables {
 	/* pprof ids: 0 for none */
-	uint64_t *map_of_sym;			/* by symbolizer mapping id */
+	uint64_t *map_of_sym; /* by symbolizer mapping id */
+	size_t cap_map_of_sym;
 	const struct symbolizer_mapping **maps; /* pprof mapping id - 1 -> one of its mappings */
 	size_t nr_maps;
-	uint64_t *loc_of;	/* by report loc */
 	struct ploc_key *plocs; /* pprof location id - 1 */
 	size_t nr_plocs, cap_plocs;
 	struct hash_index ploc_idx;
@@ -111,13 +111,13 @@ struct ptables {
 	size_t *funcs;	   /* pprof function id - 1 -> report func */
 	size_t nr_funcs;
 	uint64_t truncated_loc; /* the "[truncated]" location, when a stack uses it */
+	bool done;		/* numbered: ploc() finds, never adds */
 };
 
 static void ptables_free(struct ptables *t)
 {
 	free(t->map_of_sym);
 	free(t->maps);
-	free(t->loc_of);
 	free(t->plocs);
 	hash_index_free(&t->ploc_idx);
 	free(t->func_of);
@@ -152,6 +152,9 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 		*ret = pos + 1;
 		return 0;
 	}
+	/* Numbered (build_ptables()): every location is there. */
+	if (t->done)
+		return -EINVAL;
 	if (array_reserve((void **)&t->plocs, &t->cap_plocs, t->nr_plocs, sizeof(*t->plocs)) ||
 	    hash_index_insert(&t->ploc_idx, h, t->nr_plocs))
 		return -ENOMEM;
@@ -164,6 +167,58 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 	return 0;
 }
 
+/* Mark the mapping of position j of stack s as used (build_ptables()). */
+static int use_mapping(struct report *r, struct ptables *t, const struct stack *s, unsigned j,
+		       const struct symbolizer_mapping ***sorted, size_t *n, size_t *cap)
+{
+	const struct symbolizer_mapping *mp;
+	int err = report_frame_mapping(r, s, j, &mp);
+
+	if (err || !mp)
+		return err;
+	if (mp->id >= t->cap_map_of_sym) {
+		size_t grown = t->cap_map_of_sym, old = grown;
+		uint64_t *tmp;
+
+		while (grown <= mp->id)
+			grown = grown ? grown * 2 : 64;
+		tmp = reallocarray(t->map_of_sym, grown, sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		memset(tmp + old, 0, (grown - old) * sizeof(*tmp));
+		t->map_of_sym = tmp;
+		t->cap_map_of_sym = grown;
+	}
+	if (t->map_of_sym[mp->id])
+		return 0;
+	if (array_reserve((void **)sorted, cap, *n, sizeof(**sorted)))
+		return -ENOMEM;
+	t->map_of_sym[mp->id] = 1;
+	(*sorted)[(*n)++] = mp;
+	return 0;
+}
+
+/*
+ * The pprof location of position j of stack s: one address in one pprof
+ * mapping resolved to one function. Added in the order the samples first
+ * use them, until numbered; then found.
+ */
+static int frame_ploc(struct report *r, struct ptables *t, const struct stack *s, unsigned j,
+		      uint64_t *ret)
+{
+	const struct loc *locs = T(r->locs, struct loc);
+	const struct loc *l = &locs[s->locs[j]];
+	const struct symbolizer_mapping *mp;
+	unsigned frame;
+	uint64_t pc = report_frame_pc(r, s, j, &frame);
+	int err = report_frame_mapping(r, s, j, &mp);
+
+	/* A kernel location has no address: its function is all there is. */
+	return err ? err
+		   : ploc(t, locs, mp ? t->map_of_sym[mp->id] : 0,
+			  pc & (KFRAME_TAG | PYFRAME_TAG) ? 0 : pc, l->func, s->locs[j], ret);
+}
+
 /*
  * Number the pprof tables from the report's: only what the samples use, each
  * distinct mapping, location and function once.
@@ -171,34 +226,25 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 static int build_ptables(struct report *r, struct ptables *t)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
-	const struct loc *locs = T(r->locs, struct loc);
 	const struct symbolizer_mapping **sorted = NULL;
-	size_t i, n = 0, max_id = 0;
+	size_t i, n = 0, cap = 0;
+	uint64_t id;
 	unsigned j;
 	int err = 0;
 
-	for (i = 0; i < r->locs.n; i++)
-		if (locs[i].mapping && locs[i].mapping->id > max_id)
-			max_id = locs[i].mapping->id;
-	t->map_of_sym = calloc(max_id + 1, sizeof(*t->map_of_sym));
-	sorted = calloc(r->locs.n + 1, sizeof(*sorted));
-	t->maps = calloc(r->locs.n + 1, sizeof(*t->maps));
-	t->loc_of = calloc(r->locs.n + 1, sizeof(*t->loc_of));
 	t->func_of = calloc(r->funcs.n + 1, sizeof(*t->func_of));
 	t->funcs = calloc(r->funcs.n + 1, sizeof(*t->funcs));
-	if (!t->map_of_sym || !sorted || !t->maps || !t->loc_of || !t->func_of || !t->funcs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!t->func_of || !t->funcs)
+		return -ENOMEM;
 	/* Mappings: one entry per symbolizer mapping, then runs of equal contents. */
-	for (i = 0; i < r->locs.n; i++) {
-		const struct symbolizer_mapping *mp = locs[i].mapping;
-
-		if (mp && !t->map_of_sym[mp->id]) {
-			t->map_of_sym[mp->id] = 1;
-			sorted[n++] = mp;
-		}
-	}
+	for (i = 0; i < r->stacks.n && !err; i++)
+		for (j = 0; j < stacks[i].nr_locs && !err; j++)
+			err = use_mapping(r, t, &stacks[i], j, &sorted, &n, &cap);
+	t->maps = calloc(n + 1, sizeof(*t->maps));
+	if (!err && !t->maps)
+		err = -ENOMEM;
+	if (err)
+		goto out;
 	qsort(sorted, n, sizeof(*sorted), mapping_content_order);
 	for (i = 0; i < n; i++) {
 		if (!i || mapping_content_order(&sorted[i - 1], &sorted[i]))
@@ -209,20 +255,13 @@ static int build_ptables(struct report *r, struct ptables *t)
 	for (i = 0; i < r->stacks.n && !err; i++) {
 		const struct stack *s = &stacks[i];
 
-		for (j = 0; j < s->nr_locs && !err; j++) {
-			const struct loc *l = &locs[s->locs[j]];
-
-			if (t->loc_of[s->locs[j]])
-				continue;
-			/* A kernel location has no address: its function is all there is. */
-			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0,
-				   l->pc & (KFRAME_TAG | PYFRAME_TAG) ? 0 : l->pc, l->func,
-				   s->locs[j], &t->loc_of[s->locs[j]]);
-		}
+		for (j = 0; j < s->nr_locs && !err; j++)
+			err = frame_ploc(r, t, s, j, &id);
 		/* Function 0 is the cut-off marker (report_prepare()). */
 		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
-			err = ploc(t, locs, 0, 0, 0, SIZE_MAX, &t->truncated_loc);
+			err = ploc(t, T(r->locs, struct loc), 0, 0, 0, SIZE_MAX, &t->truncated_loc);
 	}
+	t->done = true;
 out:
 	free(sorted);
 	return err;
@@ -289,8 +328,14 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		const char *tn = report_thread_name(r, s->tid),
 			   *pn = report_process_name(r, s->pid);
 
-		for (j = 0; j < s->nr_locs; j++)
-			pb_varint(&packed, t.loc_of[s->locs[j]]);
+		for (j = 0; j < s->nr_locs; j++) {
+			uint64_t id;
+
+			err = frame_ploc(r, &t, s, j, &id);
+			if (err)
+				goto out;
+			pb_varint(&packed, id);
+		}
 		if (s->flags & FXT_BT_FLAG_TRUNCATED)
 			pb_varint(&packed, t.truncated_loc);
 		pb_msg(&m, 1, &packed);

@@ -589,23 +589,20 @@ static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 	return 0;
 }
 
-int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
-		       struct sym_frame *ret)
+/*
+ * The mapping of pid's pc at ts with its module, ELF and file offset found:
+ * every field of its pub set. *ret NULL when no mapping covers the pc.
+ * 0 or -ENOMEM.
+ */
+static int find_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
+			struct mapping **ret)
 {
-	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
-	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
-	struct process *p;
-	struct mapping *m;
-	const char *name;
-	char buf[512];
-	int err;
+	struct process *p = find_process(s, pid);
+	struct mapping *m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
 
-	p = find_process(s, pid);
-	m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
-	if (!m) {
-		*ret = f;
+	*ret = m;
+	if (!m)
 		return 0;
-	}
 	if (!m->module) {
 		m->module = find_module(p, m->pub.module_id);
 		if (m->module) {
@@ -614,17 +611,65 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 			m->pub.build_id_len = m->module->build_id_len;
 		}
 	}
+	if (m->module && !m->module->elf) {
+		m->module->elf = get_elf(s, m->module);
+		if (!m->module->elf)
+			return -ENOMEM;
+	}
+	if (m->module && !m->offset_done)
+		mapping_file_offset(m);
+	return 0;
+}
+
+unsigned symbolizer_max_mapping_id(const struct symbolizer *s)
+{
+	return s->next_mapping_id;
+}
+
+int symbolizer_mapping_at(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			  uint64_t ts, const struct symbolizer_mapping **ret)
+{
+	struct mapping *m;
+	int err = find_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
+
+	*ret = m ? &m->pub : NULL;
+	return err;
+}
+
+int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		       const void **file, uint64_t *vaddr)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m);
+
+	/* pc 0 and 1 would look the same byte up: keep the odd one by pid. */
+	if (err || !m || !m->module || !pc)
+		return err;
+	*file = m->module->elf;
+	*vaddr = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
+	return 1;
+}
+
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		       struct sym_frame *ret)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
+	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
+	struct mapping *m;
+	const char *name;
+	char buf[512];
+	int err;
+
+	err = find_mapping(s, pid, lookup, ts, &m);
+	if (err || !m) {
+		*ret = f;
+		return err;
+	}
 	f.mapping = &m->pub;
 	f.module_offset = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
 	if (m->module) {
 		f.module = m->module->path;
-		if (!m->module->elf) {
-			m->module->elf = get_elf(s, m->module);
-			if (!m->module->elf)
-				return -ENOMEM;
-		}
-		if (!m->offset_done)
-			mapping_file_offset(m);
 		vaddr = elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr);
 		name = elf_symbols__lookup(m->module->elf->es, vaddr, NULL);
 		err = add_source(s, m->module->elf, vaddr, &f, &name);
