@@ -67,7 +67,7 @@ struct stack {
 	 * process's, whose Python frames are merged among its native ones
 	 * (report_python_merge()), with markers where the merge was unsure.
 	 */
-	size_t *locs;
+	uint32_t *locs; /* 4 bytes a frame: a report holds under 2^32 locations */
 	unsigned nr_locs;
 	/*
 	 * Which frame each of locs is (FRAME_MARK: a merge marker), when the
@@ -97,32 +97,33 @@ struct loc {
 	const void *code; /* the symbolizer's id of the file; NULL: keyed by pid */
 	uint64_t pid;	  /* 0 when code is set */
 	uint64_t pc;	  /* the pc, or its vaddr in code */
-	bool is_return;
+	const char *file; /* where func executes, from DWARF; NULL without debug info */
+	/* Functions inlined at pc, innermost first; the last was inlined into func. */
+	struct loc_line *inl;
+	uint32_t func;
 	/*
 	 * Keyed by pid: the symbolizer's mapping id at the stack's time if the
 	 * process has changes; else 0.
 	 */
 	unsigned mapping_id;
-	size_t func;
-	const char *file; /* where func executes, from DWARF; NULL without debug info */
 	unsigned line;
-	/* Functions inlined at pc, innermost first; the last was inlined into func. */
-	struct loc_line *inl;
-	unsigned nr_inl;
+	uint16_t nr_inl; /* at most DWARF_MAX_FRAMES */
+	bool is_return;
 };
 
+/* One per distinct name and module: 64 bytes, one for each pc of a capture no symbol names. */
 struct func {
 	const char *name; /* owned by the symbolizer or the demangler, or a literal */
 	/* The name in the symbol table (pprof's system_name): mangled, or name. */
 	const char *system_name;
 	const char *module; /* module path or NULL */
-	bool resolved;
-	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
+	const char *file;   /* source file declaring it, from DWARF, or NULL */
 	uint64_t self;
 	uint64_t total;
-	size_t stamp;	  /* last stack counted in total, + 1 */
-	const char *file; /* source file declaring it, from DWARF, or NULL */
+	uint32_t stamp; /* last stack counted in total, + 1 (stacks are under 2^32) */
 	unsigned start_line;
+	bool resolved;
+	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
 };
 
 struct counter {
@@ -399,7 +400,7 @@ void report_python_resolve(const struct report *r, uint64_t frame, const char **
  */
 /* s->frame_of is set when the merge moved a frame (FRAME_MARK for markers). */
 int report_python_merge(struct report *r, struct stack *s,
-			int (*mark)(struct report *r, unsigned reason, size_t *ret));
+			int (*mark)(struct report *r, unsigned reason, uint32_t *ret));
 void report_python_free(struct report_python *p);
 
 /* ---- text (report_text.c) ---- */

@@ -15,11 +15,17 @@
 
 /* ---- pprof: profile.proto by hand (util/pbuf.h) ---- */
 
-/* The string table: index 0 is "". Strings are copied. */
+/*
+ * The string table: index 0 is "". Strings are the report's (names, paths),
+ * alive while the profile is encoded, and not copied; str_index_copy() keeps
+ * a copy of a passing one.
+ */
 struct strtab {
-	char **v;
+	const char **v;
 	size_t n, cap;
 	struct hash_index idx;
+	char **copies;
+	size_t nr_copies, cap_copies;
 	int err;
 };
 
@@ -28,35 +34,112 @@ static bool str_eq(const void *ctx, size_t pos, const void *key)
 	return !strcmp(((const struct strtab *)ctx)->v[pos], key);
 }
 
-static uint64_t str_index(struct strtab *t, const char *s)
+static uint64_t str_add(struct strtab *t, const char *s, bool copy)
 {
 	uint64_t h = fnv1a(FNV_INIT, s, strlen(s));
 	size_t pos;
-	char *copy;
+	char *dup = NULL;
 
 	if (t->err)
 		return 0;
 	if (hash_index_find(&t->idx, h, str_eq, t, s, &pos))
 		return pos;
-	copy = strdup(s);
-	if (!copy || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
-	    hash_index_insert(&t->idx, h, t->n)) {
-		free(copy);
+	if (copy && (!(dup = strdup(s)) || array_reserve((void **)&t->copies, &t->cap_copies,
+							 t->nr_copies, sizeof(*t->copies)))) {
+		free(dup);
 		t->err = -ENOMEM;
 		return 0;
 	}
-	t->v[t->n] = copy;
+	if (array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
+	    hash_index_insert(&t->idx, h, t->n)) {
+		free(dup);
+		t->err = -ENOMEM;
+		return 0;
+	}
+	if (dup)
+		t->copies[t->nr_copies++] = dup;
+	t->v[t->n] = dup ? dup : s;
 	return t->n++;
+}
+
+static uint64_t str_index(struct strtab *t, const char *s)
+{
+	return str_add(t, s, false);
+}
+
+static uint64_t str_index_copy(struct strtab *t, const char *s)
+{
+	return str_add(t, s, true);
 }
 
 static void strtab_free(struct strtab *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
-		free(t->v[i]);
+	for (i = 0; i < t->nr_copies; i++)
+		free(t->copies[i]);
+	free(t->copies);
 	free(t->v);
 	hash_index_free(&t->idx);
+}
+
+/*
+ * The gzip stream the profile goes out through as it is encoded: the
+ * encoder's buffer is drained into it whenever it holds GZ_DRAIN bytes, so
+ * the profile is never whole in memory.
+ */
+#define GZ_DRAIN (1 << 20)
+
+struct gz_sink {
+	z_stream zs;
+	FILE *out;
+	int err;
+};
+
+static int gz_init(struct gz_sink *g, FILE *out)
+{
+	memset(g, 0, sizeof(*g));
+	g->out = out;
+	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
+	return deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			    Z_DEFAULT_STRATEGY) == Z_OK
+		       ? 0
+		       : -ENOMEM;
+}
+
+/* Deflate what b holds (finish: and end the stream), then empty b. */
+static void gz_put(struct gz_sink *g, struct pbuf *b, bool finish)
+{
+	unsigned char chunk[65536];
+	int zerr;
+
+	if (!g->err && b->err)
+		g->err = b->err;
+	if (g->err)
+		return;
+	g->zs.next_in = b->data;
+	g->zs.avail_in = (uInt)b->len;
+	do {
+		g->zs.next_out = chunk;
+		g->zs.avail_out = sizeof(chunk);
+		zerr = deflate(&g->zs, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (zerr == Z_STREAM_ERROR) {
+			g->err = -EIO;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - g->zs.avail_out, g->out) !=
+		    sizeof(chunk) - g->zs.avail_out) {
+			g->err = -EIO;
+			break;
+		}
+	} while (finish ? zerr != Z_STREAM_END : g->zs.avail_out == 0);
+	b->len = 0;
+}
+
+static void gz_drain(struct gz_sink *g, struct pbuf *b)
+{
+	if (b->len >= GZ_DRAIN)
+		gz_put(g, b, false);
 }
 
 /* Mappings with the same contents (forked processes, one binary) are one pprof mapping. */
@@ -277,7 +360,8 @@ static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t st
 }
 
 /* w: a scraper's window (report_write_pprof_window()), NULL for report's file. */
-static int encode_profile(struct report *r, const struct report_pprof_window *w, struct pbuf *p)
+static int encode_profile(struct report *r, const struct report_pprof_window *w, struct pbuf *p,
+			  struct gz_sink *gz)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct loc *locs = T(r->locs, struct loc);
@@ -352,6 +436,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 			pb_label(&m, &sub, key_tid, 0, s->tid);
 		}
 		pb_msg(p, 2, &m);
+		gz_drain(gz, p);
 	}
 
 	/* mapping = 3 */
@@ -366,8 +451,8 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		/* The GNU build id, else Go's (go tool pprof takes either). */
 		if (mp->build_id_len)
 			pb_uint(&m, 6,
-				str_index(&st, elf_build_id_hex(mp->build_id, mp->build_id_len, hex,
-								sizeof(hex))));
+				str_index_copy(&st, elf_build_id_hex(mp->build_id, mp->build_id_len,
+								     hex, sizeof(hex))));
 		else if (mp->go_build_id)
 			pb_uint(&m, 6, str_index(&st, mp->go_build_id));
 		/*
@@ -400,6 +485,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		pb_uint(&sub, 2, l ? l->line : 0);
 		pb_msg(&m, 4, &sub);
 		pb_msg(p, 4, &m);
+		gz_drain(gz, p);
 	}
 
 	/* function = 5 */
@@ -415,6 +501,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		pb_uint(&m, 4, str_index(&st, f->file ?: f->module ?: ""));
 		pb_uint(&m, 5, f->start_line);
 		pb_msg(p, 5, &m);
+		gz_drain(gz, p);
 	}
 
 	/*
@@ -439,15 +526,17 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 	pb_uint(p, 12, period);
 	/* comment = 13: string table indices. */
 	for (j = 0; w && j < w->nr_comments; j++) {
-		comment = str_index(&st, w->comments[j]);
+		comment = str_index_copy(&st, w->comments[j]);
 		pb_tag(p, 13, PB_VARINT);
 		pb_varint(p, comment);
 	}
 
 	/* string_table = 6, last: every string is known by now. */
 	err = st.err;
-	for (i = 0; !err && i < st.n; i++)
+	for (i = 0; !err && i < st.n; i++) {
 		pb_len(p, 6, st.v[i], strlen(st.v[i]));
+		gz_drain(gz, p);
+	}
 	if (!err)
 		err = m.err ? m.err : sub.err ? sub.err : packed.err ? packed.err : p->err;
 out:
@@ -459,49 +548,22 @@ out:
 	return err;
 }
 
-static int gzip_to(FILE *out, const uint8_t *data, size_t len)
-{
-	unsigned char chunk[65536];
-	z_stream zs = {};
-	int zerr, err = 0;
-
-	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)data;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zerr = deflate(&zs, Z_FINISH);
-		if (zerr == Z_STREAM_ERROR) {
-			err = -EIO;
-			break;
-		}
-		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
-		    sizeof(chunk) - zs.avail_out) {
-			err = -EIO;
-			break;
-		}
-	} while (zerr != Z_STREAM_END);
-	deflateEnd(&zs);
-	return err;
-}
-
 static int write_pprof(struct report *r, const struct report_pprof_window *w, FILE *out)
 {
 	struct pbuf p = {};
+	struct gz_sink gz;
 	int err;
 
 	err = report_prepare(r);
 	if (!err)
-		err = encode_profile(r, w, &p);
-	/* uInt counts the input: a profile past 4 GiB is not worth supporting. */
-	if (!err && p.len > UINT32_MAX)
-		err = -EFBIG;
+		err = gz_init(&gz, out);
+	if (err)
+		return err;
+	err = encode_profile(r, w, &p, &gz);
+	gz_put(&gz, &p, true);
 	if (!err)
-		err = gzip_to(out, p.data, p.len);
+		err = gz.err;
+	deflateEnd(&gz.zs);
 	if (!err && ferror(out))
 		err = -EIO;
 	free(p.data);

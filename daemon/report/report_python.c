@@ -191,11 +191,11 @@ static bool is_eval(const struct report *r, size_t loc)
 }
 
 int report_python_merge(struct report *r, struct stack *s,
-			int (*mark)(struct report *r, unsigned reason, size_t *ret))
+			int (*mark)(struct report *r, unsigned reason, uint32_t *ret))
 {
 	unsigned np = 0, nn, j, o = 0, g = 0, nevals = 0, ngroups = 0, pairs, pi;
 	bool py_cut, native_cut;
-	size_t *out, marker;
+	uint32_t *out, marker;
 	uint16_t *of;
 	int err;
 

@@ -333,10 +333,23 @@ static size_t loc_leaf_func(const struct loc *l)
 	return l->nr_inl ? l->inl[0].func : l->func;
 }
 
-/* The location of a Python marker (report_python_merge()). */
-static int python_mark(struct report *r, unsigned reason, size_t *ret)
+/* get_loc() into a stack's 32-bit location index. */
+static int get_loc32(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		     bool timed, uint32_t *ret)
 {
-	return get_loc(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
+	size_t loc = 0;
+	int err = get_loc(r, pid, pc, is_return, ts, timed, &loc);
+
+	if (!err && loc >= UINT32_MAX)
+		err = -ENOMEM;
+	*ret = (uint32_t)loc;
+	return err;
+}
+
+/* The location of a Python marker (report_python_merge()). */
+static int python_mark(struct report *r, unsigned reason, uint32_t *ret)
+{
+	return get_loc32(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
 }
 
 int report_prepare(struct report *r)
@@ -365,9 +378,9 @@ int report_prepare(struct report *r)
 		/* Kernel frames first; the user stack's frame 0 comes after them. */
 		nk = report_kernel_count(s);
 		for (j = 0; j < s->nr; j++) {
-			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
-				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
-				      s->ts, timed && j >= nk, &s->locs[j]);
+			err = get_loc32(r, j < nk ? 0 : s->pid, s->frames[j],
+					j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
+					s->ts, timed && j >= nk, &s->locs[j]);
 			if (err)
 				return err;
 		}
