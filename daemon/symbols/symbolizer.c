@@ -37,11 +37,16 @@ struct elf_entry {
 	int fetch_err; /* a debuginfod fetch that failed, else 0 */
 };
 
+/*
+ * One per module record: a whole-host capture has tens of thousands (each
+ * process its libraries), so the build id is its own length, not the most
+ * one can be.
+ */
 struct module {
 	uint16_t id;
 	char *path;
 	size_t build_id_len;
-	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint8_t *build_id;     /* build_id_len bytes; NULL when 0 */
 	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
 };
 
@@ -125,6 +130,7 @@ static void process_free(struct process *p)
 
 	for (i = 0; i < p->nr_modules; i++) {
 		free(p->modules[i]->path);
+		free(p->modules[i]->build_id);
 		free(p->modules[i]);
 	}
 	mappings_free(&p->maps);
@@ -245,6 +251,7 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	struct process *p;
 	struct module *m;
 	char *copy;
+	uint8_t *id_copy = NULL;
 
 	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
 		return -EINVAL;
@@ -252,37 +259,40 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	if (!p)
 		return -ENOMEM;
 	copy = strdup(path ? path : "");
-	if (!copy)
-		return -ENOMEM;
+	if (build_id_len && copy && (id_copy = malloc(build_id_len)))
+		memcpy(id_copy, build_id, build_id_len);
+	if (!copy || (build_id_len && !id_copy))
+		goto nomem;
 	m = find_module(p, module_id);
 	if (!m) {
 		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-				  sizeof(*p->modules))) {
-			free(copy);
-			return -ENOMEM;
-		}
+				  sizeof(*p->modules)))
+			goto nomem;
 		m = calloc(1, sizeof(*m));
-		if (!m) {
-			free(copy);
-			return -ENOMEM;
-		}
+		if (!m)
+			goto nomem;
 		m->id = module_id;
 		p->modules[p->nr_modules++] = m;
 	} else if (!strcmp(m->path, copy) && m->build_id_len == build_id_len &&
 		   (!build_id_len || !memcmp(m->build_id, build_id, build_id_len))) {
 		/* written again (after an exec, a rename): nothing to look up anew */
 		free(copy);
+		free(id_copy);
 		return 0;
 	}
 	free(m->path);
+	free(m->build_id);
 	m->path = copy;
 	m->build_id_len = build_id_len;
-	if (build_id_len)
-		memcpy(m->build_id, build_id, build_id_len);
+	m->build_id = id_copy;
 	m->elf = NULL;
 	/* Mappings of a replaced module must look it up (and its ELF) again. */
 	mappings_each(&p->maps, forget_module, &module_id);
 	return 0;
+nomem:
+	free(copy);
+	free(id_copy);
+	return -ENOMEM;
 }
 
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
