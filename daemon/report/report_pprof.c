@@ -194,7 +194,6 @@ struct ptables {
 	size_t *funcs;	   /* pprof function id - 1 -> report func */
 	size_t nr_funcs;
 	uint64_t truncated_loc; /* the "[truncated]" location, when a stack uses it */
-	bool done;		/* numbered: ploc() finds, never adds */
 };
 
 static void ptables_free(struct ptables *t)
@@ -235,9 +234,6 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 		*ret = pos + 1;
 		return 0;
 	}
-	/* Numbered (build_ptables()): every location is there. */
-	if (t->done)
-		return -EINVAL;
 	if (array_reserve((void **)&t->plocs, &t->cap_plocs, t->nr_plocs, sizeof(*t->plocs)) ||
 	    hash_index_insert(&t->ploc_idx, h, t->nr_plocs))
 		return -ENOMEM;
@@ -284,7 +280,7 @@ static int use_mapping(struct report *r, struct ptables *t, const struct stack *
 /*
  * The pprof location of position j of stack s: one address in one pprof
  * mapping resolved to one function. Added in the order the samples first
- * use them, until numbered; then found.
+ * use them, then found.
  */
 static int frame_ploc(struct report *r, struct ptables *t, const struct stack *s, unsigned j,
 		      uint64_t *ret)
@@ -303,15 +299,15 @@ static int frame_ploc(struct report *r, struct ptables *t, const struct stack *s
 }
 
 /*
- * Number the pprof tables from the report's: only what the samples use, each
- * distinct mapping, location and function once.
+ * Number the pprof mappings from the report's: only what the samples use,
+ * each distinct one once. The locations and functions are numbered as the
+ * samples are written (frame_ploc()).
  */
 static int build_ptables(struct report *r, struct ptables *t)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct symbolizer_mapping **sorted = NULL;
 	size_t i, n = 0, cap = 0;
-	uint64_t id;
 	unsigned j;
 	int err = 0;
 
@@ -334,17 +330,6 @@ static int build_ptables(struct report *r, struct ptables *t)
 			t->maps[t->nr_maps++] = sorted[i];
 		t->map_of_sym[sorted[i]->id] = t->nr_maps;
 	}
-	/* Locations and functions in the order the samples first use them. */
-	for (i = 0; i < r->stacks.n && !err; i++) {
-		const struct stack *s = &stacks[i];
-
-		for (j = 0; j < s->nr_locs && !err; j++)
-			err = frame_ploc(r, t, s, j, &id);
-		/* Function 0 is the cut-off marker (report_prepare()). */
-		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
-			err = ploc(t, T(r->locs, struct loc), 0, 0, 0, SIZE_MAX, &t->truncated_loc);
-	}
-	t->done = true;
 out:
 	free(sorted);
 	return err;
@@ -412,6 +397,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		const char *tn = report_thread_name(r, s->tid),
 			   *pn = report_process_name(r, s->pid);
 
+		/* Locations and functions are numbered in the order the samples first use them. */
 		for (j = 0; j < s->nr_locs; j++) {
 			uint64_t id;
 
@@ -419,6 +405,12 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 			if (err)
 				goto out;
 			pb_varint(&packed, id);
+		}
+		/* Function 0 is the cut-off marker (report_prepare()). */
+		if ((s->flags & FXT_BT_FLAG_TRUNCATED) && !t.truncated_loc) {
+			err = ploc(&t, locs, 0, 0, 0, SIZE_MAX, &t.truncated_loc);
+			if (err)
+				goto out;
 		}
 		if (s->flags & FXT_BT_FLAG_TRUNCATED)
 			pb_varint(&packed, t.truncated_loc);
