@@ -8,10 +8,11 @@
  * epoch (symbolizer_epoch(): a library closed and another opened at its
  * address splits its process's samples in two) as they come; symbolization
  * waits until an output is asked for, because module and mmap records may
- * follow the samples they describe. Each distinct (pid, pc, return-or-not,
- * mapping at the stack's time) is resolved once into a location, each
- * distinct (function, module) becomes one function, and every output works
- * from those tables.
+ * follow the samples they describe. Each distinct (file, vaddr in it,
+ * return-or-not) is resolved once into a location, shared by every process
+ * that runs that file (other code: each (pid, pc, return-or-not, mapping at
+ * the stack's time)), each distinct (function, module) becomes one
+ * function, and every output works from those tables.
  */
 #ifndef FXS_DAEMON_REPORT_INTERNAL_H
 #define FXS_DAEMON_REPORT_INTERNAL_H
@@ -67,9 +68,16 @@ struct stack {
 	 * process's, whose Python frames are merged among its native ones
 	 * (report_python_merge()), with markers where the merge was unsure.
 	 */
-	size_t *locs;
+	uint32_t *locs; /* 4 bytes a frame: a report holds under 2^32 locations */
 	unsigned nr_locs;
+	/*
+	 * Which frame each of locs is (FRAME_MARK: a merge marker), when the
+	 * Python merge moved them; NULL: locs[j] is frame j's.
+	 */
+	uint16_t *frame_of;
 };
+
+#define FRAME_MARK UINT16_MAX
 
 /* A function running at a source line: one pprof Line. */
 struct loc_line {
@@ -78,33 +86,45 @@ struct loc_line {
 	unsigned line;
 };
 
+/*
+ * A location: what a pc resolves to, once for every frame that resolves
+ * alike. Code of a module file is keyed by the file and the pc's vaddr in
+ * it, so the processes that run the same binary, each at its own address,
+ * share its locations (symbolizer_file_pc()); other code (kernel, Python,
+ * anonymous or JIT) by the frame's pid and pc. A frame's own pc and mapping
+ * are its stack's: report_frame_pc(), report_frame_mapping().
+ */
 struct loc {
-	uint64_t pid;
-	uint64_t pc;
-	bool is_return;
-	/* The symbolizer's mapping id at the stack's time if the process has changes; else 0. */
-	unsigned mapping_id;
-	size_t func;
-	const struct symbolizer_mapping *mapping;
+	const void *code; /* the symbolizer's id of the file; NULL: keyed by pid */
+	uint64_t pid;	  /* 0 when code is set */
+	uint64_t pc;	  /* the pc, or its vaddr in code */
 	const char *file; /* where func executes, from DWARF; NULL without debug info */
-	unsigned line;
 	/* Functions inlined at pc, innermost first; the last was inlined into func. */
 	struct loc_line *inl;
-	unsigned nr_inl;
+	uint32_t func;
+	/*
+	 * Keyed by pid: the symbolizer's mapping id at the stack's time if the
+	 * process has changes; else 0.
+	 */
+	unsigned mapping_id;
+	unsigned line;
+	uint16_t nr_inl; /* at most DWARF_MAX_FRAMES */
+	bool is_return;
 };
 
+/* One per distinct name and module: 64 bytes, one for each pc of a capture no symbol names. */
 struct func {
 	const char *name; /* owned by the symbolizer or the demangler, or a literal */
 	/* The name in the symbol table (pprof's system_name): mangled, or name. */
 	const char *system_name;
 	const char *module; /* module path or NULL */
-	bool resolved;
-	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
+	const char *file;   /* source file declaring it, from DWARF, or NULL */
 	uint64_t self;
 	uint64_t total;
-	size_t stamp;	  /* last stack counted in total, + 1 */
-	const char *file; /* source file declaring it, from DWARF, or NULL */
+	uint32_t stamp; /* last stack counted in total, + 1 (stacks are under 2^32) */
 	unsigned start_line;
+	bool resolved;
+	bool kernel; /* a kernel function: module is "[kernel.kallsyms]" or "[MODULE]" */
 };
 
 struct counter {
@@ -314,6 +334,32 @@ uint64_t report_period_ns(struct report *r);
 int report_prepare(struct report *r);
 /* Drop what report_prepare() made. */
 void report_unprepare(struct report *r);
+/*
+ * Position j of s->locs (after report_prepare()): the frame's pc, as the
+ * stack has it (a marker's: its location's tagged pc), and its frame index
+ * (FRAME_MARK for a marker).
+ */
+uint64_t report_frame_pc(const struct report *r, const struct stack *s, unsigned j,
+			 unsigned *frame);
+/*
+ * What position j of s->locs would be keyed by as a location of its own
+ * process: (pid, pc, return-or-not, mapping id when the process's pcs name
+ * other code over time), pid 0 for kernel frames; for a marker, its
+ * location's. What --perfetto names its frames by.
+ */
+struct frame_key {
+	uint64_t pid, pc;
+	bool is_return;
+	unsigned mapping;
+};
+void report_frame_key(struct report *r, const struct stack *s, unsigned j, struct frame_key *k);
+/*
+ * The mapping of position j of s->locs: the kernel's for a kernel frame,
+ * the symbolizer's at the stack's time for a user one, NULL for Python
+ * frames and markers and pcs no mapping covers. 0 or -ENOMEM.
+ */
+int report_frame_mapping(struct report *r, const struct stack *s, unsigned j,
+			 const struct symbolizer_mapping **ret);
 
 /* ---- kernel frames (report_kernel.c) ---- */
 
@@ -363,8 +409,9 @@ void report_python_resolve(const struct report *r, uint64_t frame, const char **
  * Python frames of its invocation just inside it. mark(ctx, reason, &loc)
  * gives the location of a marker. 0 or an error of mark.
  */
+/* s->frame_of is set when the merge moved a frame (FRAME_MARK for markers). */
 int report_python_merge(struct report *r, struct stack *s,
-			int (*mark)(struct report *r, unsigned reason, size_t *ret));
+			int (*mark)(struct report *r, unsigned reason, uint32_t *ret));
 void report_python_free(struct report_python *p);
 
 /* ---- text (report_text.c) ---- */

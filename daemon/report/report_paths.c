@@ -21,27 +21,33 @@ static bool label_eq(const void *ctx, size_t pos, const void *key)
 	return l->kind == k->kind && !strcmp(l->text, k->text);
 }
 
-/* The id of (text, kind), added when new; -ENOMEM. */
-static int64_t intern(struct report_paths *p, const char *text, enum report_label_kind kind)
+/*
+ * The id of (text, kind), added when new; -ENOMEM. name: the function's
+ * name the label is of (NULL: none), kept instead of a copy when the label
+ * is just that (most are: no process, thread or kernel frame, no suffix).
+ */
+static int64_t intern(struct report_paths *p, const char *text, enum report_label_kind kind,
+		      const char *name)
 {
 	struct label_key key = {text, kind};
 	uint64_t h = hash_u64(fnv1a(FNV_INIT, text, strlen(text)), kind);
+	bool copied = !name || strcmp(name, text);
 	size_t pos;
-	char *copy;
+	char *copy = NULL;
 
 	if (hash_index_find(&p->idx, h, label_eq, p->labels, &key, &pos))
 		return (int64_t)pos;
 	if (p->nr_labels >= UINT32_MAX ||
 	    array_reserve((void **)&p->labels, &p->cap_labels, p->nr_labels, sizeof(*p->labels)))
 		return -ENOMEM;
-	copy = strdup(text);
-	if (!copy)
+	if (copied && !(copy = strdup(text)))
 		return -ENOMEM;
 	if (hash_index_insert(&p->idx, h, p->nr_labels)) {
 		free(copy);
 		return -ENOMEM;
 	}
-	p->labels[p->nr_labels] = (struct report_label){.text = copy, .kind = kind};
+	p->labels[p->nr_labels] =
+		(struct report_label){.text = copied ? copy : name, .kind = kind, .copied = copied};
 	return (int64_t)p->nr_labels++;
 }
 
@@ -61,14 +67,16 @@ struct kind_walk {
 	unsigned inlined_left;
 };
 
+/* The kind of label k, and the name of the function it is of (*name, NULL: none). */
 static enum report_label_kind next_kind(const struct report *r, const struct stack *s,
-					struct kind_walk *w, size_t k)
+					struct kind_walk *w, size_t k, const char **name)
 {
 	const struct func *funcs = T(r->funcs, struct func);
 	const struct loc *locs = T(r->locs, struct loc);
 	const struct loc *l;
 	const struct func *f;
 
+	*name = NULL;
 	if (k == 0 && w->roots >= 1)
 		return LABEL_PROCESS;
 	if (k == 1 && w->roots >= 2)
@@ -83,6 +91,7 @@ static enum report_label_kind next_kind(const struct report *r, const struct sta
 	l = &locs[s->locs[--w->frame]];
 	f = &funcs[l->func];
 	w->inlined_left = l->nr_inl;
+	*name = f->name;
 	return f->resolved ? LABEL_FUNC : f->module ? LABEL_UNRESOLVED : LABEL_SPECIAL;
 }
 
@@ -137,7 +146,9 @@ int report_paths_build(struct report *r, struct report_paths *p)
 		if (nr > p->max_len)
 			p->max_len = (unsigned)nr;
 		for (k = 0, label = b.s; k < nr && !err; k++, label += strlen(label) + 1) {
-			int64_t id = intern(p, label, next_kind(r, s, &w, k));
+			const char *name;
+			enum report_label_kind kind = next_kind(r, s, &w, k, &name);
+			int64_t id = intern(p, label, kind, name);
 
 			err = id < 0 ? (int)id : push_id(p, (uint32_t)id);
 		}
@@ -166,7 +177,8 @@ void report_paths_free(struct report_paths *p)
 	size_t i;
 
 	for (i = 0; i < p->nr_labels; i++)
-		free(p->labels[i].text);
+		if (p->labels[i].copied)
+			free((char *)p->labels[i].text);
 	free(p->labels);
 	hash_index_free(&p->idx);
 	free(p->ids);

@@ -10,6 +10,7 @@
 #ifndef FXS_DAEMON_REPORT_PATHS_H
 #define FXS_DAEMON_REPORT_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,9 +30,11 @@ enum report_label_kind {
 };
 
 struct report_label {
-	char *text;
-	enum report_label_kind kind;
-	uint32_t rank; /* place among all labels by text, then kind */
+	/* A function's own name (the report's) when the label is just that, else a copy. */
+	const char *text;
+	enum report_label_kind kind : 8;
+	bool copied : 1; /* text is the label's own */
+	uint32_t rank;	 /* place among all labels by text, then kind */
 };
 
 struct report_paths {

@@ -72,10 +72,11 @@ int report_write_perf_script(struct report *r, FILE *out)
 		for (j = 0; j < s->nr_locs; j++) {
 			const struct loc *l = &locs[s->locs[j]];
 			const struct func *f = &funcs[l->func];
+			unsigned frame;
+			uint64_t pc = report_frame_pc(r, s, j, &frame);
 
 			/* A kernel frame has no address in the file: perf's module marks it. */
-			fprintf(out, "\t%16" PRIx64 " ",
-				f->kernel || (l->pc & PYFRAME_TAG) ? 0 : l->pc);
+			fprintf(out, "\t%16" PRIx64 " ", f->kernel || (pc & PYFRAME_TAG) ? 0 : pc);
 			perf_field(out, f->name, true);
 			fputs(" (", out);
 			perf_field(out, f->module ? f->module : "", false);

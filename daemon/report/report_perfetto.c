@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "fxt/fxt.h"
+#include "util/containers.h"
 #include "report/perfetto_trace.h"
 #include "report/report_internal.h"
 #include "symbols/symbolizer.h"
@@ -29,12 +30,20 @@
 /* The name of the mapping Perfetto takes for the kernel's ("/kernel", no range). */
 #define KERNEL_MAPPING "kernel"
 
+struct pf_frame {
+	struct frame_key k;
+	uint64_t base;
+};
+
 struct pf_state {
 	struct report *r;
 	struct pbuf trace, interned;
 	bool first;
-	uint64_t *frame_base; /* by report loc: its frame iid; its inlined ones follow */
-	uint64_t *map_iid;    /* by symbolizer mapping id */
+	/* Each distinct frame (report_frame_key()) and its frame iid; its inlined ones follow. */
+	struct pf_frame *frames;
+	size_t nr_frames, cap_frames;
+	struct hash_index frame_idx;
+	uint64_t *map_iid; /* by symbolizer mapping id */
 	size_t nr_map_iid;
 	uint64_t *name_iid; /* by report func: its name's iid; [n + f]: the "[inlined]" one */
 	uint64_t kernel_map_iid;
@@ -135,34 +144,59 @@ static void source_line(struct pf_state *p, struct perfetto_frame *fr, const cha
 	perfetto_intern_string(&p->interned, PERFETTO_SOURCE_PATHS, fr->source_path_iid, file);
 }
 
-/* The frames of report loc i: its function, then what was inlined into it, innermost first. */
-static void intern_loc(struct pf_state *p, size_t i)
+static bool frame_eq(const void *ctx, size_t pos, const void *key)
 {
-	const struct loc *l = &T(p->r->locs, struct loc)[i];
-	const struct func *f = &T(p->r->funcs, struct func)[l->func];
-	struct perfetto_frame fr = {0};
-	unsigned j;
+	const struct frame_key *a = &((const struct pf_state *)ctx)->frames[pos].k, *b = key;
 
+	return a->pid == b->pid && a->pc == b->pc && a->is_return == b->is_return &&
+	       a->mapping == b->mapping;
+}
+
+/*
+ * The frame iid of position j of stack st, interned when new: its function,
+ * then what was inlined into it, innermost first. 0: -ENOMEM.
+ */
+static uint64_t frame_iid(struct pf_state *p, const struct stack *st, unsigned j)
+{
+	const struct loc *l = &T(p->r->locs, struct loc)[st->locs[j]];
+	const struct func *f = &T(p->r->funcs, struct func)[l->func];
+	const struct symbolizer_mapping *mp;
+	struct perfetto_frame fr = {0};
+	struct frame_key k;
+	unsigned i, frame;
+	uint64_t h, pc;
+	size_t pos;
+
+	report_frame_key(p->r, st, j, &k);
+	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, k.pid), k.pc), k.is_return), k.mapping);
+	if (hash_index_find(&p->frame_idx, h, frame_eq, p, &k, &pos))
+		return p->frames[pos].base;
+	if (array_reserve((void **)&p->frames, &p->cap_frames, p->nr_frames, sizeof(*p->frames)) ||
+	    hash_index_insert(&p->frame_idx, h, p->nr_frames) ||
+	    report_frame_mapping(p->r, st, j, &mp))
+		return 0;
+	pc = report_frame_pc(p->r, st, j, &frame);
 	if (f->kernel) {
 		fr.mapping_iid = kernel_mapping(p);
 		fr.kind = PERFETTO_KIND_KERNEL;
-	} else if (l->mapping) {
-		fr.mapping_iid = user_mapping(p, l->mapping);
-		fr.rel_pc = l->pc - l->mapping->start;
+	} else if (mp) {
+		fr.mapping_iid = user_mapping(p, mp);
+		fr.rel_pc = pc - mp->start;
 		fr.kind = PERFETTO_KIND_NATIVE;
 	}
-	p->frame_base[i] = p->next_iid;
+	p->frames[p->nr_frames++] = (struct pf_frame){k, p->next_iid};
+	fr.iid = p->next_iid;
 	p->next_iid += 1 + l->nr_inl;
-	fr.iid = p->frame_base[i];
 	fr.function_name_iid = name_iid(p, l->func, false);
 	source_line(p, &fr, l->file, l->line);
 	perfetto_intern_frame(&p->interned, &fr);
-	for (j = 0; j < l->nr_inl; j++) {
-		fr.iid = p->frame_base[i] + 1 + j;
-		fr.function_name_iid = name_iid(p, l->inl[j].func, true);
-		source_line(p, &fr, l->inl[j].file, l->inl[j].line);
+	for (i = 0; i < l->nr_inl; i++) {
+		fr.iid++;
+		fr.function_name_iid = name_iid(p, l->inl[i].func, true);
+		source_line(p, &fr, l->inl[i].file, l->inl[i].line);
 		perfetto_intern_frame(&p->interned, &fr);
 	}
+	return p->frames[p->nr_frames - 1].base;
 }
 
 /* Stack s as callstack iid s + 1: root first, "[truncated]" at the root of a cut one. */
@@ -195,13 +229,13 @@ static int intern_stack(struct pf_state *p, size_t s, uint64_t **buf, size_t *ca
 		(*buf)[n++] = p->truncated_frame;
 	}
 	for (i = st->nr; i-- > 0;) {
-		size_t li = st->locs[i];
+		uint64_t base = frame_iid(p, st, (unsigned)i);
 
-		if (!p->frame_base[li])
-			intern_loc(p, li);
-		(*buf)[n++] = p->frame_base[li];
-		for (k = locs[li].nr_inl; k-- > 0;)
-			(*buf)[n++] = p->frame_base[li] + 1 + k;
+		if (!base)
+			return -ENOMEM;
+		(*buf)[n++] = base;
+		for (k = locs[st->locs[i]].nr_inl; k-- > 0;)
+			(*buf)[n++] = base + 1 + k;
 	}
 	perfetto_intern_callstack(&p->interned, s + 1, *buf, n);
 	flush_interned(p, false);
@@ -215,19 +249,12 @@ static int encode_trace(struct pf_state *p)
 	const struct stack *stacks = T(r->stacks, struct stack);
 	struct pbuf scratch = {0};
 	uint64_t *buf = NULL;
-	size_t i, cap = 0, max_id = 0;
+	size_t i, cap = 0;
 	int err = 0;
 
-	for (i = 0; i < r->locs.n; i++) {
-		const struct loc *l = &T(r->locs, struct loc)[i];
-
-		if (l->mapping && l->mapping->id > max_id)
-			max_id = l->mapping->id;
-	}
-	p->frame_base = calloc(r->locs.n + 1, sizeof(*p->frame_base));
-	p->map_iid = calloc(max_id + 1, sizeof(*p->map_iid));
+	p->map_iid = calloc(symbolizer_max_mapping_id(r->sym) + 1, sizeof(*p->map_iid));
 	p->name_iid = calloc(2 * r->funcs.n + 1, sizeof(*p->name_iid));
-	if (!p->frame_base || !p->map_iid || !p->name_iid)
+	if (!p->map_iid || !p->name_iid)
 		return -ENOMEM;
 	/* Callstack iids are the stacks' indices + 1; the rest come after them. */
 	p->next_iid = r->stacks.n + 1;
@@ -356,7 +383,8 @@ int report_write_perfetto(struct report *r, FILE *out)
 	fxt_buf_free(&blobs);
 	pbuf_free(&p.trace);
 	pbuf_free(&p.interned);
-	free(p.frame_base);
+	free(p.frames);
+	hash_index_free(&p.frame_idx);
 	free(p.map_iid);
 	free(p.name_iid);
 	return err;

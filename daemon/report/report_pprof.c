@@ -15,11 +15,17 @@
 
 /* ---- pprof: profile.proto by hand (util/pbuf.h) ---- */
 
-/* The string table: index 0 is "". Strings are copied. */
+/*
+ * The string table: index 0 is "". Strings are the report's (names, paths),
+ * alive while the profile is encoded, and not copied; str_index_copy() keeps
+ * a copy of a passing one.
+ */
 struct strtab {
-	char **v;
+	const char **v;
 	size_t n, cap;
 	struct hash_index idx;
+	char **copies;
+	size_t nr_copies, cap_copies;
 	int err;
 };
 
@@ -28,35 +34,112 @@ static bool str_eq(const void *ctx, size_t pos, const void *key)
 	return !strcmp(((const struct strtab *)ctx)->v[pos], key);
 }
 
-static uint64_t str_index(struct strtab *t, const char *s)
+static uint64_t str_add(struct strtab *t, const char *s, bool copy)
 {
 	uint64_t h = fnv1a(FNV_INIT, s, strlen(s));
 	size_t pos;
-	char *copy;
+	char *dup = NULL;
 
 	if (t->err)
 		return 0;
 	if (hash_index_find(&t->idx, h, str_eq, t, s, &pos))
 		return pos;
-	copy = strdup(s);
-	if (!copy || array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
-	    hash_index_insert(&t->idx, h, t->n)) {
-		free(copy);
+	if (copy && (!(dup = strdup(s)) || array_reserve((void **)&t->copies, &t->cap_copies,
+							 t->nr_copies, sizeof(*t->copies)))) {
+		free(dup);
 		t->err = -ENOMEM;
 		return 0;
 	}
-	t->v[t->n] = copy;
+	if (array_reserve((void **)&t->v, &t->cap, t->n, sizeof(*t->v)) ||
+	    hash_index_insert(&t->idx, h, t->n)) {
+		free(dup);
+		t->err = -ENOMEM;
+		return 0;
+	}
+	if (dup)
+		t->copies[t->nr_copies++] = dup;
+	t->v[t->n] = dup ? dup : s;
 	return t->n++;
+}
+
+static uint64_t str_index(struct strtab *t, const char *s)
+{
+	return str_add(t, s, false);
+}
+
+static uint64_t str_index_copy(struct strtab *t, const char *s)
+{
+	return str_add(t, s, true);
 }
 
 static void strtab_free(struct strtab *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
-		free(t->v[i]);
+	for (i = 0; i < t->nr_copies; i++)
+		free(t->copies[i]);
+	free(t->copies);
 	free(t->v);
 	hash_index_free(&t->idx);
+}
+
+/*
+ * The gzip stream the profile goes out through as it is encoded: the
+ * encoder's buffer is drained into it whenever it holds GZ_DRAIN bytes, so
+ * the profile is never whole in memory.
+ */
+#define GZ_DRAIN (1 << 20)
+
+struct gz_sink {
+	z_stream zs;
+	FILE *out;
+	int err;
+};
+
+static int gz_init(struct gz_sink *g, FILE *out)
+{
+	memset(g, 0, sizeof(*g));
+	g->out = out;
+	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
+	return deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			    Z_DEFAULT_STRATEGY) == Z_OK
+		       ? 0
+		       : -ENOMEM;
+}
+
+/* Deflate what b holds (finish: and end the stream), then empty b. */
+static void gz_put(struct gz_sink *g, struct pbuf *b, bool finish)
+{
+	unsigned char chunk[65536];
+	int zerr;
+
+	if (!g->err && b->err)
+		g->err = b->err;
+	if (g->err)
+		return;
+	g->zs.next_in = b->data;
+	g->zs.avail_in = (uInt)b->len;
+	do {
+		g->zs.next_out = chunk;
+		g->zs.avail_out = sizeof(chunk);
+		zerr = deflate(&g->zs, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (zerr == Z_STREAM_ERROR) {
+			g->err = -EIO;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - g->zs.avail_out, g->out) !=
+		    sizeof(chunk) - g->zs.avail_out) {
+			g->err = -EIO;
+			break;
+		}
+	} while (finish ? zerr != Z_STREAM_END : g->zs.avail_out == 0);
+	b->len = 0;
+}
+
+static void gz_drain(struct gz_sink *g, struct pbuf *b)
+{
+	if (b->len >= GZ_DRAIN)
+		gz_put(g, b, false);
 }
 
 /* Mappings with the same contents (forked processes, one binary) are one pprof mapping. */
@@ -100,10 +183,10 @@ struct ploc_key {
 
 struct ptables {
 	/* pprof ids: 0 for none */
-	uint64_t *map_of_sym;			/* by symbolizer mapping id */
+	uint64_t *map_of_sym; /* by symbolizer mapping id */
+	size_t cap_map_of_sym;
 	const struct symbolizer_mapping **maps; /* pprof mapping id - 1 -> one of its mappings */
 	size_t nr_maps;
-	uint64_t *loc_of;	/* by report loc */
 	struct ploc_key *plocs; /* pprof location id - 1 */
 	size_t nr_plocs, cap_plocs;
 	struct hash_index ploc_idx;
@@ -117,7 +200,6 @@ static void ptables_free(struct ptables *t)
 {
 	free(t->map_of_sym);
 	free(t->maps);
-	free(t->loc_of);
 	free(t->plocs);
 	hash_index_free(&t->ploc_idx);
 	free(t->func_of);
@@ -164,64 +246,89 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 	return 0;
 }
 
+/* Mark the mapping of position j of stack s as used (build_ptables()). */
+static int use_mapping(struct report *r, struct ptables *t, const struct stack *s, unsigned j,
+		       const struct symbolizer_mapping ***sorted, size_t *n, size_t *cap)
+{
+	const struct symbolizer_mapping *mp;
+	int err = report_frame_mapping(r, s, j, &mp);
+
+	if (err || !mp)
+		return err;
+	if (mp->id >= t->cap_map_of_sym) {
+		size_t grown = t->cap_map_of_sym, old = grown;
+		uint64_t *tmp;
+
+		while (grown <= mp->id)
+			grown = grown ? grown * 2 : 64;
+		tmp = reallocarray(t->map_of_sym, grown, sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		memset(tmp + old, 0, (grown - old) * sizeof(*tmp));
+		t->map_of_sym = tmp;
+		t->cap_map_of_sym = grown;
+	}
+	if (t->map_of_sym[mp->id])
+		return 0;
+	if (array_reserve((void **)sorted, cap, *n, sizeof(**sorted)))
+		return -ENOMEM;
+	t->map_of_sym[mp->id] = 1;
+	(*sorted)[(*n)++] = mp;
+	return 0;
+}
+
 /*
- * Number the pprof tables from the report's: only what the samples use, each
- * distinct mapping, location and function once.
+ * The pprof location of position j of stack s: one address in one pprof
+ * mapping resolved to one function. Added in the order the samples first
+ * use them, then found.
+ */
+static int frame_ploc(struct report *r, struct ptables *t, const struct stack *s, unsigned j,
+		      uint64_t *ret)
+{
+	const struct loc *locs = T(r->locs, struct loc);
+	const struct loc *l = &locs[s->locs[j]];
+	const struct symbolizer_mapping *mp;
+	unsigned frame;
+	uint64_t pc = report_frame_pc(r, s, j, &frame);
+	int err = report_frame_mapping(r, s, j, &mp);
+
+	/* A kernel location has no address: its function is all there is. */
+	return err ? err
+		   : ploc(t, locs, mp ? t->map_of_sym[mp->id] : 0,
+			  pc & (KFRAME_TAG | PYFRAME_TAG) ? 0 : pc, l->func, s->locs[j], ret);
+}
+
+/*
+ * Number the pprof mappings from the report's: only what the samples use,
+ * each distinct one once. The locations and functions are numbered as the
+ * samples are written (frame_ploc()).
  */
 static int build_ptables(struct report *r, struct ptables *t)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
-	const struct loc *locs = T(r->locs, struct loc);
 	const struct symbolizer_mapping **sorted = NULL;
-	size_t i, n = 0, max_id = 0;
+	size_t i, n = 0, cap = 0;
 	unsigned j;
 	int err = 0;
 
-	for (i = 0; i < r->locs.n; i++)
-		if (locs[i].mapping && locs[i].mapping->id > max_id)
-			max_id = locs[i].mapping->id;
-	t->map_of_sym = calloc(max_id + 1, sizeof(*t->map_of_sym));
-	sorted = calloc(r->locs.n + 1, sizeof(*sorted));
-	t->maps = calloc(r->locs.n + 1, sizeof(*t->maps));
-	t->loc_of = calloc(r->locs.n + 1, sizeof(*t->loc_of));
 	t->func_of = calloc(r->funcs.n + 1, sizeof(*t->func_of));
 	t->funcs = calloc(r->funcs.n + 1, sizeof(*t->funcs));
-	if (!t->map_of_sym || !sorted || !t->maps || !t->loc_of || !t->func_of || !t->funcs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!t->func_of || !t->funcs)
+		return -ENOMEM;
 	/* Mappings: one entry per symbolizer mapping, then runs of equal contents. */
-	for (i = 0; i < r->locs.n; i++) {
-		const struct symbolizer_mapping *mp = locs[i].mapping;
-
-		if (mp && !t->map_of_sym[mp->id]) {
-			t->map_of_sym[mp->id] = 1;
-			sorted[n++] = mp;
-		}
-	}
+	for (i = 0; i < r->stacks.n && !err; i++)
+		for (j = 0; j < stacks[i].nr_locs && !err; j++)
+			err = use_mapping(r, t, &stacks[i], j, &sorted, &n, &cap);
+	t->maps = calloc(n + 1, sizeof(*t->maps));
+	if (!err && !t->maps)
+		err = -ENOMEM;
+	if (err)
+		goto out;
 	qsort(sorted, n, sizeof(*sorted), mapping_content_order);
 	for (i = 0; i < n; i++) {
 		if (!i || mapping_content_order(&sorted[i - 1], &sorted[i]))
 			t->maps[t->nr_maps++] = sorted[i];
 		t->map_of_sym[sorted[i]->id] = t->nr_maps;
-	}
-	/* Locations and functions in the order the samples first use them. */
-	for (i = 0; i < r->stacks.n && !err; i++) {
-		const struct stack *s = &stacks[i];
-
-		for (j = 0; j < s->nr_locs && !err; j++) {
-			const struct loc *l = &locs[s->locs[j]];
-
-			if (t->loc_of[s->locs[j]])
-				continue;
-			/* A kernel location has no address: its function is all there is. */
-			err = ploc(t, locs, l->mapping ? t->map_of_sym[l->mapping->id] : 0,
-				   l->pc & (KFRAME_TAG | PYFRAME_TAG) ? 0 : l->pc, l->func,
-				   s->locs[j], &t->loc_of[s->locs[j]]);
-		}
-		/* Function 0 is the cut-off marker (report_prepare()). */
-		if (!err && (s->flags & FXT_BT_FLAG_TRUNCATED) && !t->truncated_loc)
-			err = ploc(t, locs, 0, 0, 0, SIZE_MAX, &t->truncated_loc);
 	}
 out:
 	free(sorted);
@@ -238,7 +345,8 @@ static void pb_label(struct pbuf *p, struct pbuf *sub, uint64_t key, uint64_t st
 }
 
 /* w: a scraper's window (report_write_pprof_window()), NULL for report's file. */
-static int encode_profile(struct report *r, const struct report_pprof_window *w, struct pbuf *p)
+static int encode_profile(struct report *r, const struct report_pprof_window *w, struct pbuf *p,
+			  struct gz_sink *gz)
 {
 	const struct stack *stacks = T(r->stacks, struct stack);
 	const struct loc *locs = T(r->locs, struct loc);
@@ -289,8 +397,21 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		const char *tn = report_thread_name(r, s->tid),
 			   *pn = report_process_name(r, s->pid);
 
-		for (j = 0; j < s->nr_locs; j++)
-			pb_varint(&packed, t.loc_of[s->locs[j]]);
+		/* Locations and functions are numbered in the order the samples first use them. */
+		for (j = 0; j < s->nr_locs; j++) {
+			uint64_t id;
+
+			err = frame_ploc(r, &t, s, j, &id);
+			if (err)
+				goto out;
+			pb_varint(&packed, id);
+		}
+		/* Function 0 is the cut-off marker (report_prepare()). */
+		if ((s->flags & FXT_BT_FLAG_TRUNCATED) && !t.truncated_loc) {
+			err = ploc(&t, locs, 0, 0, 0, SIZE_MAX, &t.truncated_loc);
+			if (err)
+				goto out;
+		}
 		if (s->flags & FXT_BT_FLAG_TRUNCATED)
 			pb_varint(&packed, t.truncated_loc);
 		pb_msg(&m, 1, &packed);
@@ -307,6 +428,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 			pb_label(&m, &sub, key_tid, 0, s->tid);
 		}
 		pb_msg(p, 2, &m);
+		gz_drain(gz, p);
 	}
 
 	/* mapping = 3 */
@@ -321,8 +443,8 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		/* The GNU build id, else Go's (go tool pprof takes either). */
 		if (mp->build_id_len)
 			pb_uint(&m, 6,
-				str_index(&st, elf_build_id_hex(mp->build_id, mp->build_id_len, hex,
-								sizeof(hex))));
+				str_index_copy(&st, elf_build_id_hex(mp->build_id, mp->build_id_len,
+								     hex, sizeof(hex))));
 		else if (mp->go_build_id)
 			pb_uint(&m, 6, str_index(&st, mp->go_build_id));
 		/*
@@ -355,6 +477,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		pb_uint(&sub, 2, l ? l->line : 0);
 		pb_msg(&m, 4, &sub);
 		pb_msg(p, 4, &m);
+		gz_drain(gz, p);
 	}
 
 	/* function = 5 */
@@ -370,6 +493,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		pb_uint(&m, 4, str_index(&st, f->file ?: f->module ?: ""));
 		pb_uint(&m, 5, f->start_line);
 		pb_msg(p, 5, &m);
+		gz_drain(gz, p);
 	}
 
 	/*
@@ -394,15 +518,17 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 	pb_uint(p, 12, period);
 	/* comment = 13: string table indices. */
 	for (j = 0; w && j < w->nr_comments; j++) {
-		comment = str_index(&st, w->comments[j]);
+		comment = str_index_copy(&st, w->comments[j]);
 		pb_tag(p, 13, PB_VARINT);
 		pb_varint(p, comment);
 	}
 
 	/* string_table = 6, last: every string is known by now. */
 	err = st.err;
-	for (i = 0; !err && i < st.n; i++)
+	for (i = 0; !err && i < st.n; i++) {
 		pb_len(p, 6, st.v[i], strlen(st.v[i]));
+		gz_drain(gz, p);
+	}
 	if (!err)
 		err = m.err ? m.err : sub.err ? sub.err : packed.err ? packed.err : p->err;
 out:
@@ -414,49 +540,22 @@ out:
 	return err;
 }
 
-static int gzip_to(FILE *out, const uint8_t *data, size_t len)
-{
-	unsigned char chunk[65536];
-	z_stream zs = {};
-	int zerr, err = 0;
-
-	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)data;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zerr = deflate(&zs, Z_FINISH);
-		if (zerr == Z_STREAM_ERROR) {
-			err = -EIO;
-			break;
-		}
-		if (fwrite(chunk, 1, sizeof(chunk) - zs.avail_out, out) !=
-		    sizeof(chunk) - zs.avail_out) {
-			err = -EIO;
-			break;
-		}
-	} while (zerr != Z_STREAM_END);
-	deflateEnd(&zs);
-	return err;
-}
-
 static int write_pprof(struct report *r, const struct report_pprof_window *w, FILE *out)
 {
 	struct pbuf p = {};
+	struct gz_sink gz;
 	int err;
 
 	err = report_prepare(r);
 	if (!err)
-		err = encode_profile(r, w, &p);
-	/* uInt counts the input: a profile past 4 GiB is not worth supporting. */
-	if (!err && p.len > UINT32_MAX)
-		err = -EFBIG;
+		err = gz_init(&gz, out);
+	if (err)
+		return err;
+	err = encode_profile(r, w, &p, &gz);
+	gz_put(&gz, &p, true);
 	if (!err)
-		err = gzip_to(out, p.data, p.len);
+		err = gz.err;
+	deflateEnd(&gz.zs);
 	if (!err && ferror(out))
 		err = -EIO;
 	free(p.data);

@@ -191,11 +191,12 @@ static bool is_eval(const struct report *r, size_t loc)
 }
 
 int report_python_merge(struct report *r, struct stack *s,
-			int (*mark)(struct report *r, unsigned reason, size_t *ret))
+			int (*mark)(struct report *r, unsigned reason, uint32_t *ret))
 {
 	unsigned np = 0, nn, j, o = 0, g = 0, nevals = 0, ngroups = 0, pairs, pi;
 	bool py_cut, native_cut;
-	size_t *out, marker;
+	uint32_t *out, marker;
+	uint16_t *of;
 	int err;
 
 	while (np < s->nr && (s->frames[s->nr - 1 - np] & PYFRAME_TAG))
@@ -225,8 +226,12 @@ int report_python_merge(struct report *r, struct stack *s,
 	else
 		pairs = 0;
 	out = malloc((s->nr + 2) * sizeof(*out));
-	if (!out)
+	of = malloc((s->nr + 2) * sizeof(*of));
+	if (!out || !of) {
+		free(out);
+		free(of);
 		return -ENOMEM;
+	}
 	pi = nn;
 	for (j = 0; j < nn; j++) {
 		/* An eval frame: its invocation's Python frames, innermost first, inside it. */
@@ -234,15 +239,19 @@ int report_python_merge(struct report *r, struct stack *s,
 			while (pi < s->nr && PYFRAME_CODE(s->frames[pi])) {
 				bool last = s->frames[pi] & PYFRAME_ENTRY;
 
+				of[o] = (uint16_t)pi;
 				out[o++] = s->locs[pi++];
 				if (last)
 					break;
 			}
 			/* the walk's own marker stays with the invocation it cut */
-			if (pi + 1 == s->nr && py_cut)
+			if (pi + 1 == s->nr && py_cut) {
+				of[o] = (uint16_t)pi;
 				out[o++] = s->locs[pi++];
+			}
 			g++;
 		}
+		of[o] = (uint16_t)j;
 		out[o++] = s->locs[j];
 	}
 	/*
@@ -250,19 +259,25 @@ int report_python_merge(struct report *r, struct stack *s,
 	 * they are (a native walk cut short: they are its callers), under a
 	 * marker when no pairing was sure.
 	 */
-	while (pi < s->nr)
+	while (pi < s->nr) {
+		of[o] = (uint16_t)pi;
 		out[o++] = s->locs[pi++];
+	}
 	if (pairs < ngroups && !native_cut) {
 		err = mark(r, PY_MARK_UNMATCHED, &marker);
 		if (err) {
 			free(out);
+			free(of);
 			return err;
 		}
+		of[o] = FRAME_MARK;
 		out[o++] = marker;
 		r->py.unmatched += s->count;
 	}
 	free(s->locs);
+	free(s->frame_of);
 	s->locs = out;
+	s->frame_of = of;
 	s->nr_locs = o;
 	return 0;
 }

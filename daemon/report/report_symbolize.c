@@ -15,8 +15,12 @@ void report_unprepare(struct report *r)
 	size_t i;
 
 	for (i = 0; i < r->stacks.n; i++) {
-		free(T(r->stacks, struct stack)[i].locs);
-		T(r->stacks, struct stack)[i].locs = NULL;
+		struct stack *s = &T(r->stacks, struct stack)[i];
+
+		free(s->locs);
+		s->locs = NULL;
+		free(s->frame_of);
+		s->frame_of = NULL;
 	}
 	for (i = 0; i < r->locs.n; i++)
 		free(T(r->locs, struct loc)[i].inl);
@@ -30,10 +34,12 @@ void report_unprepare(struct report *r)
 /*
  * A location is a pc in the mapping that was there at its stack's time: one
  * pc is two locations when two libraries were mapped there one after the
- * other. mapping is the symbolizer's id; 0 for none, for kernel frames, and
- * in a process with one epoch (symbolizer_epoch()), where it names a pc alike.
+ * other. Code of a file: (code, vaddr), pid and mapping 0; else mapping is
+ * the symbolizer's id; 0 for none, for kernel frames, and in a process with
+ * one epoch (symbolizer_epoch()), where it names a pc alike.
  */
 struct loc_key {
+	const void *code;
 	uint64_t pid, pc;
 	bool is_return;
 	unsigned mapping;
@@ -44,8 +50,8 @@ static bool loc_eq(const void *ctx, size_t pos, const void *key)
 	const struct loc *l = &T(*(const struct table *)ctx, struct loc)[pos];
 	const struct loc_key *k = key;
 
-	return l->pid == k->pid && l->pc == k->pc && l->is_return == k->is_return &&
-	       l->mapping_id == k->mapping;
+	return l->code == k->code && l->pid == k->pid && l->pc == k->pc &&
+	       l->is_return == k->is_return && l->mapping_id == k->mapping;
 }
 
 struct func_key {
@@ -115,8 +121,8 @@ static void func_set_source(struct report *r, size_t func, const char *file, uns
 	}
 }
 
-/* A new location of pid's pc in func, indexed under hash h, the rest zero; NULL: -ENOMEM. */
-static struct loc *add_loc(struct report *r, uint64_t h, uint64_t pid, uint64_t pc, size_t func,
+/* A new location of key k in func, indexed under hash h, the rest zero; NULL: -ENOMEM. */
+static struct loc *add_loc(struct report *r, uint64_t h, const struct loc_key *k, size_t func,
 			   size_t *ret)
 {
 	struct loc *l;
@@ -126,37 +132,35 @@ static struct loc *add_loc(struct report *r, uint64_t h, uint64_t pid, uint64_t 
 		return NULL;
 	l = &T(r->locs, struct loc)[r->locs.n];
 	memset(l, 0, sizeof(*l));
-	l->pid = pid;
-	l->pc = pc;
+	l->code = k->code;
+	l->pid = k->pid;
+	l->pc = k->pc;
+	l->is_return = k->is_return;
+	l->mapping_id = k->mapping;
 	l->func = func;
 	*ret = r->locs.n++;
 	return l;
 }
 
 /* A kernel frame: named by the file's kernel symbols, in the kernel's mapping. */
-static int get_kernel_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t h, size_t *ret)
+static int get_kernel_loc(struct report *r, const struct loc_key *k, uint64_t h, size_t *ret)
 {
 	const struct symbolizer_mapping *map = report_kernel_mapping(r);
 	const char *name, *module;
 	bool resolved;
-	struct loc *l;
 	size_t func;
 	int err;
 
-	report_kernel_resolve(r, pc, &name, &module, &resolved);
+	report_kernel_resolve(r, k->pc, &name, &module, &resolved);
 	err = map ? get_func(r, name, module, resolved, &func) : -ENOMEM;
 	if (err)
 		return err;
 	T(r->funcs, struct func)[func].kernel = true;
-	l = add_loc(r, h, pid, pc, func, ret);
-	if (!l)
-		return -ENOMEM;
-	l->mapping = map;
-	return 0;
+	return add_loc(r, h, k, func, ret) ? 0 : -ENOMEM;
 }
 
 /* A Python frame (or marker): named by the file's code records, in no mapping. */
-static int get_python_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t h, size_t *ret)
+static int get_python_loc(struct report *r, const struct loc_key *k, uint64_t h, size_t *ret)
 {
 	const char *name, *file;
 	unsigned line, start_line;
@@ -164,12 +168,12 @@ static int get_python_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 	size_t func;
 	int err;
 
-	report_python_resolve(r, pc, &name, &file, &line, &start_line);
-	err = get_func(r, name, file, PYFRAME_CODE(pc) != 0, &func);
+	report_python_resolve(r, k->pc, &name, &file, &line, &start_line);
+	err = get_func(r, name, file, PYFRAME_CODE(k->pc) != 0, &func);
 	if (err)
 		return err;
 	func_set_source(r, func, file, start_line);
-	l = add_loc(r, h, pid, pc, func, ret);
+	l = add_loc(r, h, k, func, ret);
 	if (!l)
 		return -ENOMEM;
 	l->file = file;
@@ -178,14 +182,40 @@ static int get_python_loc(struct report *r, uint64_t pid, uint64_t pc, uint64_t 
 }
 
 /*
- * The location of a pc of process pid at time ts. timed: the process mapped
- * a file over another, so what the pc is depends on ts; else every mapping
- * of the pc names it alike, and none need be looked up for the key.
+ * The key of a pc of process pid at time ts: by its file and vaddr when it
+ * is code of a module file no perf map of the process names (JIT code in a
+ * file is the process's own). timed: the process mapped a file over
+ * another, so what a pc keyed by pid is depends on ts; else every mapping
+ * of the pc names it alike. 0 or -ENOMEM.
  */
+static int loc_key_of(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		      bool timed, struct loc_key *k)
+{
+	int err;
+
+	*k = (struct loc_key){.pid = pid, .pc = pc, .is_return = is_return};
+	if (pc & (KFRAME_TAG | PYFRAME_TAG))
+		return 0;
+	if (!report_perfmap_find(r, pid, pc - is_return)) {
+		err = symbolizer_file_pc(r->sym, pid, pc, is_return, ts, &k->code, &k->pc);
+		if (err < 0)
+			return err;
+		if (err) {
+			k->pid = 0;
+			return 0;
+		}
+		k->pc = pc;
+	}
+	if (timed)
+		k->mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
+	return 0;
+}
+
+/* The location of a pc of process pid at time ts; timed as for loc_key_of(). */
 static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		   bool timed, size_t *ret)
 {
-	struct loc_key k = {pid, pc, is_return};
+	struct loc_key k;
 	uint64_t h;
 	struct loc_line *inl = NULL;
 	struct sym_frame sf;
@@ -194,15 +224,19 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 	unsigned i;
 	int err;
 
-	if (timed && !(pc & (KFRAME_TAG | PYFRAME_TAG)))
-		k.mapping = symbolizer_mapping_id(r->sym, pid, pc, is_return, ts);
-	h = hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), k.mapping);
+	err = loc_key_of(r, pid, pc, is_return, ts, timed, &k);
+	if (err)
+		return err;
+	h = hash_u64(
+		hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, (uintptr_t)k.code), k.pid), k.pc),
+			 is_return),
+		k.mapping);
 	if (hash_index_find(&r->locs.idx, h, loc_eq, &r->locs, &k, ret))
 		return 0;
 	if (pc & KFRAME_TAG)
-		return get_kernel_loc(r, pid, pc, h, ret);
+		return get_kernel_loc(r, &k, h, ret);
 	if (pc & PYFRAME_TAG)
-		return get_python_loc(r, pid, pc, h, ret);
+		return get_python_loc(r, &k, h, ret);
 	err = r->sym_cache ? sym_cache_resolve(r->sym_cache, pid, pc, is_return, ts, &sf)
 			   : symbolizer_resolve(r->sym, pid, pc, is_return, ts, &sf);
 	/* Code in no ELF file a perf map names: JIT code, as perf shows it. */
@@ -240,19 +274,57 @@ static int get_loc(struct report *r, uint64_t pid, uint64_t pc, bool is_return, 
 		inl[i].file = df->file;
 		inl[i].line = df->line;
 	}
-	l = add_loc(r, h, pid, pc, func, ret);
+	l = add_loc(r, h, &k, func, ret);
 	if (!l) {
 		free(inl);
 		return -ENOMEM;
 	}
-	l->is_return = is_return;
-	l->mapping_id = k.mapping;
-	l->mapping = sf.mapping;
 	l->file = sf.file;
 	l->line = sf.line;
 	l->inl = inl;
 	l->nr_inl = sf.nr_inlined;
 	return 0;
+}
+
+uint64_t report_frame_pc(const struct report *r, const struct stack *s, unsigned j, unsigned *frame)
+{
+	*frame = s->frame_of ? s->frame_of[j] : j;
+	if (*frame == FRAME_MARK)
+		return T(r->locs, struct loc)[s->locs[j]].pc;
+	return s->frames[*frame];
+}
+
+int report_frame_mapping(struct report *r, const struct stack *s, unsigned j,
+			 const struct symbolizer_mapping **ret)
+{
+	unsigned frame, nk;
+	uint64_t pc = report_frame_pc(r, s, j, &frame);
+
+	*ret = NULL;
+	/* A kernel frame's id may have any bit but the top one set: tested first. */
+	if (frame != FRAME_MARK && (pc & KFRAME_TAG)) {
+		*ret = report_kernel_mapping(r);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (frame == FRAME_MARK || (pc & PYFRAME_TAG))
+		return 0;
+	nk = report_kernel_count(s);
+	return symbolizer_mapping_at(r->sym, s->pid, pc,
+				     symbolizer_frame_is_return(frame - nk, s->flags), s->ts, ret);
+}
+
+void report_frame_key(struct report *r, const struct stack *s, unsigned j, struct frame_key *k)
+{
+	unsigned frame, nk = report_kernel_count(s);
+	uint64_t pc = report_frame_pc(r, s, j, &frame);
+
+	*k = (struct frame_key){.pc = pc};
+	if (frame == FRAME_MARK || frame < nk)
+		return;
+	k->pid = s->pid;
+	k->is_return = symbolizer_frame_is_return(frame - nk, s->flags);
+	if (!(pc & (KFRAME_TAG | PYFRAME_TAG)) && symbolizer_epoch(r->sym, s->pid, UINT64_MAX))
+		k->mapping = symbolizer_mapping_id(r->sym, s->pid, pc, k->is_return, s->ts);
 }
 
 /* The function executing at a location: its innermost inlined one. */
@@ -261,10 +333,23 @@ static size_t loc_leaf_func(const struct loc *l)
 	return l->nr_inl ? l->inl[0].func : l->func;
 }
 
-/* The location of a Python marker (report_python_merge()). */
-static int python_mark(struct report *r, unsigned reason, size_t *ret)
+/* get_loc() into a stack's 32-bit location index. */
+static int get_loc32(struct report *r, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		     bool timed, uint32_t *ret)
 {
-	return get_loc(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
+	size_t loc = 0;
+	int err = get_loc(r, pid, pc, is_return, ts, timed, &loc);
+
+	if (!err && loc >= UINT32_MAX)
+		err = -ENOMEM;
+	*ret = (uint32_t)loc;
+	return err;
+}
+
+/* The location of a Python marker (report_python_merge()). */
+static int python_mark(struct report *r, unsigned reason, uint32_t *ret)
+{
+	return get_loc32(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
 }
 
 int report_prepare(struct report *r)
@@ -293,9 +378,9 @@ int report_prepare(struct report *r)
 		/* Kernel frames first; the user stack's frame 0 comes after them. */
 		nk = report_kernel_count(s);
 		for (j = 0; j < s->nr; j++) {
-			err = get_loc(r, j < nk ? 0 : s->pid, s->frames[j],
-				      j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
-				      s->ts, timed && j >= nk, &s->locs[j]);
+			err = get_loc32(r, j < nk ? 0 : s->pid, s->frames[j],
+					j >= nk && symbolizer_frame_is_return(j - nk, s->flags),
+					s->ts, timed && j >= nk, &s->locs[j]);
 			if (err)
 				return err;
 		}

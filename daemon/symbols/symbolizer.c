@@ -37,11 +37,16 @@ struct elf_entry {
 	int fetch_err; /* a debuginfod fetch that failed, else 0 */
 };
 
+/*
+ * One per module record: a whole-host capture has tens of thousands (each
+ * process its libraries), so the build id is its own length, not the most
+ * one can be.
+ */
 struct module {
 	uint16_t id;
 	char *path;
 	size_t build_id_len;
-	uint8_t build_id[ELF_BUILD_ID_MAX];
+	uint8_t *build_id;     /* build_id_len bytes; NULL when 0 */
 	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
 };
 
@@ -125,6 +130,7 @@ static void process_free(struct process *p)
 
 	for (i = 0; i < p->nr_modules; i++) {
 		free(p->modules[i]->path);
+		free(p->modules[i]->build_id);
 		free(p->modules[i]);
 	}
 	mappings_free(&p->maps);
@@ -245,6 +251,7 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	struct process *p;
 	struct module *m;
 	char *copy;
+	uint8_t *id_copy = NULL;
 
 	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
 		return -EINVAL;
@@ -252,37 +259,40 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	if (!p)
 		return -ENOMEM;
 	copy = strdup(path ? path : "");
-	if (!copy)
-		return -ENOMEM;
+	if (build_id_len && copy && (id_copy = malloc(build_id_len)))
+		memcpy(id_copy, build_id, build_id_len);
+	if (!copy || (build_id_len && !id_copy))
+		goto nomem;
 	m = find_module(p, module_id);
 	if (!m) {
 		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-				  sizeof(*p->modules))) {
-			free(copy);
-			return -ENOMEM;
-		}
+				  sizeof(*p->modules)))
+			goto nomem;
 		m = calloc(1, sizeof(*m));
-		if (!m) {
-			free(copy);
-			return -ENOMEM;
-		}
+		if (!m)
+			goto nomem;
 		m->id = module_id;
 		p->modules[p->nr_modules++] = m;
 	} else if (!strcmp(m->path, copy) && m->build_id_len == build_id_len &&
 		   (!build_id_len || !memcmp(m->build_id, build_id, build_id_len))) {
 		/* written again (after an exec, a rename): nothing to look up anew */
 		free(copy);
+		free(id_copy);
 		return 0;
 	}
 	free(m->path);
+	free(m->build_id);
 	m->path = copy;
 	m->build_id_len = build_id_len;
-	if (build_id_len)
-		memcpy(m->build_id, build_id, build_id_len);
+	m->build_id = id_copy;
 	m->elf = NULL;
 	/* Mappings of a replaced module must look it up (and its ELF) again. */
 	mappings_each(&p->maps, forget_module, &module_id);
 	return 0;
+nomem:
+	free(copy);
+	free(id_copy);
+	return -ENOMEM;
 }
 
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
@@ -589,23 +599,20 @@ static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 	return 0;
 }
 
-int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
-		       struct sym_frame *ret)
+/*
+ * The mapping of pid's pc at ts with its module, ELF and file offset found:
+ * every field of its pub set. *ret NULL when no mapping covers the pc.
+ * 0 or -ENOMEM.
+ */
+static int find_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
+			struct mapping **ret)
 {
-	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
-	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
-	struct process *p;
-	struct mapping *m;
-	const char *name;
-	char buf[512];
-	int err;
+	struct process *p = find_process(s, pid);
+	struct mapping *m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
 
-	p = find_process(s, pid);
-	m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
-	if (!m) {
-		*ret = f;
+	*ret = m;
+	if (!m)
 		return 0;
-	}
 	if (!m->module) {
 		m->module = find_module(p, m->pub.module_id);
 		if (m->module) {
@@ -614,17 +621,65 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 			m->pub.build_id_len = m->module->build_id_len;
 		}
 	}
+	if (m->module && !m->module->elf) {
+		m->module->elf = get_elf(s, m->module);
+		if (!m->module->elf)
+			return -ENOMEM;
+	}
+	if (m->module && !m->offset_done)
+		mapping_file_offset(m);
+	return 0;
+}
+
+unsigned symbolizer_max_mapping_id(const struct symbolizer *s)
+{
+	return s->next_mapping_id;
+}
+
+int symbolizer_mapping_at(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			  uint64_t ts, const struct symbolizer_mapping **ret)
+{
+	struct mapping *m;
+	int err = find_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
+
+	*ret = m ? &m->pub : NULL;
+	return err;
+}
+
+int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		       const void **file, uint64_t *vaddr)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m);
+
+	/* pc 0 and 1 would look the same byte up: keep the odd one by pid. */
+	if (err || !m || !m->module || !pc)
+		return err;
+	*file = m->module->elf;
+	*vaddr = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
+	return 1;
+}
+
+int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		       struct sym_frame *ret)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
+	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
+	struct mapping *m;
+	const char *name;
+	char buf[512];
+	int err;
+
+	err = find_mapping(s, pid, lookup, ts, &m);
+	if (err || !m) {
+		*ret = f;
+		return err;
+	}
 	f.mapping = &m->pub;
 	f.module_offset = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
 	if (m->module) {
 		f.module = m->module->path;
-		if (!m->module->elf) {
-			m->module->elf = get_elf(s, m->module);
-			if (!m->module->elf)
-				return -ENOMEM;
-		}
-		if (!m->offset_done)
-			mapping_file_offset(m);
 		vaddr = elf_pc_to_vaddr(lookup, m->pub.start, m->pub.vaddr);
 		name = elf_symbols__lookup(m->module->elf->es, vaddr, NULL);
 		err = add_source(s, m->module->elf, vaddr, &f, &name);

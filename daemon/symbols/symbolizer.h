@@ -149,6 +149,29 @@ uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret);
 
+/* The largest id of a symbolizer_mapping so far (ids count from 1). */
+unsigned symbolizer_max_mapping_id(const struct symbolizer *s);
+
+/*
+ * The mapping symbolizer_resolve() would name for the pc, with every field
+ * set (its path, build id and file offset), in *ret; NULL when no mapping
+ * covers the pc. 0 or -ENOMEM.
+ */
+int symbolizer_mapping_at(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			  uint64_t ts, const struct symbolizer_mapping **ret);
+
+/*
+ * What symbolizer_resolve() of the pc depends on when the pc is code of a
+ * module file: the file (*file: an id shared by every process that maps the
+ * same path and build id, valid while the symbolizer lives) and the pc's ELF
+ * vaddr there (*vaddr: the pc's own, is_return not applied). Every
+ * field of the frame but mapping is the same for two pcs (of any processes)
+ * with the same file, vaddr and is_return. Returns 1, 0 when no mapping of
+ * a module covers the pc (resolve it by pid), or -ENOMEM.
+ */
+int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		       const void **file, uint64_t *vaddr);
+
 /*
  * Whether frame i of a backtrace record with bt_flags is a return address:
  * the is_return to pass symbolizer_resolve() for each frame of a backtrace.

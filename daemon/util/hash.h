@@ -5,7 +5,9 @@
  * array, in insertion order (so iterating them is deterministic), and the
  * index compares keys through a callback, so one index serves any key: ids,
  * (pid, tid) pairs, strings, whole stacks. Linear probing, the capacity a
- * power of two kept at least twice the entries; no removal.
+ * power of two kept at least twice the entries; no removal. A slot is 8
+ * bytes (a 32-bit position and 32 bits of the mixed hash, which place and
+ * tell apart the entries), so an index holds under 2^31 entries.
  *
  * Usage: find, and when absent append to the array, then insert the new
  * position under the same hash. A zeroed struct hash_index is empty.
@@ -18,10 +20,10 @@
 #include <stdint.h>
 
 struct hash_index {
-	size_t *slots;	  /* position + 1; 0: empty */
-	uint64_t *hashes; /* the hash of each slot, to skip most key comparisons */
-	size_t cap;	  /* 0, or a power of two */
-	size_t n;	  /* positions inserted */
+	uint32_t *slots; /* position + 1; 0: empty */
+	uint32_t *tags; /* each slot's mixed hash, high half: where it goes, and most comparisons */
+	size_t cap;	/* 0, or a power of two */
+	size_t n;	/* positions inserted */
 };
 
 /* Whether the entry at pos of the caller's array (ctx) has key. */
@@ -35,7 +37,8 @@ bool hash_index_find(const struct hash_index *h, uint64_t hash, hash_eq_fn eq, c
 		     const void *key, size_t *ret_pos);
 /*
  * Index position pos under hash (the caller checked that its key is absent).
- * 0, or -ENOMEM with the index unchanged.
+ * 0, or -ENOMEM with the index unchanged (also for a position or a size past
+ * what 32 bits hold).
  */
 int hash_index_insert(struct hash_index *h, uint64_t hash, size_t pos);
 /* Drop the index, leaving it empty and reusable. NULL-safe. */

@@ -10,6 +10,8 @@
 #   svg      the interactive flame graph in headless Chromium (tests/report/svg.mjs);
 #   towers   the default flame graph of 200 short processes and 100 short threads of
 #            three kinds: three towers with their names drawn (tests/report/towers.mjs).
+#   bigsvg   the SVG of a generated capture of 100,000 samples (bench/fxtgen) opens,
+#            zooms and searches in headless Chromium (tests/report/bigsvg.mjs).
 #   demangle C++ (clang++ compiling templates) and Rust (legacy and v0) names against
 #            c++filt, in --top, folded stacks and pprof (tests/report/demangle.sh);
 #   jit      JIT code named from perf maps: node and OpenJDK 17 against node's own
@@ -28,12 +30,12 @@
 #
 # Recording needs root. FXS_LIVE_LOCK=FILE takes that lock (flock) around each
 # recording, for a host shared with other BPF tests. FXS_BIN names fxsampler,
-# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers demangle http jit jithttp
+# FXS_PROGS the built tests/progs; TESTS picks tiers ("names debuginfod caps svg towers bigsvg demangle http jit jithttp
 # jitcont pyhttp").
 set -eu
 
 bin=${FXS_BIN:-$(pwd)/fxsampler}
-tests=${TESTS:-names debuginfod caps svg towers demangle http jit jithttp jitcont pyhttp}
+tests=${TESTS:-names debuginfod caps svg towers bigsvg demangle http jit jithttp jitcont pyhttp}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
 cleanup()
@@ -452,6 +454,26 @@ towers_tier()
 		alpha_leaf beta_leaf gamma_leaf || fail "towers in Chromium (screenshot $s/shot.png)"
 }
 
+# --- the flame graph of a big capture in headless Chromium (issue 39) ---
+bigsvg_tier()
+{
+	browser_modules bigsvg || return 0
+	echo "== bigsvg: the SVG of 100,000 samples of 200 processes opens, zooms and searches"
+	s=$tmp/bigsvg
+	mkdir -p "$s"
+	# bench/fxtgen's "host" capture: no recording, so no lock
+	make -s -C bench ../.output/bench/fxtgen >"$s/make.log" 2>&1 ||
+		fail "build bench/fxtgen: $(tail -n 3 "$s/make.log")"
+	.output/bench/fxtgen "$s/big.fxt" 100000 host || fail "fxtgen"
+	"$bin" report "$s/big.fxt" --svg "$s/big.svg" --folded >"$s/big.folded" 2>/dev/null ||
+		fail "report --svg"
+	# cc1plus-3's share: the samples whose process frame it is
+	share=$(awk '{ n = $NF; t += n; if (index($0, "cc1plus-3;") == 1) m += n }
+		END { printf "%.2f%%", 100 * m / t }' "$s/big.folded")
+	FXS_NODE_MODULES=$node_modules node tests/report/bigsvg.mjs "$s/big.svg" cc1plus-3 "$share" ||
+		fail "big svg in Chromium"
+}
+
 # The tiers that are a script of their own: tier NAME runs
 # tests/report/SCRIPT ARGS... TMPDIR, TMPDIR being $tmp/NAME, under the lock.
 script_tier()
@@ -480,6 +502,7 @@ for t in $tests; do
 	case $t in
 	svg) svg_tier ;;
 	towers) towers_tier ;;
+	bigsvg) bigsvg_tier ;;
 	http) http_tier ;;
 	demangle) demangle_tier ;;
 	jit) jit_tier ;;

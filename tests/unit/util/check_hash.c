@@ -154,7 +154,7 @@ START_TEST(test_free_then_reuse)
 	add(&k, &h, 2, 20);
 	hash_index_free(&h);
 	ck_assert_ptr_null(h.slots);
-	ck_assert_ptr_null(h.hashes);
+	ck_assert_ptr_null(h.tags);
 	ck_assert_uint_eq(h.cap, 0);
 	ck_assert_uint_eq(h.n, 0);
 	ck_assert(!find(&k, &h, 1, 10, &pos));
