@@ -28,7 +28,7 @@ const char args_record_usage[] =
 	"  -d, --duration DUR     stop after DUR (e.g. 10s, 500ms, 2m)\n"
 	"  -o, --output FILE      where to write (default fxsampler.fxt; - for stdout)\n"
 	"      --buffer-size SIZE ring buffer per CPU, a power of two >= 4K (default 2M)\n"
-	"      --max-frames N     deepest stack to walk, 1..255 (default 255)\n"
+	"      --max-frames N     deepest stack to walk, 1..512 (default 255)\n"
 	"  -z, --compress         gzip the output (dump and report read it as is)\n"
 	"      --no-inherit       do not follow the targets' children\n"
 	"  -q, --quiet            no live status line\n"

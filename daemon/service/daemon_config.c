@@ -163,8 +163,9 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 	}
 	if (!strcmp(key, "max_frames")) {
 		err = units_parse_u64(val, &v);
-		if (err || !v || v > 255) {
-			snprintf(msg, msg_len, "max_frames: '%s' is not in 1..255", val);
+		if (err || !v || v > FXS_MAX_FRAMES) {
+			snprintf(msg, msg_len, "max_frames: '%s' is not in 1..%d", val,
+				 FXS_MAX_FRAMES);
 			return -EINVAL;
 		}
 		c->max_frames = (uint32_t)v;

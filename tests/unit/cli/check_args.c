@@ -306,7 +306,9 @@ START_TEST(test_max_frames)
 	ck_assert_uint_eq(ra.capture.max_frames, 32);
 
 	REJECT("'0'", "--max-frames", "0");
-	REJECT("256", "--max-frames", "256");
+	ACCEPT("--max-frames", "512");
+	ck_assert_uint_eq(ra.capture.max_frames, 512);
+	REJECT("513", "--max-frames", "513");
 	REJECT("'-1'", "--max-frames", "-1");
 	REJECT("abc", "--max-frames", "abc");
 	REJECT("''", "--max-frames", "");

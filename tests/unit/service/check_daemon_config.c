@@ -148,7 +148,7 @@ START_TEST(test_bad_values)
 		"max_file_age = 5 weeks\n",
 		"buffer_size = 2K\n",
 		"buffer_size = 2G\n",
-		"max_frames = 256\n",
+		"max_frames = 513\n",
 		"max_clients = 0\n",
 		"max_clients_per_uid = 0\n",
 		"max_clients_per_uid = 2000\n",
