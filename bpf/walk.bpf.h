@@ -196,8 +196,10 @@ static __always_inline int walk_fast_step(struct fxs_fp_walk *w)
 		w->flags |= FXS_SF_STOP_BAD_FP;
 		return 1;
 	}
-	/* rec, the frame record, only grows with fp, so it leaves the window at the top or not at
-	 * all. */
+	/*
+	 * rec, the frame record, only grows with fp, so it leaves the window at
+	 * the top or not at all.
+	 */
 	rec = fp - FXS_FRAME_OFF;
 	off = rec - w->base;
 	if (off >= w->len || w->len - off < 16) {
