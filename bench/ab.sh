@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # A/B check of the walkers (issue 5): walk_fast must give exactly the stacks
-# walk_simple gives. Two checks, both on chains of 8, 32, 64 and 200 frames,
+# walk_simple gives. Two checks, both on chains of 8, 32, 64, 200 and 300 frames,
 # plus one with --max-frames below the depth (truncation) and the demo:
 #  1. exact, per sample: the bench's "ab" program runs both walkers from the
 #     same registers on every sample and counts disagreements (must be 0);
@@ -37,7 +37,7 @@ record() {
 		-e 's/flags=0x[0-9a-f]*([0-9a-f]{2}) cpu=[0-9]+/flags=0x\1/' | sort -u >"$out"
 }
 
-for spec in "8" "32" "64" "200 --max-frames 255" "64 --max-frames 20"; do
+for spec in "8" "32" "64" "200 --max-frames 255" "300 --max-frames 512" "64 --max-frames 20"; do
 	depth=${spec%% *}
 	extra=
 	[ "$spec" != "$depth" ] && extra=${spec#* }

@@ -62,7 +62,6 @@ struct bench {
 
 /* The program's value of its A/B map (bpf/sampler.bpf.c's struct walk_ab). */
 struct walk_ab {
-	__u64 frames[FXS_MAX_FRAMES];
 	__u64 agree, differ;
 };
 

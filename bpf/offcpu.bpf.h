@@ -62,6 +62,14 @@ static __always_inline bool offcpu_take(struct fxs_offcpu_slot *slot, __u64 *ret
 	return true;
 }
 
+/* The slot's user frames, bounded for the verifier (never more than FXS_MAX_FRAMES). */
+static __always_inline __u64 offcpu_nr_frames(const struct fxs_offcpu_slot *slot)
+{
+	__u64 n = slot->hdr.nr_frames;
+
+	return n < FXS_MAX_FRAMES ? n : FXS_MAX_FRAMES;
+}
+
 static __always_inline __u64 offcpu_rec_size(const struct fxs_offcpu_slot *slot)
 {
 	__u64 py = slot->py_len;
@@ -70,9 +78,7 @@ static __always_inline __u64 offcpu_rec_size(const struct fxs_offcpu_slot *slot)
 	if (py > FXS_PY_SECTION_MAX)
 		py = 0;
 	return FXS_OFFCPU_REC_BASE +
-	       ((__u64)(slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f)) *
-		       sizeof(__u64) +
-	       py;
+	       (offcpu_nr_frames(slot) + (slot->hdr.nr_kframes & 0x7f)) * sizeof(__u64) + py;
 }
 
 /*
@@ -98,11 +104,11 @@ static __always_inline void offcpu_python(struct fxs_offcpu_slot *slot, __u32 pi
 	src = (__u64 *)sc;
 	if (!len || len > FXS_PY_SECTION_MAX)
 		return;
-	base = (slot->hdr.nr_frames & 0xff) + (slot->hdr.nr_kframes & 0x7f);
+	base = offcpu_nr_frames(slot) + (slot->hdr.nr_kframes & 0x7f);
 	for (int i = 0; i < FXS_PY_SECTION_MAX / 8; i++) {
 		if (i * 8 >= len)
 			break;
-		dst[(base + i) & 511] = src[i & 255];
+		dst[(base + i) & 1023] = src[i & 255];
 	}
 	slot->py_len = len;
 }
@@ -250,7 +256,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	slot->hdr.cpu = cpu;
 	slot->hdr.left_reason = 0;
 	slot->hdr.unwind_end = unwind_end;
-	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[slot->hdr.nr_frames & 0xff]);
+	slot->hdr.nr_kframes = kstack_get(ctx, &slot->frames[offcpu_nr_frames(slot)]);
 	slot->hdr.kind = FXS_KIND_SAMPLE;
 	offcpu_python(slot, pid, tid);
 	slot->iv.state = state;

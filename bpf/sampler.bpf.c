@@ -90,16 +90,17 @@ struct {
 #include "python.bpf.h"
 
 /*
- * walk_fast's window. Per CPU, as a sample never interrupts another on its
- * CPU; the sched_switch program uses it too, which the sampler's timer cannot
- * interrupt either (interrupts are off).
+ * The frame-pointer walks (walk.bpf.h): slot 0 is every walk's, slot 1 the
+ * A/B check's second walker (FXS_WALK_AB). Per CPU, as a sample never
+ * interrupts another on its CPU; the sched_switch program uses slot 0 too,
+ * which the sampler's timer cannot interrupt either (interrupts are off).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
-	__type(value, struct fxs_walk_win);
-} walk_win SEC(".maps");
+	__type(value, struct fxs_fp_walk);
+} fp_walk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -157,10 +158,10 @@ struct fxs_offcpu_slot {
 	struct fxs_sample hdr;
 	struct fxs_offcpu iv;
 	struct fxs_comm comm;
-	/* + 1: the walkers index with n & 0xff; then the kernel's (kstack.bpf.h) */
-	__u64 frames[FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES];
-	/* The Python section's room: frames and it are 512 words, indexed & 511. */
-	__u64 py_room[512 - (FXS_MAX_FRAMES + 1 + FXS_MAX_KFRAMES)];
+	/* the user's, then the kernel's (kstack.bpf.h) */
+	__u64 frames[FXS_MAX_FRAMES + FXS_MAX_KFRAMES];
+	/* The Python section's room: frames and it are 1024 words, indexed & 1023. */
+	__u64 py_room[1024 - (FXS_MAX_FRAMES + FXS_MAX_KFRAMES)];
 };
 
 struct {
@@ -177,9 +178,8 @@ struct {
 	__type(value, struct fxs_offcpu_counters);
 } offcpu_counters SEC(".maps");
 
-/* The A/B check's (FXS_WALK_AB, bench/ab.sh): walk_simple's frames, and the verdicts. */
+/* The A/B check's (FXS_WALK_AB, bench/ab.sh) verdicts. */
 struct walk_ab {
-	__u64 frames[FXS_MAX_FRAMES];
 	__u64 agree, differ;
 };
 
@@ -282,84 +282,113 @@ static __always_inline bool name_changed(struct scratch *s, struct task_struct *
 	return true;
 }
 
+/* Frames one part of a walk takes at most (fp_walk_part()), and the parts of a walk. */
+#define FXS_FP_PART  64
+#define FXS_FP_PARTS ((FXS_MAX_FRAMES + FXS_FP_PART) / FXS_FP_PART)
+
 /*
- * The frame-pointer walk of fxsampler's walkers (cfg_walker fast or simple),
- * from the registers fp, sp and ra (sp and ra: riscv64's first frame).
+ * Up to FXS_FP_PART frames more of the walk in fp_walk's slot: 1 when the
+ * walk is over. Slot 1 (the A/B check's) walks as walk_simple, slot 0 as
+ * cfg_walker says. Global: the verifier checks it once, on its own, however
+ * many parts a walk takes.
+ */
+__noinline int fp_walk_part(__u32 slot)
+{
+	struct fxs_fp_walk *w = bpf_map_lookup_elem(&fp_walk, &slot);
+	bool simple = slot != 0 || cfg_walker == FXS_WALK_SIMPLE;
+
+	if (!w)
+		return 1;
+	for (int i = 0; i < FXS_FP_PART; i++) {
+		if (simple ? walk_simple_step(w) : walk_fast_step(w))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The frame-pointer walk in fp_walk's slot from the registers fp, sp and ra
+ * (sp and ra: riscv64's first frame), at most max frames. NULL: no slot.
+ */
+static __always_inline struct fxs_fp_walk *fp_walk_run(__u32 slot, __u64 fp, __u64 sp, __u64 ra,
+						       __u32 max)
+{
+	struct fxs_fp_walk *w = bpf_map_lookup_elem(&fp_walk, &slot);
+	int i;
+
+	if (!w)
+		return NULL;
+	fp_walk_start(w, fp, sp, ra, max);
+	for (i = 0; i < FXS_FP_PARTS; i++) {
+		if (fp_walk_part(slot))
+			break;
+	}
+	/* Never (the parts hold FXS_MAX_FRAMES + 1 steps): a walk still going is cut. */
+	if (i == FXS_FP_PARTS)
+		w->flags |= FXS_SF_TRUNCATED;
+	return w;
+}
+
+/* A walk's frames 1.. into frames[1..] (frames[0] holds the pc): the frame count. */
+static __always_inline __u32 fp_walk_copy(struct fxs_fp_walk *w, __u64 *frames, __u8 *flags)
+{
+	__u32 n = w->n;
+
+	if (n > FXS_MAX_FRAMES)
+		n = FXS_MAX_FRAMES;
+	if (n < 1)
+		n = 1;
+	bpf_probe_read_kernel(&frames[1], (n - 1) * sizeof(__u64), &w->frames[1]);
+	*flags |= w->flags;
+	return n;
+}
+
+/*
+ * The frame-pointer walk of fxsampler's walkers (cfg_walker fast or simple)
+ * into frames, from the registers fp, sp and ra (sp and ra: riscv64's first
+ * frame).
  */
 static __always_inline __u32 walk_fp(__u64 *frames, __u64 fp, __u64 sp, __u64 ra, __u8 *flags)
 {
-	struct fxs_walk_win *win;
-	__u32 zero = 0;
+	struct fxs_fp_walk *w = fp_walk_run(0, fp, sp, ra, cfg_max_frames);
 
-	if (cfg_walker != FXS_WALK_SIMPLE && (win = bpf_map_lookup_elem(&walk_win, &zero)))
-		return walk_fast(win, frames, fp, sp, ra, cfg_max_frames, flags);
-	return walk_simple(frames, fp, sp, ra, cfg_max_frames, flags);
+	if (!w) {
+		*flags |= FXS_SF_STOP_FAULT;
+		return 1;
+	}
+	return fp_walk_copy(w, frames, flags);
 }
 
 /*
- * FXS_WALK_AB: each walk runs in a global function, verified on its own so
- * that the states of the two walks do not multiply; each returns its frame
- * count | flags << 16. Any other cfg_walker makes them return at once, so
- * that the verifier, which checks them whether called or not, has nothing
- * to walk through. sp and ra are read on every arch (barrier_var), though
- * only riscv64's walk uses them: clang leaves an argument its callee ignores
- * unset, and the verifier rejects a global function's call whose argument
- * registers are not scalars.
+ * FXS_WALK_AB: walk_fast in slot 0 and walk_simple in slot 1 from the same
+ * registers; count whether both gave the same frame count, flags and
+ * frames. Global: verified on its own. sp and ra are read on every arch
+ * (barrier_var), though only riscv64's walk uses them: clang leaves an
+ * argument its callee ignores unset, and the verifier rejects a global
+ * function's call whose argument registers are not scalars.
  */
-__noinline int ab_fast(__u64 fp, __u64 sp, __u64 ra, __u32 max)
+__noinline int ab_compare(__u64 fp, __u64 sp, __u64 ra, __u32 max)
 {
-	struct fxs_walk_win *win;
+	struct fxs_fp_walk *a, *b;
 	__u32 zero = 0, n;
-	struct scratch *s;
-	__u8 f = 0;
-
-	barrier_var(sp);
-	barrier_var(ra);
-	if (cfg_walker != FXS_WALK_AB)
-		return 0;
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	win = bpf_map_lookup_elem(&walk_win, &zero);
-	if (!s || !win)
-		return 1;
-	n = walk_fast(win, s->frames, fp, sp, ra, max, &f);
-	return n | (__u32)f << 16;
-}
-
-__noinline int ab_simple(__u64 fp, __u64 sp, __u64 ra, __u32 max)
-{
 	struct walk_ab *ab;
-	__u32 zero = 0, n;
-	__u8 f = 0;
+	bool same;
 
 	barrier_var(sp);
 	barrier_var(ra);
 	if (cfg_walker != FXS_WALK_AB)
 		return 0;
 	ab = bpf_map_lookup_elem(&walk_ab, &zero);
-	if (!ab)
-		return 1;
-	n = walk_simple(ab->frames, fp, sp, ra, max, &f);
-	return n | (__u32)f << 16;
-}
-
-/* Count whether both walks gave the same frame count, flags and frames. */
-__noinline int ab_compare(__u32 r1, __u32 r2)
-{
-	__u32 zero = 0, n = r1 & 0xffff;
-	struct walk_ab *ab;
-	struct scratch *s;
-	bool same = r1 == r2;
-
-	if (cfg_walker != FXS_WALK_AB)
+	a = fp_walk_run(0, fp, sp, ra, max);
+	b = fp_walk_run(1, fp, sp, ra, max);
+	if (!ab || !a || !b)
 		return 0;
-	ab = bpf_map_lookup_elem(&walk_ab, &zero);
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!ab || !s)
-		return 0;
+	n = a->n;
+	same = n == b->n && a->flags == b->flags;
 	for (int i = 1; same && i < FXS_MAX_FRAMES; i++) {
 		if (i >= n)
 			break;
-		if (s->frames[i] != ab->frames[i])
+		if (a->frames[i] != b->frames[i])
 			same = false;
 	}
 	if (same)
@@ -377,7 +406,8 @@ __noinline int ab_compare(__u32 r1, __u32 r2)
 static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u64 sp, __u64 ra,
 				  __u8 *flags)
 {
-	int r;
+	struct fxs_fp_walk *w;
+	__u32 zero = 0;
 
 	if (cfg_walker == FXS_WALK_PLAIN)
 		return walk_plain(frames, fp, cfg_max_frames, flags);
@@ -386,11 +416,12 @@ static __always_inline __u32 walk(void *ctx, __u64 *frames, __u64 fp, __u64 sp, 
 	if (cfg_walker == FXS_WALK_NONE)
 		return 1;
 	if (cfg_walker == FXS_WALK_AB) {
-		/* ab_fast writes into the scratch's frames: frames is those. */
-		r = ab_fast(fp, sp, ra, cfg_max_frames);
-		ab_compare(r, ab_simple(fp, sp, ra, cfg_max_frames));
-		*flags |= r >> 16;
-		return r & 0xffff;
+		/* The record is walk_fast's, in slot 0. */
+		ab_compare(fp, sp, ra, cfg_max_frames);
+		w = bpf_map_lookup_elem(&fp_walk, &zero);
+		if (!w)
+			return 1;
+		return fp_walk_copy(w, frames, flags);
 	}
 	return walk_fp(frames, fp, sp, ra, flags);
 }
@@ -486,7 +517,10 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	s->hdr.left_reason = 0;
 	s->hdr.unwind_end = unwind_end;
 	s->hdr.kind = FXS_KIND_SAMPLE;
-	n &= 0xff;
+	s->hdr.pad[0] = s->hdr.pad[1] = s->hdr.pad[2] = 0;
+	s->hdr.pad2 = 0;
+	if (n > FXS_MAX_FRAMES)
+		n = FXS_MAX_FRAMES;
 	/* In the kernel with --kernel: its stack after the user frames. */
 	nk = 0;
 	if (s->hdr.flags & FXS_SF_PC_IS_RETURN)
@@ -557,9 +591,12 @@ int fxs_sample(struct bpf_perf_event_data *ctx)
 	if (s->hdr.flags & FXS_SF_STOP_BAD_FP)
 		count(c, FXS_CNT_STOP_BAD_FP);
 	if (s->hdr.flags & FXS_SF_HAS_COMM) {
+		__u32 nf = s->hdr.nr_frames;
+
+		if (nf > FXS_MAX_FRAMES)
+			nf = FXS_MAX_FRAMES;
 		struct fxs_comm *names_in_record =
-			(struct fxs_comm *)&s
-				->frames[((s->hdr.nr_frames & 0xff) + (s->hdr.nr_kframes & 0x7f))];
+			(struct fxs_comm *)&s->frames[nf + (s->hdr.nr_kframes & 0x7f)];
 		__u64 *name = (__u64 *)names_in_record->thread;
 
 		bpf_map_update_elem(&names, &tid, names_in_record, BPF_ANY);

@@ -112,7 +112,7 @@ struct fxs_cfi_walk {
 	/* the process's stale ranges (cfi_stale), copied at the walk's start */
 	__u32 nr_stale;
 	struct fxs_cfi_stale_range stale[FXS_CFI_STALE];
-	__u64 frames[FXS_MAX_FRAMES + 1];
+	__u64 frames[FXS_MAX_FRAMES];
 	/* cfi_read()'s copy of the stack: [win_base, win_base + win_len) */
 	__u64 win_base, win_len;
 	__u64 win[FXS_WALK_WIN / 8 + 1]; /* + 1: an 8-byte read at the end reads a word more */
@@ -270,7 +270,7 @@ static __always_inline bool cfi_push(struct fxs_cfi_walk *w, __u64 ra)
 		cfi_end(w, FXS_UE_TRUNCATED);
 		return false;
 	}
-	w->frames[n & 0xff] = fxs_ret_addr(ra);
+	w->frames[n & (FXS_MAX_FRAMES - 1)] = fxs_ret_addr(ra);
 	w->n = n + 1;
 	return true;
 }

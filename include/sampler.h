@@ -13,14 +13,13 @@
 
 #define FXS_COMM_LEN	   16
 #define FXS_DEFAULT_FRAMES 255
-/* FXT's backtrace frame count is an 8-bit field. */
-#define FXS_MAX_FRAMES 255
 /*
- * The frame-pointer walkers (--unwind=fp) stop here: Linux 6.1's verifier
- * refuses them unrolled longer (bpf/walk.bpf.h). record and fxsamplerd
- * refuse a deeper --max-frames with them, and default to this.
+ * The deepest user stack a walk takes (record --max-frames). FXT's backtrace
+ * record holds 255 frames (an 8-bit count): a deeper stack's outer frames go
+ * into a blob record before it (fxt/fxt_stream.h). A power of two: the
+ * walkers index their frames with n & (FXS_MAX_FRAMES - 1) for the verifier.
  */
-#define FXS_FP_MAX_FRAMES 127
+#define FXS_MAX_FRAMES 512
 /*
  * Kernel frames of a sample or an off-CPU interval (record --kernel): the
  * kernel's own limit for a BPF stack (perf_event_max_stack's default).
@@ -103,7 +102,7 @@ struct fxs_sample {
 	__u32 pid;     /* thread group id */
 	__u32 tid;
 	__u16 cpu;
-	__u8 nr_frames;
+	__u16 nr_frames; /* user frames, <= FXS_MAX_FRAMES */
 	__u8 flags;
 	__u8 left_reason; /* FXS_LEFT_* of an FXS_SF_LEFT record, else 0 */
 	__u8 unwind_end;  /* why a CFI walk ended (FXS_UE_*), 0 for --unwind=fp */
@@ -114,6 +113,8 @@ struct fxs_sample {
 	 * others, and skips them.
 	 */
 	__u8 kind;
+	__u8 pad[3]; /* explicit: the frames that follow are 8-byte aligned */
+	__u32 pad2;
 };
 
 /* fxs_sample.kind */

@@ -28,8 +28,7 @@ const char args_record_usage[] =
 	"  -d, --duration DUR     stop after DUR (e.g. 10s, 500ms, 2m)\n"
 	"  -o, --output FILE      where to write (default fxsampler.fxt; - for stdout)\n"
 	"      --buffer-size SIZE ring buffer per CPU, a power of two >= 4K (default 2M)\n"
-	"      --max-frames N     deepest stack to walk, 1..255 (default 255);\n"
-	"                         1..127 with --unwind=fp (default 127)\n"
+	"      --max-frames N     deepest stack to walk, 1..512 (default 255)\n"
 	"  -z, --compress         gzip the output (dump and report read it as is)\n"
 	"      --no-inherit       do not follow the targets' children\n"
 	"  -q, --quiet            no live status line\n"
@@ -191,7 +190,7 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 			},
 		.output = ARGS_DEFAULT_OUTPUT,
 	};
-	bool freq_set = false, period_set = false, frames_set = false;
+	bool freq_set = false, period_set = false;
 	uint64_t v;
 	/*
 	 * at: the element getopt is working on, optind before the call (glibc
@@ -262,7 +261,6 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 				return fail(err, err_size, "invalid --max-frames '%s': 1 to %d",
 					    optarg, FXS_MAX_FRAMES);
 			a.capture.max_frames = (uint32_t)v;
-			frames_set = true;
 			break;
 		case 'z':
 			a.compress = true;
@@ -361,15 +359,6 @@ int args_parse_record(int argc, char **argv, struct record_args *ret, char *err,
 		return fail(err, err_size, "-F and --period exclude each other");
 	if (!freq_set && !period_set)
 		a.capture.freq_hz = ARGS_DEFAULT_FREQ;
-	/* the frame-pointer walkers stop at FXS_FP_MAX_FRAMES: a deeper limit would be a promise */
-	if (a.capture.unwind == FXS_UNWIND_FP && !frames_set)
-		a.capture.max_frames = FXS_FP_MAX_FRAMES;
-	if (a.capture.unwind == FXS_UNWIND_FP && a.capture.max_frames > FXS_FP_MAX_FRAMES)
-		return fail(err, err_size,
-			    "--max-frames %u with --unwind=fp: the frame-pointer walkers stop at "
-			    "%d frames (1 to %d; --unwind=auto or cfi walk up to %d)",
-			    a.capture.max_frames, FXS_FP_MAX_FRAMES, FXS_FP_MAX_FRAMES,
-			    FXS_MAX_FRAMES);
 	if (a.capture.nr_pids && a.cmd)
 		return fail(err, err_size, "-p and -- CMD exclude each other");
 	if (a.exit_status && !a.cmd)

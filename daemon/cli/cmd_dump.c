@@ -21,7 +21,8 @@ int cmd_dump(int argc, char **argv)
 {
 	struct fxt_record rec;
 	struct fxt_reader *r;
-	char line[8192];
+	/* a backtrace of FXT_MAX_FRAMES frames: " 0x" and 16 digits each */
+	static char line[FXT_MAX_FRAMES * 19 + 4096];
 	int n;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

@@ -512,6 +512,45 @@ int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, co
 	return 0;
 }
 
+int fxt_put_frames_blob(struct fxt_buf *b, struct fxt_sref name, uint64_t ts, uint64_t tid,
+			const uint64_t *frames, unsigned nr)
+{
+	size_t len = FXT_FRAMES_HDR + (size_t)nr * 8, words;
+	uint16_t nfield;
+	int err;
+
+	if (!nr || !frames || nr > FXT_MAX_FRAMES - FXT_BT_MAX_FRAMES)
+		return -EINVAL;
+	err = sref_field(&name, &nfield);
+	if (err)
+		return err;
+	words = 1 + sref_words(&name) + pad_words(len);
+	err = record_begin(b, words);
+	if (err)
+		return err;
+	put_word(b, FXT_RT_BLOB | words << 4 | (uint64_t)nfield << 16 | (uint64_t)len << 32 |
+			    (uint64_t)FXT_BLOB_RAW << 48);
+	put_sref(b, &name);
+	/* The payload is whole words: put_word's little-endian words are its bytes. */
+	put_word(b, ts);
+	put_word(b, tid);
+	for (unsigned i = 0; i < nr; i++)
+		put_word(b, frames[i]);
+	return 0;
+}
+
+bool fxt_frames_blob_decode(const uint8_t *data, size_t len, uint64_t *ts, uint64_t *tid,
+			    unsigned *nr)
+{
+	if (!data || len < FXT_FRAMES_HDR + 8 || (len - FXT_FRAMES_HDR) % 8 ||
+	    (len - FXT_FRAMES_HDR) / 8 > FXT_MAX_FRAMES - FXT_BT_MAX_FRAMES)
+		return false;
+	*ts = fxt_get_le(data, 8);
+	*tid = fxt_get_le(data + 8, 8);
+	*nr = (unsigned)((len - FXT_FRAMES_HDR) / 8);
+	return true;
+}
+
 int fxt_put_context_switch(struct fxt_buf *b, uint64_t ts, unsigned cpu, unsigned out_state,
 			   uint64_t out_tid, uint64_t in_tid, const struct fxt_arg *args,
 			   unsigned nr_args)

@@ -8,6 +8,7 @@
 #ifndef FXS_DAEMON_FXT_H
 #define FXS_DAEMON_FXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -113,6 +114,21 @@ enum fxt_record_type {
 #define FXT_BLOB_PERFETTO 3 /* Perfetto's Trace protobuf, parsed by its FXT importer */
 #define FXT_MAX_BLOB_LEN  0x7fff
 
+/*
+ * A stack deeper than a backtrace record holds (its frame count is 8 bits):
+ * the record holds the innermost FXT_BT_MAX_FRAMES, and a raw blob named
+ * FXT_FRAMES_BLOB right before it (other records may come between, no other
+ * backtrace) the rest: the backtrace's timestamp and thread koid (u64 each),
+ * then the outer frames, u64, in the record's order (innermost first).
+ * fxt_reader joins them into one backtrace of all the frames; a reader that
+ * does not know the blob skips it and sees the innermost 255 frames.
+ * FXT_MAX_FRAMES: the deepest stack fxsampler writes or reads so.
+ */
+#define FXT_BT_MAX_FRAMES 255
+#define FXT_FRAMES_BLOB	  "fxsampler.frames"
+#define FXT_FRAMES_HDR	  16
+#define FXT_MAX_FRAMES	  1024
+
 /* Scheduling records (type 8): the subtypes, and the FXT thread states. */
 #define FXT_SCHED_CONTEXT_SWITCH 1
 #define FXT_SCHED_THREAD_WAKEUP	 2
@@ -190,6 +206,15 @@ int fxt_put_mmap(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, uint16_
 		 unsigned flags, uint64_t start, uint64_t size, uint64_t vaddr);
 int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, unsigned bt_flags,
 		      const uint64_t *frames, unsigned nr_frames);
+/*
+ * The FXT_FRAMES_BLOB record (named name) of a backtrace at ts of thread tid
+ * whose frames beyond the first FXT_BT_MAX_FRAMES are frames[0..nr).
+ */
+int fxt_put_frames_blob(struct fxt_buf *b, struct fxt_sref name, uint64_t ts, uint64_t tid,
+			const uint64_t *frames, unsigned nr);
+/* An FXT_FRAMES_BLOB payload's fields (frame i: fxt_get_le(data + FXT_FRAMES_HDR + 8 * i, 8)). */
+bool fxt_frames_blob_decode(const uint8_t *data, size_t len, uint64_t *ts, uint64_t *tid,
+			    unsigned *nr);
 /* A blob record: name, blob type (FXT_BLOB_*), len payload bytes. */
 int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, const void *data,
 		 size_t len);

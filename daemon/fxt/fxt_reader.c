@@ -319,6 +319,40 @@ static int skip_large(struct fxt_reader *r, struct fxt_record *rec, uint64_t hea
 	return 0;
 }
 
+/*
+ * A deep stack's two records (fxt.h's FXT_FRAMES_BLOB): the blob's frames
+ * are kept, and the backtrace of the same time and thread that follows gets
+ * them after its own, as one backtrace. The blob record is returned as it
+ * is (readers skip it); any other backtrace drops what was kept.
+ */
+static void join_frames(struct fxt_reader *r, struct fxt_record *rec)
+{
+	uint64_t ts, tid;
+	unsigned nr;
+
+	if (rec->type == FXT_RT_BLOB && rec->name && !strcmp(rec->name, FXT_FRAMES_BLOB)) {
+		r->have_more = fxt_frames_blob_decode(rec->blob, rec->blob_len, &ts, &tid, &nr);
+		if (!r->have_more)
+			return;
+		r->more_ts = ts;
+		r->more_tid = tid;
+		r->nr_more = nr;
+		for (unsigned i = 0; i < nr; i++)
+			r->more[i] = fxt_get_le(rec->blob + FXT_FRAMES_HDR + 8 * (size_t)i, 8);
+		return;
+	}
+	if (rec->type != FXT_RT_PROFILER || rec->subtype != FXT_PROF_BACKTRACE)
+		return;
+	if (r->have_more && rec->ts == r->more_ts && rec->tid == r->more_tid &&
+	    rec->nr_frames == FXT_BT_MAX_FRAMES) {
+		memcpy(r->joined, rec->frames, FXT_BT_MAX_FRAMES * sizeof(*r->joined));
+		memcpy(r->joined + FXT_BT_MAX_FRAMES, r->more, r->nr_more * sizeof(*r->more));
+		rec->frames = r->joined;
+		rec->nr_frames = FXT_BT_MAX_FRAMES + r->nr_more;
+	}
+	r->have_more = false;
+}
+
 int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret)
 {
 	uint64_t start = r->pos, header;
@@ -372,6 +406,7 @@ int fxt_reader_next(struct fxt_reader *r, struct fxt_record *ret)
 	err = fxt_decode(r, ret);
 	if (err)
 		return err;
+	join_frames(r, ret);
 	r->offset = r->pos;
 	return 1;
 }

@@ -55,6 +55,16 @@ struct fxt_reader {
 	char *arena;
 	size_t arena_len, arena_cap;
 
+	/*
+	 * The last FXT_FRAMES_BLOB's outer frames (have_more), for the
+	 * backtrace it belongs to; joined with that one's in joined.
+	 */
+	bool have_more;
+	uint64_t more_ts, more_tid;
+	unsigned nr_more;
+	uint64_t more[FXT_MAX_FRAMES - FXT_BT_MAX_FRAMES];
+	uint64_t joined[FXT_MAX_FRAMES];
+
 	struct fxt_provider **providers;
 	size_t nr_providers;
 	struct fxt_provider *cur;

@@ -410,6 +410,8 @@ int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const ch
 int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
 			 unsigned bt_flags, const uint64_t *frames, unsigned nr_frames)
 {
+	unsigned in_record = nr_frames < FXT_BT_MAX_FRAMES ? nr_frames : FXT_BT_MAX_FRAMES;
+	struct fxt_sref nref;
 	struct fxt_tref tref;
 	int err;
 
@@ -417,13 +419,19 @@ int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64
 	if (err)
 		return err;
 	/* Check first so that a rejected sample costs no thread record. */
-	if (!nr_frames || nr_frames > 255 || !frames || (bt_flags & ~FXT_BT_FLAGS_KNOWN))
+	if (!nr_frames || nr_frames > FXT_MAX_FRAMES || !frames || (bt_flags & ~FXT_BT_FLAGS_KNOWN))
 		return -EINVAL;
 	if (over_budget(s, FXT_OVER_SAMPLES))
 		return 0;
 	err = stream_thread_ref(s, pid, tid, &tref);
+	/* A deeper stack's outer frames go first, in their blob (fxt.h). */
+	if (!err && nr_frames > in_record)
+		err = stream_sref(s, FXT_FRAMES_BLOB, &nref);
+	if (!err && nr_frames > in_record)
+		err = fxt_put_frames_blob(&s->buf, nref, ts, tid, frames + in_record,
+					  nr_frames - in_record);
 	if (!err)
-		err = fxt_put_backtrace(&s->buf, ts, tref, bt_flags, frames, nr_frames);
+		err = fxt_put_backtrace(&s->buf, ts, tref, bt_flags, frames, in_record);
 	return stream_end(s, err);
 }
 

@@ -69,6 +69,10 @@ int fxt_stream_process_cmdline(struct fxt_stream *s, uint64_t pid, const char *n
 			       const char *cmdline);
 /* A thread kernel object with the "process" koid argument Perfetto needs. */
 int fxt_stream_thread(struct fxt_stream *s, uint64_t pid, uint64_t tid, const char *name);
+/*
+ * A sample's stack, 1..FXT_MAX_FRAMES frames: past FXT_BT_MAX_FRAMES, the
+ * outer ones go into an FXT_FRAMES_BLOB record right before the backtrace.
+ */
 int fxt_stream_backtrace(struct fxt_stream *s, uint64_t ts, uint64_t pid, uint64_t tid,
 			 unsigned bt_flags, const uint64_t *frames, unsigned nr_frames);
 /*

@@ -163,8 +163,9 @@ static int apply(struct daemon_config *c, const char *key, const char *val, char
 	}
 	if (!strcmp(key, "max_frames")) {
 		err = units_parse_u64(val, &v);
-		if (err || !v || v > 255) {
-			snprintf(msg, msg_len, "max_frames: '%s' is not in 1..255", val);
+		if (err || !v || v > FXS_MAX_FRAMES) {
+			snprintf(msg, msg_len, "max_frames: '%s' is not in 1..%d", val,
+				 FXS_MAX_FRAMES);
 			return -EINVAL;
 		}
 		c->max_frames = (uint32_t)v;
@@ -371,7 +372,7 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 	struct seen_keys seen = {.n = 0};
 	char *line = NULL, msg[512];
 	char *s, *eq, *key, *val;
-	unsigned lineno = 0, first, frames_line = 0;
+	unsigned lineno = 0, first;
 	size_t cap = 0, len;
 	ssize_t got;
 	int ret = 0;
@@ -416,8 +417,6 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 			snprintf(err, err_len, "%s:%u: %s", name, lineno, msg);
 			goto out;
 		}
-		if (!strcmp(key, "max_frames"))
-			frames_line = lineno;
 		/* Which of two values was meant is anyone's guess: say so. */
 		first = seen_before(&seen, key, lineno);
 		if (first) {
@@ -431,18 +430,6 @@ int daemon_config_parse(FILE *f, const char *name, struct daemon_config *cfg, ch
 	if (ferror(f)) {
 		ret = errno ? -errno : -EIO;
 		snprintf(err, err_len, "%s: read error: %s", name, strerror(-ret));
-		goto out;
-	}
-	/* the frame-pointer walkers stop at FXS_FP_MAX_FRAMES: their default, and their bound */
-	if (c.unwind == FXS_UNWIND_FP && !frames_line)
-		c.max_frames = FXS_FP_MAX_FRAMES;
-	if (c.unwind == FXS_UNWIND_FP && c.max_frames > FXS_FP_MAX_FRAMES) {
-		snprintf(err, err_len,
-			 "%s:%u: max_frames = %u with unwind = fp: the frame-pointer walkers stop "
-			 "at %d frames (1..%d)",
-			 name, frames_line, (unsigned)c.max_frames, FXS_FP_MAX_FRAMES,
-			 FXS_FP_MAX_FRAMES);
-		ret = -EINVAL;
 		goto out;
 	}
 	ret = daemon_config_check(&c, msg, sizeof(msg));

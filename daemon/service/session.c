@@ -200,14 +200,6 @@ static void handle_setup(struct daemon *d, struct conn *c, const struct fxs_msg_
 			    "give exactly one of a period and a frequency");
 		return;
 	}
-	if (o.unwind == FXS_UNWIND_FP && o.max_frames > FXS_FP_MAX_FRAMES) {
-		reply_error(c, FXS_MSG_SETUP, FXS_ERR_INVALID_ARGS, -EINVAL, 0, 0,
-			    "max frames %u with --unwind=fp: the frame-pointer walkers stop at %d "
-			    "frames (1 to %d; auto or cfi walk up to %d)",
-			    (unsigned)o.max_frames, FXS_FP_MAX_FRAMES, FXS_FP_MAX_FRAMES,
-			    FXS_MAX_FRAMES);
-		return;
-	}
 	for (i = 0; i < o.nr_pids; i++)
 		pids[i] = (pid_t)o.pids[i];
 	reason[0] = '\0';

@@ -175,7 +175,7 @@ static bool ours_by_name(const char *kind, const char *name)
 	static const char *const progs_ours[] = {"fxs_sample", "fxs_fork", "fxs_exec"};
 	static const char *const maps_ours[] = {
 		"counters", "scratch", "targets",  "rings",	      "names",
-		"walk_win", "walk_ab", "fxs_ring", "sampler_.rodata", "sampler_.bss"};
+		"fp_walk",  "walk_ab", "fxs_ring", "sampler_.rodata", "sampler_.bss"};
 	const char *const *list = !strcmp(kind, "prog") ? progs_ours : maps_ours;
 	size_t n = !strcmp(kind, "prog") ? 3 : sizeof(maps_ours) / sizeof(maps_ours[0]);
 

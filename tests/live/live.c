@@ -208,8 +208,8 @@ struct capture_file *load(const char *path)
 			s->pid = rec.pid;
 			s->tid = rec.tid;
 			s->flags = rec.bt_flags;
-			s->n = rec.nr_frames;
-			memcpy(s->frames, rec.frames, rec.nr_frames * sizeof(uint64_t));
+			s->n = rec.nr_frames < FXS_MAX_FRAMES ? rec.nr_frames : FXS_MAX_FRAMES;
+			memcpy(s->frames, rec.frames, s->n * sizeof(uint64_t));
 		} else if (rec.type == FXT_RT_PROFILER && rec.subtype == FXT_PROF_MODULE) {
 			if (rec.module_id < MAX_ITEMS)
 				snprintf(f->modules[rec.module_id], sizeof(f->modules[0]), "%s",

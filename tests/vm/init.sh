@@ -407,6 +407,28 @@ else
 	result maxframes FAIL "exit $rc: $(head -2 /tmp/deep.err | tr '\n' ' ')"
 fi
 
+start deep
+# Deeper than a backtrace record's 255 frames (issue 37): recurse 300 under
+# --unwind=fp and --max-frames 512, the walk in parts of global functions
+# (bpf/walk.bpf.h) that this kernel's verifier must take, and, on riscv64,
+# its interpreter run: main, 300 recurse frames and spin in 90 % of the
+# samples in spin, none cut.
+fxsampler record -q -F $F --unwind=fp --max-frames 512 -o /tmp/deep512.fxt -- $P/recurse 300 1 >/tmp/deep512.err 2>&1
+rc=$?
+if [ $rc = 0 ] && fxsampler report --folded --merge-threads /tmp/deep512.fxt >/tmp/deep512.folded 2>>/tmp/deep512.err; then
+	r=$(awk '{ w = $NF; sub(/ [0-9]+$/, ""); c = split($0, f, ";"); s = 0; for (i = 1; i <= c; i++) if (f[i] == "spin") s = i
+		if (!s) next; n += w; k = 0; for (i = s - 1; i > 0 && f[i] == "recurse"; i--) k++
+		if (k == 300 && f[i] == "main" && $0 !~ /\[truncated\]/) ok += w }
+		END { if (n > 20 && ok * 10 >= n * 9) printf "ok %d of %d samples in spin under main and 300 recurse frames", ok, n
+			else printf "%d of %d samples in spin under main and 300 recurse frames", ok, n }' /tmp/deep512.folded)
+	case $r in
+	ok*) result deep PASS "${r#ok }" ;;
+	*) result deep FAIL "$r; $(head -2 /tmp/deep512.err | tr '\n' ' ')" ;;
+	esac
+else
+	result deep FAIL "exit $rc: $(head -2 /tmp/deep512.err | tr '\n' ' ')"
+fi
+
 start badfp
 # Broken frame pointers: every sample kept with the frames that could be
 # walked, none runs to --max-frames, the stops counted.

@@ -104,7 +104,7 @@ wait
 # One table per kernel, and the summary for the README.
 fail=0
 summary=$out/summary.md
-checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes badfp kstack oldkernel olddaemon"
+checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes deep badfp kstack oldkernel olddaemon"
 {
 	printf '| arch | kernel | boot |'
 	for c in $checks; do printf ' %s |' "$c"; done

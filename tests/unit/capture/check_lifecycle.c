@@ -359,12 +359,12 @@ static const struct cfg_case cfg_cases[] = {
 	{{.freq_hz = 999, .buffer_size = UINT32_MAX, .max_frames = 64}, -EINVAL},
 	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = 64}, 0},
 	{{.freq_hz = 999, .buffer_size = 1U << 30, .max_frames = 64}, 0},
-	/* frames: 1 .. 255 (FXT's 8-bit count) */
+	/* frames: 1 .. FXS_MAX_FRAMES (512) */
 	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = 0}, -EINVAL},
-	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = 256}, -EINVAL},
+	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = FXS_MAX_FRAMES + 1}, -EINVAL},
 	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = UINT32_MAX}, -EINVAL},
 	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = 1}, 0},
-	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = 255}, 0},
+	{{.freq_hz = 999, .buffer_size = 4096, .max_frames = FXS_MAX_FRAMES}, 0},
 };
 
 START_TEST(test_config_check)

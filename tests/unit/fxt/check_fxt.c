@@ -728,7 +728,7 @@ START_TEST(test_stream_errors_latch)
 	s = new_stream(&m);
 	/* Bad arguments are refused without harming the stream */
 	ck_assert_int_eq(fxt_stream_backtrace(s, 1, 1, 1, 0, frames, 0), -EINVAL);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 1, 1, 1, 0, frames, 256), -EINVAL);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 1, 1, 1, 0, frames, FXT_MAX_FRAMES + 1), -EINVAL);
 	ck_assert_int_eq(fxt_stream_counter(s, 1, 1, 1, "c", "n", 0, NULL, NULL, 16), -EINVAL);
 	ck_assert_int_eq(fxt_stream_mmap(s, 1, 1, 0, 9, 0, 0, 0), -EINVAL);
 	ck_assert_int_eq(fxt_stream_error(s), 0);
