@@ -9,7 +9,8 @@
  *  - split: check_python's 50/30/20 script: each function's share of the main
  *    thread's samples within 2 points of the design and within 3 of the
  *    in-process sys._current_frames() sampler (its ~900 samples carry noise
- *    of their own), Python frames in >= 99 % of them, the chain <module> ->
+ *    of their own), Python frames in >= 99 % of them, Py_RunMain below in
+ *    >= 95 %, the chain <module> ->
  *    work -> alpha|beta|gamma -> spin right inside the eval frame in >= 90 %,
  *    and report --top --lines puts spin's loop line first;
  *  - perf: the same script under python3.13 -X perf with --python=off (the
@@ -133,7 +134,7 @@ static const double want[3] = {50, 30, 20};
 START_TEST(test_split)
 {
 	char *fxt = out_path("split.fxt"), *text, *line, *save, tid[16], chain_want[3][80];
-	unsigned long all = 0, py = 0, chain = 0, fn[3] = {0}, n;
+	unsigned long all = 0, py = 0, below = 0, chain = 0, fn[3] = {0}, n;
 	struct run *r = calloc(1, sizeof(*r));
 	char *row = NULL;
 	double got[3];
@@ -153,6 +154,7 @@ START_TEST(test_split)
 		n = line_count(line);
 		all += n;
 		py += n * has_frame(line, "<module>");
+		below += n * has_frame(line, "Py_RunMain");
 		for (int i = 0; i < 3; i++) {
 			fn[i] += n * has_frame(line, fns[i]);
 			chain += n * (strstr(line, chain_want[i]) != NULL);
@@ -164,9 +166,9 @@ START_TEST(test_split)
 		got[i] = 100.0 * fn[i] / all;
 	printf("python3.13 split: %lu samples of the main thread: alpha %.1f%% beta %.1f%% gamma "
 	       "%.1f%% (in-process sampler, %.0f samples: %.1f%% %.1f%% %.1f%%); Python frames "
-	       "%.2f%%, whole chain %.2f%%\n",
+	       "%.2f%%, Py_RunMain below %.2f%%, whole chain %.2f%%\n",
 	       all, got[0], got[1], got[2], t.n, t.share[0], t.share[1], t.share[2],
-	       100.0 * py / all, 100.0 * chain / all);
+	       100.0 * py / all, 100.0 * below / all, 100.0 * chain / all);
 	fflush(stdout);
 	ck_assert_msg(all >= 3000, "%lu samples of the main thread", all);
 	for (int i = 0; i < 3; i++) {
@@ -178,6 +180,7 @@ START_TEST(test_split)
 			      t.share[i]);
 	}
 	ck_assert_msg(py * 100 >= all * 99, "%lu of %lu with Python frames", py, all);
+	ck_assert_msg(below * 100 >= all * 95, "%lu of %lu with Py_RunMain below", below, all);
 	ck_assert_msg(chain * 100 >= all * 90, "%lu of %lu with the whole chain", chain, all);
 	/* the hot line: spin's loop (split.py:4) first of the Python rows */
 	RUN(r, "report", fxt, "--tid", tid, "--top", "10", "--lines", "--debug-dir",

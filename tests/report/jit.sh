@@ -27,15 +27,8 @@ shares="python3 $here/jit/shares.py"
 . "$here/lib.sh"
 # node --perf-basic-prof also writes a V8 log into its working directory
 cd "$tmp"
-dpid=
-user=
-cleanup()
-{
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	[ -n "$user" ] && rm -rf "$user"
-	true
-}
-trap cleanup EXIT
+npid= dpid= user=
+trap end_tier EXIT
 fail()
 {
 	echo "FAIL: jit: $*"

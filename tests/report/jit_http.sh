@@ -22,17 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
 . "$here/lib.sh"
 cd "$tmp"
-dpid=
-npid=
-user=
-cleanup()
-{
-	[ -n "$npid" ] && kill "$npid" 2>/dev/null && wait "$npid" 2>/dev/null
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	[ -n "$user" ] && rm -rf "$user"
-	true
-}
-trap cleanup EXIT
+npid= dpid= user=
+trap end_tier EXIT
 fail()
 {
 	echo "FAIL: jithttp: $*"

@@ -10,10 +10,21 @@ free_port()
 	echo "$p"
 }
 
-# within A B: |A - B| <= 3 (points of a share)
+# within A B [POINTS]: |A - B| <= POINTS, 3 by default (points of a share)
 within()
 {
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 3) }'
+	awk -v a="$1" -v b="$2" -v p="${3:-3}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p) }'
+}
+
+# end_tier: a tier's EXIT trap (trap end_tier EXIT): the target it started
+# ($npid: node or python) and the daemon ($dpid) ended and waited for, the
+# user's folder ($user) removed, each if set.
+end_tier()
+{
+	[ -n "${npid:-}" ] && kill "$npid" 2>/dev/null && wait "$npid" 2>/dev/null
+	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	[ -n "${user:-}" ] && rm -rf "$user"
+	true
 }
 
 # share NAME FILE: NAME's share in FILE's "name share" lines (jit/shares.py's)

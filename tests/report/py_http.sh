@@ -20,15 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/py/shares.py"
 . "$here/lib.sh"
 cd "$tmp"
-dpid=
-ppid_=
-cleanup()
-{
-	[ -n "$ppid_" ] && kill "$ppid_" 2>/dev/null && wait "$ppid_" 2>/dev/null
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	true
-}
-trap cleanup EXIT
+npid= dpid= user=
+trap end_tier EXIT
 fail()
 {
 	echo "FAIL: pyhttp: $*"
@@ -62,7 +55,7 @@ start_daemon "$tmp/conf"
 echo "== pyhttp: python3.11 under continuous mode, a 4 s scrape"
 cp "$here/py/split.py" "$tmp/split.py"
 $py "$tmp/split.py" 7 &
-ppid_=$!
+npid=$!
 sleep 1.5
 go tool pprof -proto -seconds 4 "$url" >"$tmp/scrape.pb.gz" 2>"$tmp/pprof.err" ||
 	fail "go tool pprof: $(cat "$tmp/pprof.err")"
@@ -73,8 +66,8 @@ for f in alpha beta gamma work spin; do
 		grep -q " $f\$" || fail "go tool pprof -top does not name $f: $(head -20 "$tmp/scrape.top")"
 done
 $shares pprof "$tmp/scrape.pb.gz" python3.11 >"$tmp/scrape.shares"
-wait "$ppid_" || fail "python3.11 failed"
-ppid_=
+wait "$npid" || fail "python3.11 failed"
+npid=
 kill "$dpid"
 wait "$dpid" 2>/dev/null || true
 dpid=
@@ -86,16 +79,14 @@ for f in $files; do
 done
 $shares folded "$tmp/cont.folded" >"$tmp/cont.shares"
 echo "scrape: $(tr '\n' ' ' <"$tmp/scrape.shares")| continuous file: $(tr '\n' ' ' <"$tmp/cont.shares")"
-# near A B POINTS: |A - B| <= POINTS
-near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p) }'; }
 for src in scrape cont; do
 	n=$(share samples "$tmp/$src.shares")
 	[ "${n:-0}" -ge 1000 ] || fail "$src: $n samples of the script's work()"
 	for fd in alpha:50 beta:30 gamma:20; do
 		f=${fd%:*}
-		near "$(share "$f" "$tmp/$src.shares")" "${fd#*:}" 5 ||
+		within "$(share "$f" "$tmp/$src.shares")" "${fd#*:}" 5 ||
 			fail "$src: $f's share is not within 5 points of ${fd#*:} %"
-		near "$(share "$f" "$tmp/$src.shares")" "$(share "$f" "$tmp/scrape.shares")" 3 ||
+		within "$(share "$f" "$tmp/$src.shares")" "$(share "$f" "$tmp/scrape.shares")" 3 ||
 			fail "$f's share in the file differs from the scrape's by more than 3 points"
 	done
 done
