@@ -324,7 +324,8 @@ static int build_ptables(struct report *r, struct ptables *t)
 		err = -ENOMEM;
 	if (err)
 		goto out;
-	qsort(sorted, n, sizeof(*sorted), mapping_content_order);
+	if (n) /* none used: sorted is NULL, which qsort may not take */
+		qsort(sorted, n, sizeof(*sorted), mapping_content_order);
 	for (i = 0; i < n; i++) {
 		if (!i || mapping_content_order(&sorted[i - 1], &sorted[i]))
 			t->maps[t->nr_maps++] = sorted[i];

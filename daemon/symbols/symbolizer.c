@@ -483,7 +483,8 @@ static bool elf_eq(const void *ctx, size_t pos, const void *key)
 	const struct module *m = key;
 
 	return e->build_id_len == m->build_id_len &&
-	       !memcmp(e->build_id, m->build_id, m->build_id_len) && !strcmp(e->path, m->path);
+	       (!m->build_id_len || !memcmp(e->build_id, m->build_id, m->build_id_len)) &&
+	       !strcmp(e->path, m->path);
 }
 
 static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
@@ -506,7 +507,8 @@ static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 		return NULL;
 	}
 	e->build_id_len = m->build_id_len;
-	memcpy(e->build_id, m->build_id, m->build_id_len);
+	if (m->build_id_len) /* a module without one has no array: NULL */
+		memcpy(e->build_id, m->build_id, m->build_id_len);
 	open_entry(s, e);
 	if (hash_index_insert(&s->elf_idx, h, s->nr_elfs)) {
 		elf_symbols__free(e->es);
