@@ -332,7 +332,7 @@ START_TEST(test_bad_input)
 		{{"--buffer-size", "5000"}, "buffer size", 2},
 		{{"--buffer-size", "1024"}, "buffer size", 2},
 		{{"--max-frames", "0"}, "max-frames", 2},
-		{{"--max-frames", "256"}, "max-frames", 2},
+		{{"--max-frames", "513"}, "max-frames", 2},
 		{{"-p", "999999999"}, "no such process", 1},
 		{{"--bogus"}, "--bogus", 2},
 		{{"-p", "1", "--", "/bin/true"}, "exclude", 2},
