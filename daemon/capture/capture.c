@@ -215,6 +215,17 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 	 * target set's own checks): a chrooted or containerized process's path
 	 * names another file, or none, in our root.
 	 */
+	/*
+	 * Only a real file's path: "//anon" (a shared anonymous mapping, as the
+	 * JVM's code cache) and a memfd open there too, as memory with no ELF,
+	 * and their code is JIT code for the perf map, not a module's.
+	 */
+	if (path[0] != '/' || path[1] == '/' || !strncmp(path, "/memfd:", 7) ||
+	    !strncmp(path, "/dev/zero", 9)) {
+		ev.dir = NULL;
+		err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
+		goto added;
+	}
 	err = capture_enter(c, s->pid, s->time_ns, buf, sizeof(buf), &dir);
 	if (!err && !dir) {
 		snprintf(proc, sizeof(proc), "/proc/%u", (unsigned)s->pid);
@@ -223,6 +234,7 @@ static int on_mmap(struct capture *c, const struct fxs_sample *s, size_t size)
 	ev.dir = err ? NULL : dir;
 	err = modules_add_event(c->modules, c->fxt, s->time_ns, s->pid, &ev);
 	capture_leave(c);
+added:
 	if (err == -EINVAL)
 		return 0;
 	if (err > 0)
