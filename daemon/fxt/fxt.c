@@ -489,25 +489,36 @@ int fxt_put_backtrace(struct fxt_buf *b, uint64_t ts, struct fxt_tref thread, un
 	return 0;
 }
 
-int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, const void *data,
-		 size_t len)
+/* A blob record's header and name, room made for its len bytes of payload. */
+static int blob_begin(struct fxt_buf *b, struct fxt_sref *name, unsigned blob_type, size_t len)
 {
 	uint16_t nfield;
 	size_t words;
 	int err;
 
-	if (len > FXT_MAX_BLOB_LEN || blob_type > 0xff || (len && !data))
-		return -EINVAL;
-	err = sref_field(&name, &nfield);
+	err = sref_field(name, &nfield);
 	if (err)
 		return err;
-	words = 1 + sref_words(&name) + pad_words(len);
+	words = 1 + sref_words(name) + pad_words(len);
 	err = record_begin(b, words);
 	if (err)
 		return err;
 	put_word(b, FXT_RT_BLOB | words << 4 | (uint64_t)nfield << 16 | (uint64_t)len << 32 |
 			    (uint64_t)blob_type << 48);
-	put_sref(b, &name);
+	put_sref(b, name);
+	return 0;
+}
+
+int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, const void *data,
+		 size_t len)
+{
+	int err;
+
+	if (len > FXT_MAX_BLOB_LEN || blob_type > 0xff || (len && !data))
+		return -EINVAL;
+	err = blob_begin(b, &name, blob_type, len);
+	if (err)
+		return err;
 	put_stream(b, data, len);
 	return 0;
 }
@@ -515,22 +526,14 @@ int fxt_put_blob(struct fxt_buf *b, struct fxt_sref name, unsigned blob_type, co
 int fxt_put_frames_blob(struct fxt_buf *b, struct fxt_sref name, uint64_t ts, uint64_t tid,
 			const uint64_t *frames, unsigned nr)
 {
-	size_t len = FXT_FRAMES_HDR + (size_t)nr * 8, words;
-	uint16_t nfield;
+	size_t len = FXT_FRAMES_HDR + (size_t)nr * 8;
 	int err;
 
 	if (!nr || !frames || nr > FXT_MAX_FRAMES - FXT_BT_MAX_FRAMES)
 		return -EINVAL;
-	err = sref_field(&name, &nfield);
+	err = blob_begin(b, &name, FXT_BLOB_RAW, len);
 	if (err)
 		return err;
-	words = 1 + sref_words(&name) + pad_words(len);
-	err = record_begin(b, words);
-	if (err)
-		return err;
-	put_word(b, FXT_RT_BLOB | words << 4 | (uint64_t)nfield << 16 | (uint64_t)len << 32 |
-			    (uint64_t)FXT_BLOB_RAW << 48);
-	put_sref(b, &name);
 	/* The payload is whole words: put_word's little-endian words are its bytes. */
 	put_word(b, ts);
 	put_word(b, tid);
