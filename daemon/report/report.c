@@ -301,8 +301,30 @@ static int sample_weight(struct report *r, const struct fxt_record *rec, uint64_
 	}
 }
 
+/*
+ * rec with its user frames up to the first pc no user address space has
+ * (bit 57 and up: x86-64's and riscv64's five levels end at bit 56, arm64's
+ * at 52). A walk that read such a "return address" had gone astray, and what
+ * it found past it is no frame either; kept, bit 62 or 63 would read as a
+ * Python or kernel frame. A sample of fakepy's, once in a thousand (CI, stop
+ * 36), named a Python code object no record had.
+ */
+static const struct fxt_record *user_frames(const struct fxt_record *rec, struct fxt_record *copy)
+{
+	unsigned n = 0;
+
+	while (rec->frames && n < rec->nr_frames && rec->frames[n] < USER_PC_END)
+		n++;
+	if (!rec->frames || n == rec->nr_frames)
+		return rec;
+	*copy = *rec;
+	copy->nr_frames = n;
+	return copy;
+}
+
 static int add_backtrace(struct report *r, const struct fxt_record *rec)
 {
+	struct fxt_record user;
 	struct stack_key k = {
 		.pid = rec->pid,
 		.tid = rec->tid,
@@ -314,7 +336,7 @@ static int add_backtrace(struct report *r, const struct fxt_record *rec)
 	int err;
 
 	/* Its kernel frames, if the record before it had them, go in front. */
-	err = report_kernel_frames(r, rec, &k.frames, &k.nr);
+	err = report_kernel_frames(r, user_frames(rec, &user), &k.frames, &k.nr);
 	/* Its Python frames, if the record before it had them, after the native ones. */
 	if (!err)
 		err = report_python_frames(r, rec, &k.frames, &k.nr);

@@ -196,7 +196,9 @@ struct report_jit {
  * 0..31); code id 0 is a marker, its offset the PY_MARK_* reason. Never a
  * user PC (bit 62 is beyond every user address space) nor a kernel frame.
  */
-#define PYFRAME_TAG	  (1ULL << 62)
+#define PYFRAME_TAG (1ULL << 62)
+/* The end of every user address space: pcs at or past it are no user frame. */
+#define USER_PC_END	  (1ULL << 57)
 #define PYFRAME_ENTRY	  (1ULL << 61)
 #define PYFRAME_CODE(f)	  ((uint32_t)(((f) >> 32) & 0x1fffffff))
 #define PYFRAME_LASTI(f)  ((int32_t)(uint32_t)(f))

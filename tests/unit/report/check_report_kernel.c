@@ -4,7 +4,8 @@
  * frames of the backtrace right after it (same time and thread only), the
  * ksyms blobs at the end name them, marked [k] in the top view, _[k] in
  * folded stacks, in the kernel's mapping in pprof, "[kernel.kallsyms]" in
- * perf script; --no-kernel leaves them out.
+ * perf script; --no-kernel leaves them out. A user pc with a tag's bit
+ * set is no kernel (nor Python) frame.
  */
 #include <check.h>
 
@@ -110,12 +111,49 @@ START_TEST(test_kernel_frames)
 }
 END_TEST
 
+/*
+ * A walk gone astray: user "pcs" with bit 62 (a Python frame's tag), bit 63
+ * (a kernel frame's) or bit 57 set end the user stack there, with what came
+ * after them; none reads as a Python or kernel frame.
+ */
+START_TEST(test_astray_user_pcs)
+{
+	const uint64_t astray[][4] = {
+		{BASE + a_leaf + 2, BASE + a_alpha + 5, 1ULL << 62 | 5ULL << 32,
+		 BASE + a_alpha + 5},
+		{BASE + a_leaf + 2, BASE + a_alpha + 5, 1ULL << 63 | 1, BASE + a_alpha + 5},
+		{BASE + a_leaf + 2, BASE + a_alpha + 5, 1ULL << 57, 1ULL << 62},
+	};
+	char path[PATH_MAX + 16], *out;
+	struct report_opts o = {.folded = true};
+	FILE *f;
+	struct fxt_stream *s;
+
+	snprintf(path, sizeof(path), "%s/astray.fxt", tmpdir);
+	s = fxt_file_open(path, &f);
+	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_int_eq(fxt_stream_backtrace(s, (i + 1) * MS, 100, 100,
+						      FXT_BT_FLAG_PC_IS_RETURN, astray[i], 4),
+				 0);
+	stream_prog(s, 100);
+	ck_assert_int_eq(fxt_stream_blob(s, FXT_KSYMS_BLOB, ksyms, strlen(ksyms)), 0);
+	fxt_file_close(s, f);
+
+	out = report_text(path, &o);
+	ck_assert_str_eq(out, "prog;prog;fxs_alpha;fxs_static_leaf 3\n");
+	free(out);
+}
+END_TEST
+
 static Suite *report_kernel_suite(void)
 {
 	Suite *s = suite_create("report_kernel");
 	TCase *tc = tcase_create("kernel");
 
 	tcase_add_test(tc, test_kernel_frames);
+	tcase_add_test(tc, test_astray_user_pcs);
 	suite_add_tcase(s, tc);
 	return s;
 }
