@@ -8,6 +8,7 @@
  */
 #include <check.h>
 
+#include "fxt/fxt_kstack.h"
 #include "report/report_internal.h"
 #include "symbols/symbolizer.h"
 #include "report_fixture.h"
@@ -162,22 +163,35 @@ START_TEST(test_jit_by_pid)
 }
 END_TEST
 
+/* Kernel frames ids (outermost last) for the backtrace of thread tid at ts that follows. */
+static int rec_kstack(struct report *r, uint64_t ts, uint64_t tid, const uint32_t *ids, unsigned nr)
+{
+	uint8_t buf[FXT_KSTACK_HDR + 4 * 8];
+	struct fxt_record rec = {.type = FXT_RT_BLOB, .name = FXT_KSTACK_BLOB, .blob = buf};
+
+	rec.blob_len = fxt_kstack_encode(buf, ts, tid, ids, nr);
+	return report_add(r, &rec);
+}
+
 /*
  * A tagged frame met again as a return address is found again (its key's
  * return bit is kept): one location, however many stacks have it.
  */
 START_TEST(test_tagged_found_again)
 {
-	const uint64_t a[] = {0xdead, KFRAME_TAG | 7}, b[] = {0xbeef, KFRAME_TAG | 7};
+	const uint32_t ka[] = {5, 7}, kb[] = {6, 7};
+	const uint64_t a[] = {0xdead}, b[] = {0xbeef};
 	struct report *r = report__new(NULL);
 	const struct stack *st;
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(rec_backtrace(r, 1 * MS, 100, 100, 0, a, 2), 0);
-	ck_assert_int_eq(rec_backtrace(r, 2 * MS, 100, 100, 0, b, 2), 0);
+	ck_assert_int_eq(rec_kstack(r, 1 * MS, 100, ka, 2), 0);
+	ck_assert_int_eq(rec_backtrace(r, 1 * MS, 100, 100, 0, a, 1), 0);
+	ck_assert_int_eq(rec_kstack(r, 2 * MS, 100, kb, 2), 0);
+	ck_assert_int_eq(rec_backtrace(r, 2 * MS, 100, 100, 0, b, 1), 0);
 	ck_assert_int_eq(report_prepare(r), 0);
 	st = T(r->stacks, struct stack);
-	ck_assert_uint_eq(r->locs.n, 3);
+	ck_assert_uint_eq(r->locs.n, 5);
 	ck_assert_uint_eq(st[0].locs[1], st[1].locs[1]);
 	report__free(r);
 }
