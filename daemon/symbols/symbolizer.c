@@ -52,9 +52,10 @@ struct module {
 };
 
 /*
- * What a mapping hands out, made the first time a pc in it is resolved: a
- * whole-host capture has 100,000 mappings (every process's every library),
- * most never sampled, so what they all keep is only struct mapping.
+ * What a mapping hands out (symbolizer_resolve(), symbolizer_mapping_at()),
+ * made the first time it is asked: a whole-host capture has 100,000 mappings
+ * (every process's every library), and the report names a file's pc once for
+ * every process that maps it (symbolizer_file_pc()), so few are.
  */
 struct resolved_mapping {
 	struct symbolizer_mapping pub;
@@ -65,8 +66,12 @@ struct resolved_mapping {
 /* A mapping: the index's entry first (symbols/mappings), 104 bytes in all. */
 struct mapping {
 	struct mapping_entry e;
-	unsigned id;		      /* 1-based, unique within the symbolizer */
-	struct resolved_mapping *res; /* NULL until resolved */
+	unsigned id;  /* 1-based, unique within the symbolizer */
+	bool has_res; /* link is res, which holds the module */
+	union {
+		struct module *module; /* NULL until looked up */
+		struct resolved_mapping *res;
+	} link;
 };
 
 static struct mapping *mapping_of_nullable(struct mapping_entry *e)
@@ -77,8 +82,11 @@ static struct mapping *mapping_of_nullable(struct mapping_entry *e)
 /* Frees what a mapping handed out (mappings_free() frees the mapping itself). */
 static void free_res(struct mapping_entry *e, void *ctx)
 {
+	struct mapping *m = mapping_of_nullable(e);
+
 	(void)ctx;
-	free(mapping_of_nullable(e)->res);
+	if (m->has_res)
+		free(m->link.res);
 }
 
 struct process {
@@ -250,9 +258,13 @@ static void forget_module(struct mapping_entry *e, void *ctx)
 {
 	struct mapping *m = mapping_of_nullable(e);
 
-	if (m->e.module_id == *(const uint16_t *)ctx && m->res) {
-		m->res->module = NULL;
-		m->res->offset_done = false;
+	if (m->e.module_id != *(const uint16_t *)ctx)
+		return;
+	if (!m->has_res) {
+		m->link.module = NULL;
+	} else {
+		m->link.res->module = NULL;
+		m->link.res->offset_done = false;
 	}
 }
 
@@ -569,51 +581,73 @@ static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 }
 
 /*
- * The mapping of pid's pc at ts with its module, ELF and file offset found:
- * every field of its pub set. *ret NULL when no mapping covers the pc.
+ * The mapping of pid's pc at ts (*ret_m, NULL when none) and its module
+ * (*ret_mod, NULL when no module record names it) with its ELF looked up.
  * 0 or -ENOMEM.
  */
 static int find_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
-			struct resolved_mapping **ret)
+			struct mapping **ret_m, struct module **ret_mod)
 {
 	struct process *p = find_process(s, pid);
-	struct mapping *found = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
-	struct resolved_mapping *m;
+	struct mapping *m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
+	struct module **mod;
+
+	*ret_m = m;
+	*ret_mod = NULL;
+	if (!m)
+		return 0;
+	mod = m->has_res ? &m->link.res->module : &m->link.module;
+	if (!*mod)
+		*mod = find_module(p, m->e.module_id);
+	*ret_mod = *mod;
+	if (*mod && !(*mod)->elf) {
+		(*mod)->elf = get_elf(s, *mod);
+		if (!(*mod)->elf)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * find_mapping(), with what the mapping hands out made (once) and every field
+ * of its pub set: *ret NULL when no mapping covers the pc. 0 or -ENOMEM.
+ */
+static int resolve_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
+			   struct resolved_mapping **ret)
+{
+	struct resolved_mapping *res;
+	struct module *mod;
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m, &mod);
 
 	*ret = NULL;
-	if (!found)
-		return 0;
-	if (!found->res) {
-		m = calloc(1, sizeof(*m));
-		if (!m)
+	if (err || !m)
+		return err;
+	if (!m->has_res) {
+		res = calloc(1, sizeof(*res));
+		if (!res)
 			return -ENOMEM;
-		m->pub = (struct symbolizer_mapping){.id = found->id,
-						     .pid = pid,
-						     .ts = found->e.ts,
-						     .start = found->e.node.start,
-						     .size = found->e.size,
-						     .vaddr = found->e.vaddr,
-						     .flags = found->e.flags,
-						     .module_id = found->e.module_id};
-		found->res = m;
+		res->pub = (struct symbolizer_mapping){.id = m->id,
+						       .pid = pid,
+						       .ts = m->e.ts,
+						       .start = m->e.node.start,
+						       .size = m->e.size,
+						       .vaddr = m->e.vaddr,
+						       .flags = m->e.flags,
+						       .module_id = m->e.module_id};
+		res->module = m->link.module;
+		m->link.res = res;
+		m->has_res = true;
 	}
-	m = found->res;
-	*ret = m;
-	if (!m->module) {
-		m->module = find_module(p, m->pub.module_id);
-		if (m->module) {
-			m->pub.path = m->module->path;
-			m->pub.build_id = m->module->build_id_len ? m->module->build_id : NULL;
-			m->pub.build_id_len = m->module->build_id_len;
-		}
+	res = m->link.res;
+	if (mod) {
+		res->pub.path = mod->path;
+		res->pub.build_id = mod->build_id_len ? mod->build_id : NULL;
+		res->pub.build_id_len = mod->build_id_len;
+		if (!res->offset_done)
+			mapping_file_offset(res);
 	}
-	if (m->module && !m->module->elf) {
-		m->module->elf = get_elf(s, m->module);
-		if (!m->module->elf)
-			return -ENOMEM;
-	}
-	if (m->module && !m->offset_done)
-		mapping_file_offset(m);
+	*ret = res;
 	return 0;
 }
 
@@ -626,7 +660,7 @@ int symbolizer_mapping_at(struct symbolizer *s, uint64_t pid, uint64_t pc, bool 
 			  uint64_t ts, const struct symbolizer_mapping **ret)
 {
 	struct resolved_mapping *m;
-	int err = find_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
+	int err = resolve_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
 
 	*ret = m ? &m->pub : NULL;
 	return err;
@@ -636,14 +670,15 @@ int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 		       const void **file, uint64_t *vaddr)
 {
 	uint64_t lookup = elf_lookup_pc(pc, is_return);
-	struct resolved_mapping *m;
-	int err = find_mapping(s, pid, lookup, ts, &m);
+	struct module *mod;
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m, &mod);
 
 	/* pc 0 and 1 would look the same byte up: keep the odd one by pid. */
-	if (err || !m || !m->module || !pc)
+	if (err || !m || !mod || !pc)
 		return err;
-	*file = m->module->elf;
-	*vaddr = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
+	*file = mod->elf;
+	*vaddr = elf_pc_to_vaddr(pc, m->e.node.start, m->e.vaddr);
 	return 1;
 }
 
@@ -657,7 +692,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	char buf[512];
 	int err;
 
-	err = find_mapping(s, pid, lookup, ts, &m);
+	err = resolve_mapping(s, pid, lookup, ts, &m);
 	if (err || !m) {
 		*ret = f;
 		return err;
