@@ -26,6 +26,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
+#include <sys/mman.h>
 
 /* An address range and the DIE (a compilation unit or a function) it belongs to. */
 struct die_range {
@@ -52,6 +53,34 @@ struct dwarf_lines {
 	size_t nr_cus, cap_cus;
 	bool indexed;
 };
+
+/*
+ * Let the pages of the mapped file that dwarf_begin_elf() read go: a debug
+ * file's compressed sections were inflated whole into memory (Debian's
+ * libc6-dbg: 3.7 MB of compressed pages a report kept resident beside the
+ * 10 MB they inflate to), and a section read in place is read again when a
+ * lookup reads it. MADV_PAGEOUT keeps the contents whatever the pages are
+ * (libelf reads the file into memory when it cannot map it); a kernel
+ * before 5.4 refuses it, and the pages stay.
+ */
+static void drop_mapped_pages(Elf *elf)
+{
+#ifdef MADV_PAGEOUT
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = 0;
+	char *image = elf_rawfile(elf, &size);
+	uintptr_t start = (uintptr_t)image, end = start + size;
+
+	if (!image || page <= 0)
+		return;
+	start = (start + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	end &= ~((uintptr_t)page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_PAGEOUT);
+#else
+	(void)elf;
+#endif
+}
 
 /* A mapped ELF and its descriptor-free DWARF, or -ENODATA when it has none. */
 static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
@@ -81,6 +110,7 @@ static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **
 	}
 	/* Everything is mapped: libelf needs the descriptor no more. */
 	elf_cntl(elf, ELF_C_FDDONE);
+	drop_mapped_pages(elf);
 	*ret_elf = elf;
 	*ret_dbg = dbg;
 	return 0;

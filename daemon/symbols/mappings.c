@@ -29,7 +29,7 @@ void mappings_free(struct mappings *ms)
 /* a began after b: later, or at the same time and recorded later. */
 static bool newer(const struct mapping_entry *a, const struct mapping_entry *b)
 {
-	return a->ts != b->ts ? a->ts > b->ts : a->seq > b->seq;
+	return a->ts != b->ts ? a->ts > b->ts : a->node.seq > b->node.seq;
 }
 
 static int cmp_u64(const void *key, const void *elem)
@@ -58,7 +58,7 @@ static int mark_change(struct mappings *ms, struct mapping_entry *m)
 
 static bool same(const struct mapping_entry *o, const struct mapping_entry *m)
 {
-	return o->start == m->start && o->size == m->size && o->vaddr == m->vaddr &&
+	return o->node.start == m->node.start && o->size == m->size && o->vaddr == m->vaddr &&
 	       o->module_id == m->module_id && o->flags == m->flags;
 }
 
@@ -96,7 +96,7 @@ static int mark_changes(struct itree_node *n, void *ctx)
 	struct place *pl = ctx;
 	struct mapping_entry *o = of(n), *m = pl->m;
 
-	if (o->module_id != m->module_id || o->start - o->vaddr != m->start - m->vaddr) {
+	if (o->module_id != m->module_id || o->node.start - o->vaddr != m->node.start - m->vaddr) {
 		pl->err = mark_change(pl->ms, newer(m, o) ? m : o);
 		pl->change = true;
 	}
@@ -106,7 +106,7 @@ static int mark_changes(struct itree_node *n, void *ctx)
 int mappings_add(struct mappings *ms, struct mapping_entry *m, bool *ret_change)
 {
 	struct place pl = {.m = m, .ms = ms};
-	uint64_t start = m->start, end = m->end;
+	uint64_t start = m->node.start, end = m->node.end;
 
 	*ret_change = false;
 	/*
@@ -120,9 +120,6 @@ int mappings_add(struct mappings *ms, struct mapping_entry *m, bool *ret_change)
 	if (pl.err)
 		return pl.err;
 	*ret_change = pl.change;
-	m->node.start = start;
-	m->node.end = end;
-	m->node.seq = m->seq;
 	itree_insert(&ms->tree, &m->node);
 	return 0;
 }

@@ -22,14 +22,17 @@
 
 /*
  * A mapping as its mmap record gave it; the caller's struct starts with it
- * (mappings_free() frees that block).
+ * (mappings_free() frees that block). Its start, end and arrival order are
+ * its node's, not copies: a whole-host capture keeps 100,000 of these.
  */
 struct mapping_entry {
-	struct itree_node node; /* [start, end), seq */
-	uint64_t start, size, vaddr;
-	uint64_t end; /* start + size, or UINT64_MAX when that wraps */
-	uint64_t ts;  /* when it began */
-	uint64_t seq; /* arrival order: of two that began at once, the later one shadows */
+	/*
+	 * [start, end): end is start + size, or UINT64_MAX when that wraps;
+	 * seq, the arrival order: of two that began at once, the later one shadows.
+	 */
+	struct itree_node node;
+	uint64_t size, vaddr;
+	uint64_t ts; /* when it began */
 	unsigned flags;
 	uint16_t module_id;
 	bool is_change; /* it began over an older mapping: its time is in changes */
@@ -44,10 +47,10 @@ struct mappings {
 /* Frees every mapping (the malloc'ed blocks they start) and the changes. */
 void mappings_free(struct mappings *ms);
 /*
- * Add m (every field but node and is_change set): 1 when it is one of ms's recorded again (the
- * same range, file and flags, with no other mapping over it begun after it
- * and at or before m: that would make m the file mapped there anew), then m
- * is not kept; 0 kept, *ret_change set when a change was marked; -ENOMEM.
+ * Add m (every field but is_change set; of its node, start, end and seq): 1 when it is one of ms's
+ * recorded again (the same range, file and flags, with no other mapping over it begun after it and
+ * at or before m: that would make m the file mapped there anew), then m is not kept; 0 kept,
+ * *ret_change set when a change was marked; -ENOMEM.
  */
 int mappings_add(struct mappings *ms, struct mapping_entry *m, bool *ret_change);
 /* The mapping covering pc at time ts: the newest that began at or before ts, else the oldest. */

@@ -19,6 +19,7 @@
 #include "util/containers.h"
 #include "util/hash.h"
 #include "util/sorted.h"
+#include "util/strpool.h"
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt_reader.h"
 #include "capture/proc_maps.h"
@@ -27,7 +28,7 @@
 
 /* One ELF file as opened for a (path, build id) pair; es NULL when unusable. */
 struct elf_entry {
-	char *path;
+	const char *path; /* interned */
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	struct elf_symbols *es;
@@ -39,28 +40,53 @@ struct elf_entry {
 
 /*
  * One per module record: a whole-host capture has tens of thousands (each
- * process its libraries), so the build id is its own length, not the most
- * one can be.
+ * process its libraries), so the path and build id are the symbolizer's
+ * interned copies (s->pool), one for every process that maps the file.
  */
 struct module {
 	uint16_t id;
-	char *path;
+	const char *path; /* interned */
 	size_t build_id_len;
-	uint8_t *build_id;     /* build_id_len bytes; NULL when 0 */
-	struct elf_entry *elf; /* NULL until a pc in the module is resolved */
+	const uint8_t *build_id; /* build_id_len bytes, interned; NULL when 0 */
+	struct elf_entry *elf;	 /* NULL until a pc in the module is resolved */
 };
 
-/* A mapping: the index's entry first (symbols/mappings), then what is handed out. */
-struct mapping {
-	struct mapping_entry e;
+/*
+ * What a mapping hands out (symbolizer_resolve(), symbolizer_mapping_at()),
+ * made the first time it is asked: a whole-host capture has 100,000 mappings
+ * (every process's every library), and the report names a file's pc once for
+ * every process that maps it (symbolizer_file_pc()), so few are.
+ */
+struct resolved_mapping {
 	struct symbolizer_mapping pub;
 	struct module *module;
 	bool offset_done;
 };
 
+/* A mapping: the index's entry first (symbols/mappings), 104 bytes in all. */
+struct mapping {
+	struct mapping_entry e;
+	unsigned id;  /* 1-based, unique within the symbolizer */
+	bool has_res; /* link is res, which holds the module */
+	union {
+		struct module *module; /* NULL until looked up */
+		struct resolved_mapping *res;
+	} link;
+};
+
 static struct mapping *mapping_of_nullable(struct mapping_entry *e)
 {
 	return e ? itree_entry(e, struct mapping, e) : NULL;
+}
+
+/* Frees what a mapping handed out (mappings_free() frees the mapping itself). */
+static void free_res(struct mapping_entry *e, void *ctx)
+{
+	struct mapping *m = mapping_of_nullable(e);
+
+	(void)ctx;
+	if (m->has_res)
+		free(m->link.res);
 }
 
 struct process {
@@ -88,9 +114,8 @@ struct symbolizer {
 	size_t nr_elfs, cap_elfs;
 	struct hash_index elf_idx;
 	/* Interned strings: the names handed out stay valid until symbolizer__free(). */
-	char **strs;
-	size_t nr_strs, cap_strs;
-	struct hash_index str_idx;
+	/* Module paths and build ids, and the names made up for pcs no symbol names. */
+	struct strpool pool;
 	unsigned next_mapping_id;
 	uint64_t seq;
 	bool any_changes; /* a process has changes: epochs are not all 0 */
@@ -128,11 +153,9 @@ static void process_free(struct process *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nr_modules; i++) {
-		free(p->modules[i]->path);
-		free(p->modules[i]->build_id);
+	for (i = 0; i < p->nr_modules; i++)
 		free(p->modules[i]);
-	}
+	mappings_each(&p->maps, free_res, NULL);
 	mappings_free(&p->maps);
 	free(p->modules);
 	free(p);
@@ -166,15 +189,11 @@ void symbolizer__free(struct symbolizer *s)
 
 		elf_symbols__free(e->es);
 		dwarf_lines__free(e->dl);
-		free(e->path);
 		free(e);
 	}
 	free(s->elfs);
 	hash_index_free(&s->elf_idx);
-	for (i = 0; i < s->nr_strs; i++)
-		free(s->strs[i]);
-	free(s->strs);
-	hash_index_free(&s->str_idx);
+	strpool_free(&s->pool);
 	while (s->chunks) {
 		struct inline_chunk *c = s->chunks;
 
@@ -239,10 +258,33 @@ static void forget_module(struct mapping_entry *e, void *ctx)
 {
 	struct mapping *m = mapping_of_nullable(e);
 
-	if (m->pub.module_id == *(const uint16_t *)ctx) {
-		m->module = NULL;
-		m->offset_done = false;
+	if (m->e.module_id != *(const uint16_t *)ctx)
+		return;
+	if (!m->has_res) {
+		m->link.module = NULL;
+	} else {
+		m->link.res->module = NULL;
+		m->link.res->offset_done = false;
 	}
+}
+
+/*
+ * Room for one more module in p: 4 at first, not array_reserve()'s 16, as a
+ * compiler's process maps about 5 (13,633 processes of a whole host: 1.3 MB).
+ */
+static int reserve_module(struct process *p)
+{
+	size_t cap = p->cap_modules ? p->cap_modules * 2 : 4;
+	struct module **grown;
+
+	if (p->nr_modules < p->cap_modules)
+		return 0;
+	grown = reallocarray(p->modules, cap, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->modules = grown;
+	p->cap_modules = cap;
+	return 0;
 }
 
 int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id, const char *path,
@@ -250,38 +292,32 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 {
 	struct process *p;
 	struct module *m;
-	char *copy;
-	uint8_t *id_copy = NULL;
+	const char *copy;
+	const uint8_t *id_copy = NULL;
 
 	if (build_id_len > ELF_BUILD_ID_MAX || (build_id_len && !build_id))
 		return -EINVAL;
 	p = get_process(s, pid);
 	if (!p)
 		return -ENOMEM;
-	copy = strdup(path ? path : "");
-	if (build_id_len && copy && (id_copy = malloc(build_id_len)))
-		memcpy(id_copy, build_id, build_id_len);
+	copy = strpool_str(&s->pool, path ? path : "");
+	if (build_id_len && copy)
+		id_copy = (const uint8_t *)strpool_intern(&s->pool, build_id, build_id_len);
 	if (!copy || (build_id_len && !id_copy))
-		goto nomem;
+		return -ENOMEM;
 	m = find_module(p, module_id);
 	if (!m) {
-		if (array_reserve((void **)&p->modules, &p->cap_modules, p->nr_modules,
-				  sizeof(*p->modules)))
-			goto nomem;
+		if (reserve_module(p))
+			return -ENOMEM;
 		m = calloc(1, sizeof(*m));
 		if (!m)
-			goto nomem;
+			return -ENOMEM;
 		m->id = module_id;
 		p->modules[p->nr_modules++] = m;
-	} else if (!strcmp(m->path, copy) && m->build_id_len == build_id_len &&
-		   (!build_id_len || !memcmp(m->build_id, build_id, build_id_len))) {
+	} else if (m->path == copy && m->build_id == id_copy) {
 		/* written again (after an exec, a rename): nothing to look up anew */
-		free(copy);
-		free(id_copy);
 		return 0;
 	}
-	free(m->path);
-	free(m->build_id);
 	m->path = copy;
 	m->build_id_len = build_id_len;
 	m->build_id = id_copy;
@@ -289,10 +325,6 @@ int symbolizer_add_module(struct symbolizer *s, uint64_t pid, uint16_t module_id
 	/* Mappings of a replaced module must look it up (and its ELF) again. */
 	mappings_each(&p->maps, forget_module, &module_id);
 	return 0;
-nomem:
-	free(copy);
-	free(id_copy);
-	return -ENOMEM;
 }
 
 int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, unsigned flags,
@@ -311,20 +343,13 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->pub.pid = pid;
-	m->pub.ts = ts;
-	m->pub.start = start;
-	m->pub.size = size;
-	m->pub.vaddr = vaddr;
-	m->pub.flags = flags;
-	m->pub.module_id = module_id;
 	m->e = (struct mapping_entry){
-		.start = start,
+		.node = {.start = start,
+			 .end = start + size < start ? UINT64_MAX : start + size,
+			 .seq = ++s->seq},
 		.size = size,
 		.vaddr = vaddr,
-		.end = start + size < start ? UINT64_MAX : start + size,
 		.ts = ts,
-		.seq = ++s->seq,
 		.flags = flags,
 		.module_id = module_id,
 	};
@@ -335,7 +360,7 @@ int symbolizer_add_mmap(struct symbolizer *s, uint64_t pid, uint16_t module_id, 
 		free(m);
 		return err < 0 ? err : 0;
 	}
-	m->pub.id = ++s->next_mapping_id;
+	m->id = ++s->next_mapping_id;
 	return 0;
 }
 
@@ -363,7 +388,7 @@ unsigned symbolizer_mapping_id(struct symbolizer *s, uint64_t pid, uint64_t pc, 
 		p ? mapping_of_nullable(mappings_find(&p->maps, elf_lookup_pc(pc, is_return), ts))
 		  : NULL;
 
-	return m ? m->pub.id : 0;
+	return m ? m->id : 0;
 }
 
 uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
@@ -371,29 +396,6 @@ uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
 	const struct process *p = s->any_changes ? find_process(s, pid) : NULL;
 
 	return p ? mappings_epoch(&p->maps, ts) : 0;
-}
-
-static bool str_eq(const void *ctx, size_t pos, const void *key)
-{
-	return !strcmp(((const struct symbolizer *)ctx)->strs[pos], key);
-}
-
-static const char *intern(struct symbolizer *s, const char *str)
-{
-	uint64_t h = fnv1a(FNV_INIT, str, strlen(str));
-	size_t pos;
-	char *copy;
-
-	if (hash_index_find(&s->str_idx, h, str_eq, s, str, &pos))
-		return s->strs[pos];
-	copy = strdup(str);
-	if (!copy || array_reserve((void **)&s->strs, &s->cap_strs, s->nr_strs, sizeof(*s->strs)) ||
-	    hash_index_insert(&s->str_idx, h, s->nr_strs)) {
-		free(copy);
-		return NULL;
-	}
-	s->strs[s->nr_strs++] = copy;
-	return copy;
 }
 
 /* This process's own vDSO, as an image: the same kernel maps the same one. */
@@ -501,18 +503,13 @@ static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	e->path = strdup(m->path);
-	if (!e->path) {
-		free(e);
-		return NULL;
-	}
+	e->path = m->path;
 	e->build_id_len = m->build_id_len;
 	if (m->build_id_len) /* a module without one has no array: NULL */
 		memcpy(e->build_id, m->build_id, m->build_id_len);
 	open_entry(s, e);
 	if (hash_index_insert(&s->elf_idx, h, s->nr_elfs)) {
 		elf_symbols__free(e->es);
-		free(e->path);
 		free(e);
 		return NULL;
 	}
@@ -521,7 +518,7 @@ static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 }
 
 /* The file offset a mapping starts at, from the segment whose p_vaddr it records. */
-static void mapping_file_offset(struct mapping *m)
+static void mapping_file_offset(struct resolved_mapping *m)
 {
 	const struct elf_segment *segs;
 	size_t i, n;
@@ -602,34 +599,73 @@ static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 }
 
 /*
- * The mapping of pid's pc at ts with its module, ELF and file offset found:
- * every field of its pub set. *ret NULL when no mapping covers the pc.
+ * The mapping of pid's pc at ts (*ret_m, NULL when none) and its module
+ * (*ret_mod, NULL when no module record names it) with its ELF looked up.
  * 0 or -ENOMEM.
  */
 static int find_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
-			struct mapping **ret)
+			struct mapping **ret_m, struct module **ret_mod)
 {
 	struct process *p = find_process(s, pid);
 	struct mapping *m = p ? mapping_of_nullable(mappings_find(&p->maps, lookup, ts)) : NULL;
+	struct module **mod;
 
-	*ret = m;
+	*ret_m = m;
+	*ret_mod = NULL;
 	if (!m)
 		return 0;
-	if (!m->module) {
-		m->module = find_module(p, m->pub.module_id);
-		if (m->module) {
-			m->pub.path = m->module->path;
-			m->pub.build_id = m->module->build_id_len ? m->module->build_id : NULL;
-			m->pub.build_id_len = m->module->build_id_len;
-		}
-	}
-	if (m->module && !m->module->elf) {
-		m->module->elf = get_elf(s, m->module);
-		if (!m->module->elf)
+	mod = m->has_res ? &m->link.res->module : &m->link.module;
+	if (!*mod)
+		*mod = find_module(p, m->e.module_id);
+	*ret_mod = *mod;
+	if (*mod && !(*mod)->elf) {
+		(*mod)->elf = get_elf(s, *mod);
+		if (!(*mod)->elf)
 			return -ENOMEM;
 	}
-	if (m->module && !m->offset_done)
-		mapping_file_offset(m);
+	return 0;
+}
+
+/*
+ * find_mapping(), with what the mapping hands out made (once) and every field
+ * of its pub set: *ret NULL when no mapping covers the pc. 0 or -ENOMEM.
+ */
+static int resolve_mapping(struct symbolizer *s, uint64_t pid, uint64_t lookup, uint64_t ts,
+			   struct resolved_mapping **ret)
+{
+	struct resolved_mapping *res;
+	struct module *mod;
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m, &mod);
+
+	*ret = NULL;
+	if (err || !m)
+		return err;
+	if (!m->has_res) {
+		res = calloc(1, sizeof(*res));
+		if (!res)
+			return -ENOMEM;
+		res->pub = (struct symbolizer_mapping){.id = m->id,
+						       .pid = pid,
+						       .ts = m->e.ts,
+						       .start = m->e.node.start,
+						       .size = m->e.size,
+						       .vaddr = m->e.vaddr,
+						       .flags = m->e.flags,
+						       .module_id = m->e.module_id};
+		res->module = m->link.module;
+		m->link.res = res;
+		m->has_res = true;
+	}
+	res = m->link.res;
+	if (mod) {
+		res->pub.path = mod->path;
+		res->pub.build_id = mod->build_id_len ? mod->build_id : NULL;
+		res->pub.build_id_len = mod->build_id_len;
+		if (!res->offset_done)
+			mapping_file_offset(res);
+	}
+	*ret = res;
 	return 0;
 }
 
@@ -641,8 +677,8 @@ unsigned symbolizer_max_mapping_id(const struct symbolizer *s)
 int symbolizer_mapping_at(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
 			  uint64_t ts, const struct symbolizer_mapping **ret)
 {
-	struct mapping *m;
-	int err = find_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
+	struct resolved_mapping *m;
+	int err = resolve_mapping(s, pid, elf_lookup_pc(pc, is_return), ts, &m);
 
 	*ret = m ? &m->pub : NULL;
 	return err;
@@ -652,14 +688,15 @@ int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 		       const void **file, uint64_t *vaddr)
 {
 	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	struct module *mod;
 	struct mapping *m;
-	int err = find_mapping(s, pid, lookup, ts, &m);
+	int err = find_mapping(s, pid, lookup, ts, &m, &mod);
 
 	/* pc 0 and 1 would look the same byte up: keep the odd one by pid. */
-	if (err || !m || !m->module || !pc)
+	if (err || !m || !mod || !pc)
 		return err;
-	*file = m->module->elf;
-	*vaddr = elf_pc_to_vaddr(pc, m->pub.start, m->pub.vaddr);
+	*file = mod->elf;
+	*vaddr = elf_pc_to_vaddr(pc, m->e.node.start, m->e.vaddr);
 	return 1;
 }
 
@@ -668,12 +705,12 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 {
 	uint64_t lookup = elf_lookup_pc(pc, is_return), vaddr;
 	struct sym_frame f = {.function = SYMBOLIZER_UNKNOWN};
-	struct mapping *m;
+	struct resolved_mapping *m;
 	const char *name;
 	char buf[512];
 	int err;
 
-	err = find_mapping(s, pid, lookup, ts, &m);
+	err = resolve_mapping(s, pid, lookup, ts, &m);
 	if (err || !m) {
 		*ret = f;
 		return err;
@@ -703,7 +740,7 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 		snprintf(buf, sizeof(buf), "[module %u]+0x%" PRIx64, (unsigned)m->pub.module_id,
 			 f.module_offset);
 	}
-	f.function = intern(s, buf);
+	f.function = strpool_str(&s->pool, buf);
 	if (!f.function)
 		return -ENOMEM;
 	*ret = f;

@@ -25,14 +25,14 @@ static struct mapping_entry *mk(uint64_t start, uint64_t size, uint64_t vaddr, u
 	struct mapping_entry *m = calloc(1, sizeof(*m));
 
 	ck_assert_ptr_nonnull(m);
-	m->start = start;
+	m->node.start = start;
 	m->size = size;
 	m->vaddr = vaddr;
 	m->module_id = module;
 	m->flags = 5;
 	m->ts = ts;
-	m->end = start + size;
-	m->seq = ++seq;
+	m->node.end = start + size;
+	m->node.seq = ++seq;
 	return m;
 }
 
@@ -116,14 +116,15 @@ START_TEST(test_find_against_scan)
 				struct mapping_entry *m = kept[i];
 				bool older;
 
-				if (pc < m->start || pc >= m->end)
+				if (pc < m->node.start || pc >= m->node.end)
 					continue;
 				older = !oldest || m->ts < oldest->ts ||
-					(m->ts == oldest->ts && m->seq < oldest->seq);
+					(m->ts == oldest->ts && m->node.seq < oldest->node.seq);
 				if (older)
 					oldest = m;
-				if (m->ts <= ts && (!best || m->ts > best->ts ||
-						    (m->ts == best->ts && m->seq > best->seq)))
+				if (m->ts <= ts &&
+				    (!best || m->ts > best->ts ||
+				     (m->ts == best->ts && m->node.seq > best->node.seq)))
 					best = m;
 			}
 			if (mappings_find(&ms, pc, ts) != (best ? best : oldest))
@@ -150,7 +151,8 @@ START_TEST(test_many_linear)
 		bool change;
 
 		/* one check each: check's asserts are slow in a loop this long */
-		if (mappings_add(&ms, m, &change) || mappings_find(&ms, m->start + 16, m->ts) != m)
+		if (mappings_add(&ms, m, &change) ||
+		    mappings_find(&ms, m->node.start + 16, m->ts) != m)
 			ck_abort_msg("mapping %llu not added or not found", (unsigned long long)i);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);

@@ -1079,6 +1079,59 @@ START_TEST(test_sym_mapping_at_sample_time)
 }
 END_TEST
 
+/*
+ * A module id's record written again with another file (an exec reused it):
+ * its mappings name the new file, whether they had handed their mapping out
+ * already (symbolizer_mapping_at()) or only named their file
+ * (symbolizer_file_pc()); the pointer handed out stays valid and follows.
+ */
+START_TEST(test_sym_module_replaced)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	uint64_t lib = nm_addr(fx("lib.so"), "fxs_lib_exported"), vaddr;
+	const struct symbolizer_mapping *mp;
+	const void *pie_file, *lib_file, *file;
+	uint8_t bid[64];
+
+	ck_assert_ptr_nonnull(s);
+	add_module_when(s, PID, 1, fx("pie"), fx("pie"), ID_PIE, BASE, 100);
+	add_module_when(s, PID + 1, 1, fx("pie"), fx("pie"), ID_PIE, BASE, 100);
+	ck_assert_int_eq(symbolizer_file_pc(s, PID, BASE + lib, false, 100, &pie_file, &vaddr), 1);
+	ck_assert_int_eq(symbolizer_mapping_at(s, PID, BASE + lib, false, 100, &mp), 0);
+	ck_assert_ptr_nonnull(mp);
+	ck_assert_str_eq(mp->path, fx("pie"));
+	ck_assert_uint_le(mp->start, BASE + lib);
+	ck_assert_uint_gt(mp->start + mp->size, BASE + lib);
+	ck_assert_uint_eq(mp->pid, PID);
+	ck_assert_uint_eq(mp->ts, 100);
+	/* The other process maps the same file: the same file id. */
+	ck_assert_int_eq(symbolizer_file_pc(s, PID + 1, BASE + lib, false, 100, &file, &vaddr), 1);
+	ck_assert_ptr_eq(file, pie_file);
+
+	ck_assert_int_eq(
+		symbolizer_add_module(s, PID, 1, fx("lib.so"), bid, hex_to_bytes(ID_LIB, bid)), 0);
+	ck_assert_int_eq(
+		symbolizer_add_module(s, PID + 1, 1, fx("lib.so"), bid, hex_to_bytes(ID_LIB, bid)),
+		0);
+	ck_assert_str_eq(module_at(s, BASE + lib, 100, NULL), fx("lib.so"));
+	ck_assert_str_eq(mp->path, fx("lib.so"));
+	ck_assert_uint_eq(mp->build_id_len, strlen(ID_LIB) / 2);
+	ck_assert_int_eq(symbolizer_file_pc(s, PID + 1, BASE + lib, false, 100, &lib_file, &vaddr),
+			 1);
+	ck_assert_ptr_ne(lib_file, pie_file);
+	ck_assert_int_eq(symbolizer_file_pc(s, PID, BASE + lib, false, 100, &file, &vaddr), 1);
+	ck_assert_ptr_eq(file, lib_file);
+
+	/* Back to pie: the file opened for it before. */
+	ck_assert_int_eq(
+		symbolizer_add_module(s, PID + 1, 1, fx("pie"), bid, hex_to_bytes(ID_PIE, bid)), 0);
+	ck_assert_int_eq(symbolizer_file_pc(s, PID + 1, BASE + lib, false, 100, &file, &vaddr), 1);
+	ck_assert_ptr_eq(file, pie_file);
+	ck_assert_str_eq(mp->path, fx("lib.so"));
+	symbolizer__free(s);
+}
+END_TEST
+
 /* The records in another order than the mappings began: their times decide. */
 START_TEST(test_sym_mapping_records_out_of_order)
 {
@@ -1284,6 +1337,7 @@ static Suite *symbolizer_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_sym_mapping_at_sample_time);
 	tcase_add_test(tc, test_sym_mapping_records_out_of_order);
+	tcase_add_test(tc, test_sym_module_replaced);
 	tcase_add_test(tc, test_sym_mapping_same_time);
 	tcase_add_test(tc, test_sym_mapping_same_file_again);
 	suite_add_tcase(s, tc);
