@@ -13,9 +13,10 @@ struct elf_symbols;
 struct proc_map;
 
 /*
- * The vdso of the process whose /proc directory is dir (NULL: the kernel's
- * one vdso, as a mapping event sees it), read out of it; with ret_fd, also a
- * memfd holding the image. NULL when it cannot be read.
+ * The vdso of the process whose /proc directory is dir, read out of it, or
+ * (dir NULL, as a mapping event has it, or that read failed) ours when it is
+ * as long: the kernel's one 64-bit vdso. With ret_fd, also a memfd holding
+ * the image. NULL when neither can be had.
  */
 struct elf_symbols *mapped_vdso_open(const char *dir, const struct proc_map *map, int *ret_fd);
 /*

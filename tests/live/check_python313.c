@@ -9,11 +9,10 @@
  *  - split: check_python's 50/30/20 script: each function's share of the main
  *    thread's samples within 2 points of the design and within 3 of the
  *    in-process sys._current_frames() sampler (its ~900 samples carry noise
- *    of their own), Python frames in >= 99 % of them, and report --top
- *    --lines puts spin's loop line first; with FXS_PY313_NATIVE=1 also
- *    Py_RunMain below in >= 95 % and the chain <module> -> work ->
- *    alpha|beta|gamma -> spin right inside the eval frame in >= 90 % (not by
- *    default: 53-54 % in 2 of 5 runs, not understood yet);
+ *    of their own), Python frames in >= 99 % of them, Py_RunMain below in
+ *    >= 95 %, the chain <module> -> work -> alpha|beta|gamma -> spin right
+ *    inside the eval frame in >= 90 %, and report --top --lines puts spin's
+ *    loop line first;
  *  - perf: the same script under python3.13 -X perf with --python=off (the
  *    perf map alone, as perf report has it): spin's trampoline named
  *    py::spin:/tmp/.../split.py from the root's /tmp in >= 95 % of the
@@ -182,21 +181,12 @@ START_TEST(test_split)
 	}
 	ck_assert_msg(py * 100 >= all * 99, "%lu of %lu with Python frames", py, all);
 	/*
-	 * The native frames below the eval loop are not checked yet: in 2 of 5
-	 * runs of 2026-12-05 only 53-54 % of the samples had Py_RunMain below and
-	 * the whole chain, against 99 % in the others (issue 36: not yet
-	 * understood). FXS_PY313_NATIVE=1 checks them.
+	 * issue 36: 53-54 % in 2 of 5 runs when the vdso's image was read from
+	 * chroot as it exec'd python3.13: no vdso table, every stack through
+	 * clock_gettime's vdso code cut in its caller (mapped_file.c).
 	 */
-	if (getenv("FXS_PY313_NATIVE")) {
-		ck_assert_msg(below * 100 >= all * 95, "%lu of %lu with Py_RunMain below", below,
-			      all);
-		ck_assert_msg(chain * 100 >= all * 90, "%lu of %lu with the whole chain", chain,
-			      all);
-	} else {
-		printf("NOT CHECKED: python3.13's native frames below the eval loop (Py_RunMain "
-		       "below, the whole chain): 53-54 %% in 2 of 5 runs, not understood yet; "
-		       "FXS_PY313_NATIVE=1 checks them\n");
-	}
+	ck_assert_msg(below * 100 >= all * 95, "%lu of %lu with Py_RunMain below", below, all);
+	ck_assert_msg(chain * 100 >= all * 90, "%lu of %lu with the whole chain", chain, all);
 	/* the hot line: spin's loop (split.py:4) first of the Python rows */
 	RUN(r, "report", fxt, "--tid", tid, "--top", "10", "--lines", "--debug-dir",
 	    out_path("dbg"), "--no-debuginfod");
