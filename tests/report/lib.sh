@@ -29,19 +29,25 @@ end_tier()
 	true
 }
 
+# on_exit FUNC: FUNC runs at the shell's exit, on SIGHUP, SIGINT and SIGTERM
+# too (sh runs no EXIT trap for a signal it does not trap)
+on_exit()
+{
+	trap "$1" EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
 # begin_tier NAME FXSAMPLER FXSAMPLERD TMPDIR: a script tier's start: $bin,
 # $dbin and $tmp set, in $tmp; fail() says "FAIL: NAME: ..." with the end of
-# the daemon's log, and end_tier runs at the exit, on SIGHUP, SIGINT and
-# SIGTERM too (sh runs no EXIT trap for a signal it does not trap).
+# the daemon's log, and end_tier runs at the exit (on_exit).
 begin_tier()
 {
 	tier=$1 bin=$2 dbin=$3 tmp=$4
 	cd "$tmp"
 	npid= dpid= user=
-	trap end_tier EXIT
-	trap 'exit 129' HUP
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	on_exit end_tier
 	fail()
 	{
 		echo "FAIL: $tier: $*"
