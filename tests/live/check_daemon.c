@@ -1369,8 +1369,8 @@ START_TEST(test_root_preempts_user)
 
 	/* the user's record has no -d: only its target's end, or root, ends it */
 	snprintf(cmd, sizeof(cmd),
-		 "exec setpriv --reuid=%u --regid=%u --clear-groups %s record -q --socket %s "
-		 "-p %d -o %s/user.fxt </dev/null >%s/user.log 2>&1",
+		 "exec setpriv --pdeathsig KILL --reuid=%u --regid=%u --clear-groups %s record "
+		 "-q --socket %s -p %d -o %s/user.fxt </dev/null >%s/user.log 2>&1",
 		 (unsigned)suite.uid, (unsigned)suite.gid, bin, sock2, (int)mine, dir, dir);
 	user_rec = spawn_sh(cmd);
 	for (i = 0; i < 200; i++) {

@@ -138,8 +138,13 @@ START_TEST(test_continuous_mapflood_sizes)
 	live_continuous_prepare(&c, "limits", 0750, "max_file_size = 64K\nmax_total_size = 192K\n");
 	live_continuous_start(&c);
 
-	/* the user's flood, then 2 s of spinning so that samples follow it */
-	snprintf(cmd, sizeof(cmd), "setpriv --reuid=%u --regid=%u --clear-groups %s 200000 2",
+	/*
+	 * the user's flood, then 2 s of spinning so that samples follow it: sh
+	 * execs setpriv, which execs mapflood, so flood's SIGKILL reaches it, and
+	 * it dies with the test (--pdeathsig: a new uid clears the parent-death signal)
+	 */
+	snprintf(cmd, sizeof(cmd),
+		 "exec setpriv --pdeathsig KILL --reuid=%u --regid=%u --clear-groups %s 200000 2",
 		 (unsigned)user_uid, (unsigned)user_gid, prog("mapflood"));
 	flood = fork();
 	ck_assert_int_ge(flood, 0);
@@ -261,7 +266,11 @@ static unsigned open_fds(pid_t pid)
 	return n;
 }
 
-/* A child that runs cmd with sh -c, its output discarded. */
+/*
+ * A child that runs cmd with sh -c, its output discarded, in a process group
+ * of its own: kill(-pid, ...) ends it and what it runs. Should the test end
+ * first (a failure, Check's timeout, a kill), the parent-death signal ends it.
+ */
 static pid_t sh_child(const char *cmd)
 {
 	pid_t pid = fork();
@@ -353,8 +362,8 @@ START_TEST(test_memory_ceiling)
 	live_continuous_start(&c);
 	d = c.d.pid;
 	snprintf(cmd, sizeof(cmd),
-		 "exec setpriv --reuid=%u --regid=%u --clear-groups sh -c 'while :; do "
-		 "/bin/true; done'",
+		 "exec setpriv --pdeathsig KILL --reuid=%u --regid=%u --clear-groups sh -c "
+		 "'while :; do /bin/true; done'",
 		 (unsigned)user_uid, (unsigned)user_gid);
 	loop = sh_child(cmd);
 	printf("soak: %u s, ceiling %llu KiB RSS and %u fds (%ld CPUs)\n", seconds,

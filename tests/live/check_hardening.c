@@ -429,6 +429,7 @@ START_TEST(test_daemon_per_uid_limit)
 
 		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(126);
+		live_die_with_parent();
 		for (int i = 0; i < 16; i++)
 			if (client_connect(sock, &fds[i], path, sizeof(path)))
 				fds[i] = -1;
@@ -516,6 +517,7 @@ START_TEST(test_daemon_connect_loop)
 
 		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(126);
+		live_die_with_parent();
 		refused = 0;
 		for (int i = 0; i < 4; i++)
 			if (client_connect(sock, &held[i], err, sizeof(err)))
@@ -573,6 +575,7 @@ START_TEST(test_daemon_connect_close_not_refused)
 
 		if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(126);
+		live_die_with_parent();
 		for (int i = 0; i < 2000; i++) {
 			if (client_connect(sock, &fd, err, sizeof(err)))
 				_exit(2);

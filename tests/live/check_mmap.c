@@ -266,23 +266,29 @@ START_TEST(test_deleted_library)
 }
 END_TEST
 
-/* A shell loop of /bin/true that is no target: it maps about 4 files a process. */
+/*
+ * A shell loop of /bin/true that is no target: it maps about 4 files a
+ * process. In a process group of its own, which stop() ends with its
+ * /bin/true; the parent-death signal ends it with a test that fails first.
+ */
 static pid_t start_exec_loop(void)
 {
 	pid_t pid = fork();
 
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
+		setpgid(0, 0);
 		execl("/bin/sh", "sh", "-c", "while :; do /bin/true; done", (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	return pid;
 }
 
-static void stop(pid_t pid)
+static void stop(pid_t loop)
 {
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	kill(-loop, SIGKILL);
+	waitpid(loop, NULL, 0);
 }
 
 /*

@@ -95,6 +95,7 @@ static void record_as_nobody(struct run *r, const char *sock, const char *opt, c
 		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		    setresuid(NOBODY, NOBODY, NOBODY))
 			_exit(126);
+		live_die_with_parent();
 		execl(bin, bin, "record", "--daemon", "--socket", sock, opt, "-o", out, "--",
 		      PYTHON, script, arg, (char *)NULL);
 		_exit(127);

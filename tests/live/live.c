@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +25,57 @@ const char *bin;
 const char *progs;
 char tmpdir[256];
 
+/* --- children that end with the test --- */
+
+static pid_t forking; /* set in the parent just before each fork() */
+static pid_t parent;  /* in a child: the process that forked it */
+
+/* Descriptors 3 and up close at the next exec. */
+static void fds_close_on_exec(void)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	/* before Linux 5.11: the low ones, where flock(1)'s lock and ours are */
+	for (int fd = 3; fd < 1024; fd++) {
+		int flags = fcntl(fd, F_GETFD);
+
+		if (flags >= 0)
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+}
+
+void live_die_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the parent died before the prctl: no signal will come */
+	if (getppid() != parent)
+		_exit(125);
+}
+
+static void before_fork(void)
+{
+	forking = getpid();
+}
+
+static void in_child(void)
+{
+	parent = forking;
+	live_die_with_parent();
+	fds_close_on_exec();
+}
+
+/*
+ * Before main(), in every live binary: see live.h. A killed test left an
+ * exec loop running twice, in a process group of its own that Check's kill
+ * of the test's group missed, with flock(1)'s descriptor of CI's live lock:
+ * the next CI run waited on the lock.
+ */
+__attribute__((constructor)) static void children_die_with_us(void)
+{
+	fds_close_on_exec();
+	pthread_atfork(before_fork, NULL, in_child);
+}
+
 /* --- running programs --- */
 
 pid_t spawn_as(char *const argv[], int out_fd, int err_fd, uid_t uid)
@@ -31,13 +84,15 @@ pid_t spawn_as(char *const argv[], int out_fd, int err_fd, uid_t uid)
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		dup2(devnull, 0);
 		dup2(out_fd >= 0 ? out_fd : devnull, 1);
 		dup2(err_fd >= 0 ? err_fd : devnull, 2);
 		if (uid && setuid(uid))
 			_exit(126);
+		if (uid)
+			live_die_with_parent();
 		execv(argv[0], argv);
 		_exit(127);
 	}

@@ -31,6 +31,27 @@ extern char tmpdir[256];  /* the test's own directory, made by live_setup() */
  */
 pid_t live_start_tmp_daemon(char *sock, size_t len);
 
+/* --- children that end with the test --- */
+
+/*
+ * Every live binary (live.c's constructor, before main) marks the
+ * descriptors it inherited close-on-exec, and every fork() after that
+ * (Check's fork of each test, each child a test forks) gives its child
+ * PR_SET_PDEATHSIG(SIGKILL) and all the child's descriptors above 2
+ * close-on-exec. So a test killed by Check's timeout or by hand takes its
+ * children with it, and no program a test runs (system() and popen() too)
+ * holds the descriptor flock(1) passed the test: CI's /tmp/fxs-live.lock is
+ * free once the test is gone. A descriptor a child means to pass on is
+ * dup2()ed to its number after the fork (dup2 clears close-on-exec).
+ */
+/*
+ * In a child: PR_SET_PDEATHSIG(SIGKILL) again, after a change of uid or gid
+ * cleared it (the kernel does); _exit(125) when the parent is already gone.
+ * A child that execs `setpriv --reuid=...` asks setpriv for it instead
+ * (`setpriv --pdeathsig KILL --reuid=...`).
+ */
+void live_die_with_parent(void);
+
 /* --- running programs --- */
 
 struct run {

@@ -325,6 +325,7 @@ void live_become(uid_t uid, gid_t gid)
 {
 	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
 		_exit(125);
+	live_die_with_parent();
 }
 
 pid_t live_record_client(const char *sock, uid_t uid, gid_t gid, int out_fd, int err_fd,

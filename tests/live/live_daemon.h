@@ -103,7 +103,10 @@ int live_suite_main(struct live_suite *ls, Suite *(*suite_fn)(void));
  * caller runs userdel), 0 when it was there, -1 when it could not be made.
  */
 int live_make_user(const char *name, uid_t *uid, gid_t *gid);
-/* In a child: become uid/gid with no supplementary groups, or _exit(125). */
+/*
+ * In a child: become uid/gid with no supplementary groups, or _exit(125);
+ * it still dies with its parent (live_die_with_parent()).
+ */
 void live_become(uid_t uid, gid_t gid);
 /*
  * `FXS_BIN record --socket sock ARGS` (args NULL-terminated; sock NULL: no

@@ -19,36 +19,14 @@
 # Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, node (make deps).
 set -eu
 
-bin=$1
-dbin=$2
-tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
 . "$here/lib.sh"
-cd "$tmp"
-npid= dpid= user=
-trap end_tier EXIT
-fail()
-{
-	echo "FAIL: jitcont: $*"
-	[ -f "$tmp/log" ] && tail -20 "$tmp/log"
-	exit 1
-}
+begin_tier jitcont "$@"
 
-command -v node >/dev/null || fail "node not found (make deps installs nodejs)"
-user=$(mktemp -d /tmp/fxs_jitcont.XXXXXX)
-cp "$here/jit/spin.js" "$user/spin.js"
-chmod 644 "$user/spin.js"
-mkdir -p "$tmp/data"
+spin_user jitcont
 # start_daemon waits for the HTTP listener: one on a free port, unused
-cat >"$tmp/conf" <<EOC
-continuous = yes
-continuous_frequency = 999
-directory = $tmp/data
-max_file_age = 2s
-http_listen = 127.0.0.1:$(free_port 7)
-EOC
-start_daemon "$tmp/conf"
+start_continuous "$(free_port 7)" "max_file_age = 2s"
 # the first file began: node runs across the next ones
 i=0
 until grep -q "continuous capture at" "$tmp/log"; do

@@ -15,40 +15,18 @@
 # Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, node, go (make deps).
 set -eu
 
-bin=$1
-dbin=$2
-tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/jit/shares.py"
 . "$here/lib.sh"
-cd "$tmp"
-npid= dpid= user=
-trap end_tier EXIT
-fail()
-{
-	echo "FAIL: jithttp: $*"
-	[ -f "$tmp/log" ] && tail -20 "$tmp/log"
-	exit 1
-}
+begin_tier jithttp "$@"
 
-command -v node >/dev/null || fail "node not found (make deps installs nodejs)"
 command -v go >/dev/null || fail "go not found (golang-go): go tool pprof is the client"
 export HOME="${HOME:-$tmp}"
 export PPROF_TMPDIR="$tmp/pprof"
-user=$(mktemp -d /tmp/fxs_jithttp.XXXXXX)
-cp "$here/jit/spin.js" "$user/spin.js"
-chmod 644 "$user/spin.js"
+spin_user jithttp
 port=$(free_port)
 url=http://127.0.0.1:$port/debug/pprof/profile
-mkdir -p "$tmp/data"
-cat >"$tmp/conf" <<EOC
-continuous = yes
-continuous_frequency = 999
-directory = $tmp/data
-http_listen = 127.0.0.1:$port
-http_max_seconds = 30
-EOC
-start_daemon "$tmp/conf"
+start_continuous "$port" "http_max_seconds = 30"
 
 echo "== jithttp: node --perf-basic-prof under continuous mode, a 4 s scrape"
 mkdir -p "$user/cp"

@@ -13,21 +13,10 @@
 # Arguments: FXSAMPLER FXSAMPLERD TMPDIR. Needs root, python3.11, go (make deps).
 set -eu
 
-bin=$1
-dbin=$2
-tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 shares="python3 $here/py/shares.py"
 . "$here/lib.sh"
-cd "$tmp"
-npid= dpid= user=
-trap end_tier EXIT
-fail()
-{
-	echo "FAIL: pyhttp: $*"
-	[ -f "$tmp/log" ] && tail -20 "$tmp/log"
-	exit 1
-}
+begin_tier pyhttp "$@"
 
 py=/usr/bin/python3.11
 [ -x $py ] || fail "$py not found (make deps installs python3.11)"
@@ -42,15 +31,7 @@ export HOME="${HOME:-$tmp}"
 export PPROF_TMPDIR="$tmp/pprof"
 port=$(free_port 7)
 url=http://127.0.0.1:$port/debug/pprof/profile
-mkdir -p "$tmp/data"
-cat >"$tmp/conf" <<EOC
-continuous = yes
-continuous_frequency = 999
-directory = $tmp/data
-http_listen = 127.0.0.1:$port
-http_max_seconds = 30
-EOC
-start_daemon "$tmp/conf"
+start_continuous "$port" "http_max_seconds = 30"
 
 echo "== pyhttp: python3.11 under continuous mode, a 4 s scrape"
 cp "$here/py/split.py" "$tmp/split.py"

@@ -38,12 +38,15 @@ bin=${FXS_BIN:-$(pwd)/fxsampler}
 tests=${TESTS:-names debuginfod caps svg towers bigsvg demangle http jit jithttp jitcont pyhttp}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fxs_report.XXXXXX")
 failed=0
+. "$(dirname "$0")/lib.sh"
+# a tier's servers ($dpid: debuginfod, the zeros server) ended, at the exit or on a signal
 cleanup()
 {
-	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	pkill -P $$ 2>/dev/null || true
+	wait 2>/dev/null
 	if [ "$failed" = 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # Runs a command under FXS_LIVE_LOCK when it is set: the command records.
 locked()
@@ -70,7 +73,6 @@ skip()
 {
 	echo "SKIP: $*; NOT RUN"
 }
-. "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	skip "check-report needs root (it records with BPF)"
