@@ -13,6 +13,7 @@
 
 #include "capture/proc_maps.h"
 #include "util/sorted.h"
+#include "util/units.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -22,17 +23,6 @@ struct cursor {
 	const char *end;
 };
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 1 to max_digits hex digits; more would overflow the field. */
 static int parse_hex(struct cursor *c, unsigned max_digits, uint64_t *ret)
 {
@@ -40,7 +30,7 @@ static int parse_hex(struct cursor *c, unsigned max_digits, uint64_t *ret)
 	unsigned n = 0;
 	int d;
 
-	while (c->p < c->end && (d = hex_digit(*c->p)) >= 0) {
+	while (c->p < c->end && (d = units_hex_digit(*c->p)) >= 0) {
 		if (++n > max_digits)
 			return -EBADMSG;
 		v = v << 4 | (uint64_t)d;

@@ -8,17 +8,7 @@
 
 #include "util/containers.h"
 #include "lang/perfmap.h"
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "util/units.h"
 
 /* A hex number at *p (an optional "0x"), up to a blank: true and *p past it. */
 static bool hex_field(const char **p, const char *end, uint64_t *ret)
@@ -30,7 +20,7 @@ static bool hex_field(const char **p, const char *end, uint64_t *ret)
 
 	if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
-	for (; s < end && (d = hex_digit(*s)) >= 0; s++, digits++) {
+	for (; s < end && (d = units_hex_digit(*s)) >= 0; s++, digits++) {
 		if (v >> 60)
 			return false; /* more than 64 bits */
 		v = v << 4 | (uint64_t)d;

@@ -14,6 +14,7 @@
 #include "util/containers.h"
 #include "fxt/fxt_kstack.h"
 #include "report/report_internal.h"
+#include "util/units.h"
 #include "symbols/symbolizer.h"
 
 void report_kernel_free(struct report_kernel *k)
@@ -125,11 +126,6 @@ static int add_ksyms(struct report_kernel *k, const struct fxt_record *rec)
 	return 0;
 }
 
-static int hex_nibble(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* "build_id HEX" of the kernel blob, for pprof's kernel mapping. */
 static void add_kernel(struct report_kernel *k, const struct fxt_record *rec)
 {
@@ -144,7 +140,7 @@ static void add_kernel(struct report_kernel *k, const struct fxt_record *rec)
 	if (p >= end)
 		return;
 	for (p += strlen(key); p + 1 < end && n < sizeof(k->build_id); p += 2) {
-		int hi = hex_nibble(p[0]), lo = hex_nibble(p[1]);
+		int hi = units_hex_digit(p[0]), lo = units_hex_digit(p[1]);
 
 		if (hi < 0 || lo < 0)
 			break;

@@ -35,4 +35,16 @@ int units_parse_duration_ns(const char *s, uint64_t *ret_ns);
  */
 int units_parse_duration_s(const char *s, uint64_t *ret_s);
 
+/* A hexadecimal digit's value (either case), or -1: for the parsers of /proc's and perf's text. */
+static inline int units_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* FXS_DAEMON_UNITS_H */
