@@ -122,12 +122,8 @@ static int on_offcpu(struct capture *c, const struct fxs_sample *s, size_t size)
 	err = capture_note_thread(c, s, comm, iv->end_ns);
 	if (!err)
 		err = capture_emit_maps(c, s->pid, s->time_ns);
-	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
-		if (!modules_covers(c->modules, s->pid, frames[i])) {
-			err = capture_refresh_modules(c, s->pid, s->time_ns);
-			break;
-		}
-	}
+	if (!err)
+		err = capture_refresh_uncovered(c, s->pid, s->time_ns, frames, s->nr_frames);
 	if (err == -EACCES) {
 		c->offcpu_creds_dropped++;
 		return 0;
@@ -392,20 +388,9 @@ static int on_sample(void *ctx, const struct fxs_sample *s, size_t size)
 	err = capture_note_thread(c, s, comm, s->time_ns);
 	if (!err)
 		err = capture_emit_maps(c, s->pid, s->time_ns);
-	/*
-	 * Without mapping events, a pc outside every known mapping (a dlopen,
-	 * ld.so's libraries after an exec) has the maps read again. With them
-	 * nothing is missing that /proc could add.
-	 */
-	for (unsigned i = 0; !err && !c->mmap_events && i < s->nr_frames; i++) {
-		uint64_t pc = ((const uint64_t *)(s + 1))[i];
-
-		if (modules_covers(c->modules, s->pid, pc))
-			continue;
-		if (modules_refresh_due(c->modules, s->pid))
-			err = capture_refresh_modules(c, s->pid, s->time_ns);
-		break;
-	}
+	if (!err)
+		err = capture_refresh_uncovered(c, s->pid, s->time_ns, (const uint64_t *)(s + 1),
+						s->nr_frames);
 	if (err == -EACCES) {
 		capture_drop_for_creds(c, s);
 		return 0;

@@ -76,7 +76,10 @@ void capture_leave(struct capture *c);
 void capture_target_left(struct capture *c, uint32_t pid, int why);
 /* A sample the kernel wrote and we do not: filtered for its credentials. */
 void capture_drop_for_creds(struct capture *c, const struct fxs_sample *s);
-/* Whether pid's mappings must be read from /proc (not all come as events). */
+/*
+ * Whether pid's mappings must be read from /proc (not all come as events);
+ * past a secure exec, it also marks pid as one without events from now on.
+ */
 bool capture_needs_proc_maps(struct capture *c, uint32_t pid, const char *dir, bool added,
 			     bool execed);
 int capture_scan_maps(struct capture *c, uint64_t ts, uint32_t pid, const char *dir);
@@ -87,5 +90,8 @@ int capture_note_thread(struct capture *c, const struct fxs_sample *s, const str
 			uint64_t name_ns);
 /* pid's mappings anew (rate-limited), read only while it is still the client's. */
 int capture_refresh_modules(struct capture *c, uint32_t pid, uint64_t ts);
+/* pid's mappings anew when a pc is outside them and the kernel does not tell them. */
+int capture_refresh_uncovered(struct capture *c, uint32_t pid, uint64_t ts, const uint64_t *pcs,
+			      unsigned nr_pcs);
 
 #endif /* FXS_DAEMON_CAPTURE_INTERNAL_H */

@@ -96,8 +96,18 @@ bool capture_needs_proc_maps(struct capture *c, uint32_t pid, const char *dir, b
 		snprintf(path, sizeof(path), "/proc/%u", (unsigned)pid);
 		dir = path;
 	}
-	/* a root session's target: the kernel ends its events at a secure exec (sideband.h) */
-	if (execed && c->opts.nr_pids && !c->opts.check_creds && procinfo_not_dumpable(dir) > 0)
+	/*
+	 * A root session's target: the kernel ends its events at a secure exec
+	 * (sideband.h), so /proc is read now and whenever a pc is outside what
+	 * it told (capture_refresh_uncovered): ld.so may not have mapped the
+	 * libraries yet.
+	 */
+	if (execed && c->opts.nr_pids && !c->opts.check_creds && procinfo_not_dumpable(dir) > 0) {
+		/* -ENOMEM: the scan fails as well, and says so */
+		modules_events_ended(c->modules, pid);
+		return true;
+	}
+	if (execed && modules_without_events(c->modules, pid))
 		return true;
 	return added && !procinfo_start_ns(dir, &start_ns) && start_ns <= c->start_boot_ns;
 }
@@ -239,6 +249,26 @@ int capture_note_thread(struct capture *c, const struct fxs_sample *s, const str
 	if (err)
 		return err;
 	return fxt_stream_thread(c->fxt, s->pid, s->tid, thread);
+}
+
+/*
+ * Where the kernel tells no mappings (no mapping events at all, or none for
+ * pid since a secure exec), a pc outside every known one (a dlopen, ld.so's
+ * libraries after an exec) has /proc read again: rate-limited, so that code
+ * in no file does not have it read at every sample.
+ */
+int capture_refresh_uncovered(struct capture *c, uint32_t pid, uint64_t ts, const uint64_t *pcs,
+			      unsigned nr_pcs)
+{
+	if (c->mmap_events && !modules_without_events(c->modules, pid))
+		return 0;
+	for (unsigned i = 0; i < nr_pcs; i++) {
+		if (!modules_covers(c->modules, pid, pcs[i]))
+			return modules_refresh_due(c->modules, pid)
+				       ? capture_refresh_modules(c, pid, ts)
+				       : 0;
+	}
+	return 0;
 }
 
 /* pid's mappings anew (rate-limited), read only while it is still the client's. */

@@ -61,6 +61,8 @@ struct proc_ranges {
 	 * of those processes are never sampled).
 	 */
 	bool emitted;
+	/* The kernel ended its mapping events (a secure exec): /proc is all there is. */
+	bool no_events;
 };
 
 struct modules {
@@ -128,6 +130,7 @@ static void proc_ranges_clear(struct modules *m, struct proc_ranges *p)
 	p->scanned = false;
 	p->rescan_ns = 0;
 	p->emitted = false;
+	p->no_events = false;
 }
 
 void modules__free(struct modules *m)
@@ -204,14 +207,33 @@ bool modules_in_file(const struct modules *m, pid_t pid, uint64_t pc)
 void modules_forget(struct modules *m, pid_t pid)
 {
 	struct proc_ranges *p = find_proc(m, pid, NULL);
-	bool emitted;
+	bool emitted, no_events;
 
 	if (!p)
 		return;
-	/* the same process: what it maps next goes out as it comes */
+	/* the same process: what it maps next goes out as it comes, or does not come */
 	emitted = p->emitted;
+	no_events = p->no_events;
 	proc_ranges_clear(m, p);
 	p->emitted = emitted;
+	p->no_events = no_events;
+}
+
+int modules_events_ended(struct modules *m, pid_t pid)
+{
+	struct proc_ranges *p = get_proc(m, pid);
+
+	if (!p)
+		return -ENOMEM;
+	p->no_events = true;
+	return 0;
+}
+
+bool modules_without_events(const struct modules *m, pid_t pid)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return p && p->no_events;
 }
 
 void modules_exec_begin(struct modules *m, pid_t pid)
@@ -622,6 +644,8 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 	proc_ranges_clear(m, child);
 	/* get_proc may have moved the parent's entry */
 	parent = find_proc(m, ppid, NULL);
+	/* a task without events has none for its children to inherit */
+	child->no_events = parent->no_events;
 	for (struct rangemap_entry *e = rangemap_first(&parent->ranges); e && !err;
 	     e = rangemap_next(&parent->ranges, e)) {
 		struct range r = *(struct range *)rangemap_value(e);

@@ -77,6 +77,14 @@ bool modules_covers(const struct modules *m, pid_t pid, uint64_t pc);
 bool modules_in_file(const struct modules *m, pid_t pid, uint64_t pc);
 /* Forget pid's mappings (it execed: the next scan writes them anew). */
 void modules_forget(struct modules *m, pid_t pid);
+/*
+ * The kernel ended pid's mapping events (an exec that left it not dumpable
+ * ends a task's perf events): from now on only /proc tells its mappings, for
+ * it and for the children it forks. 0 or -ENOMEM.
+ */
+int modules_events_ended(struct modules *m, pid_t pid);
+/* Whether modules_events_ended() was told of pid (or of the parent it was forked from). */
+bool modules_without_events(const struct modules *m, pid_t pid);
 
 /*
  * From now on a process's mappings (from events, forks and /proc alike) are

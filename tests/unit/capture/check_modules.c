@@ -398,6 +398,45 @@ static int on_scanned(void *ctx, pid_t pid)
 }
 
 /*
+ * A process past a secure exec has no mapping events: it stays so when its
+ * mappings are forgotten, its children inherit it, and a pid reused by a
+ * child of a process with events does not.
+ */
+START_TEST(test_modules_events_ended)
+{
+	struct modules_event ev = {
+		.start = 0x7f0000001000,
+		.len = 0x1000,
+		.prot = PROT_READ | PROT_EXEC,
+		.flags = MAP_PRIVATE,
+		.path = "/nonexistent/libevents.so",
+	};
+	struct sink sink = {0};
+	struct modules *m = modules__new("/nonexistent-proc");
+	struct fxt_stream *s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!modules_without_events(m, 100));
+	ck_assert_int_eq(modules_events_ended(m, 100), 0);
+	ck_assert(modules_without_events(m, 100));
+	modules_forget(m, 100);
+	ck_assert(modules_without_events(m, 100));
+	ck_assert_int_eq(modules_fork(m, 100, 101), 0);
+	ck_assert(modules_without_events(m, 101));
+	/* pid 300 reused by a child of 102, which has events */
+	ck_assert_int_ge(modules_add_event(m, s, 1, 102, &ev), 0);
+	ck_assert_int_eq(modules_events_ended(m, 300), 0);
+	ck_assert_int_eq(modules_fork(m, 102, 300), 1);
+	ck_assert(!modules_without_events(m, 300));
+	ck_assert(!modules_without_events(m, 102));
+	fxt_stream__free(s);
+	modules__free(m);
+	free(sink.data);
+}
+END_TEST
+
+/*
  * An exec loop (issue 40): each image's mappings replace the last one's at
  * the exec's comm record (modules_exec_begin), so that the replay after the
  * exec tells the listener of the new image's only, whatever the number of
@@ -467,6 +506,7 @@ static Suite *modules_suite(void)
 	tcase_add_test(modules, test_modules_fifo_not_opened);
 	tcase_add_test(modules, test_modules_vdso_after_exec);
 	tcase_add_test(modules, test_modules_events);
+	tcase_add_test(modules, test_modules_events_ended);
 	tcase_add_test(modules, test_modules_exec_replaces);
 	suite_add_tcase(s, modules);
 	return s;
