@@ -535,11 +535,12 @@ START_TEST(test_daemon_user)
 	ck_assert_uint_gt(f->kstack_blobs, 100);
 	ck_assert_uint_gt(f->ksyms_blobs, 0);
 	/*
-	 * Kernel stacks reach the user: dd's share under its syscalls is
-	 * 18-53 % here (root's own test compares it with perf's); 1/8 tells
-	 * kernel stacks from none without failing a loaded host's run.
+	 * Kernel stacks reach the user: dd's share under its syscalls is 12 to
+	 * 53 % here (root's own test compares it with perf's, which was 14.5 %
+	 * in the CI run where this one saw 12.1 %); 1/20 tells kernel stacks
+	 * from none (0 %) without failing a loaded host's run.
 	 */
-	ck_assert_msg(hit * 8 > all, "%zu of %zu samples under ksys_read/ksys_write", hit, all);
+	ck_assert_msg(hit * 20 > all, "%zu of %zu samples under ksys_read/ksys_write", hit, all);
 	kfile_free(f);
 	assert_no_kernel_address(p1, lo, hi);
 	free(r);
