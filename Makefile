@@ -110,7 +110,8 @@ PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(OUTPUT)/progs/%,$(PROG_SRCS)) $(OUTPUT)/progs/nofp_leaf \
 	     $(OUTPUT)/progs/recurse_nofp \
 	     $(patsubst tests/progs/lib/%.c,$(OUTPUT)/progs/lib%.so,$(wildcard tests/progs/lib/*.c)) \
-	     $(OUTPUT)/progs/reopen $(OUTPUT)/progs/libshape_a.so $(OUTPUT)/progs/libshape_b.so
+	     $(OUTPUT)/progs/reopen $(OUTPUT)/progs/libshape_a.so $(OUTPUT)/progs/libshape_b.so \
+	     $(OUTPUT)/progs/libnoid.so
 PROG_CFLAGS := -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 # arm64's gcc drops the frame record of leaf functions by default (riscv64's
 # gcc 14 keeps it; the flag pins that): the leaf's caller would be missing from
@@ -217,6 +218,12 @@ $(OUTPUT)/progs/libshape_%.so: tests/progs/reopen/shape_%.c | $(OUTPUT)/progs
 $(OUTPUT)/progs/reopen: tests/progs/reopen/reopen.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@ -ldl
+
+# check_hostile's thousands of modules: copies of one library without a
+# build id, each a module of its own (a build id would make them one).
+$(OUTPUT)/progs/libnoid.so: tests/progs/lib/spin.c | $(OUTPUT)/progs
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -shared -fPIC -Wl,--build-id=none $< -o $@
 
 $(OUTPUT)/progs/lib%.so: tests/progs/lib/%.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)

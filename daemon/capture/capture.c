@@ -615,9 +615,22 @@ static int write_clock(struct capture *c)
 				  values, 3);
 }
 
+/*
+ * While tables are queued, the next drain comes within TABLES_MS: each one
+ * hands the workers the next tables (CFI_TABLES_MAX_STARTED at most) and
+ * takes those made, and a new program's stacks wait for them.
+ */
+#define TABLES_MS 10
+static int drain_within(const struct capture *c, int within_ms)
+{
+	if (c->cfi && cfi_capture_pending(c->cfi) && (within_ms < 0 || within_ms > TABLES_MS))
+		return TABLES_MS;
+	return within_ms;
+}
+
 int capture_poll(struct capture *c, int timeout_ms)
 {
-	int err = bpf_sampler_wait(c->bpf, timeout_ms);
+	int err = bpf_sampler_wait(c->bpf, drain_within(c, timeout_ms));
 
 	if (err < 0 && err != -EINTR)
 		return err;
@@ -671,7 +684,7 @@ int capture_wake_fd(const struct capture *c)
 
 int capture_next_drain_ms(const struct capture *c, int within_ms)
 {
-	return bpf_sampler_next_drain_ms(c->bpf, within_ms);
+	return bpf_sampler_next_drain_ms(c->bpf, drain_within(c, within_ms));
 }
 
 int capture_stop(struct capture *c)

@@ -7,6 +7,8 @@
 
 #include "capture/cfi_capture.h"
 #include "capture/cfi_workers.h"
+#include "capture/mapped_file.h"
+#include "capture/proc_maps.h"
 #include "unwind/cfi_table.h"
 
 /* The modules without a table named in the file, at most (a host has thousands). */
@@ -21,12 +23,21 @@
 /* Time for making tables after each drain (at least one table is made). */
 #define CFI_WORK_NS 20000000ULL
 
+/* A module's file as modules names it ("major:minor:inode:path[:build-id]"). */
+struct file_key {
+	char *key;
+	uint8_t build_id[FXS_BUILD_ID_MAX];
+	uint8_t build_id_len;
+};
+
 struct cfi_capture {
 	struct cfi_tables *tables;
 	struct cfi_workers *workers;
 	struct cfi_counts counts;
-	struct cfi_lost lost; /* the modules on-CPU stacks lost their table in */
-	pid_t lost_pid;	      /* the sample's being looked up (lookup_had's) */
+	struct cfi_lost lost;  /* the modules on-CPU stacks lost their table in */
+	pid_t lost_pid;	       /* the sample's being looked up (lookup_had's) */
+	struct file_key *keys; /* by table id: how to open its file again (reopen) */
+	size_t nr_keys;
 };
 
 static const char *const count_names[CFI_COUNT_NR] = {
@@ -156,19 +167,71 @@ static void key_path(const char *key, size_t build_id_len, char *out, size_t len
 	snprintf(out, len, "%.*s", (int)n, p);
 }
 
+/* What reopen() needs of table id's file: its first key. 0 or -ENOMEM. */
+static int keep_key(struct cfi_capture *cc, int id, const char *key, const uint8_t *build_id,
+		    size_t build_id_len)
+{
+	size_t want = (size_t)id + 1;
+
+	if ((size_t)id < cc->nr_keys && cc->keys[id].key)
+		return 0;
+	if (want > cc->nr_keys) {
+		struct file_key *k = realloc(cc->keys, want * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		memset(k + cc->nr_keys, 0, (want - cc->nr_keys) * sizeof(*k));
+		cc->keys = k;
+		cc->nr_keys = want;
+	}
+	cc->keys[id].key = strdup(key);
+	if (!cc->keys[id].key)
+		return -ENOMEM;
+	if (build_id_len <= FXS_BUILD_ID_MAX) {
+		memcpy(cc->keys[id].build_id, build_id, build_id_len);
+		cc->keys[id].build_id_len = (uint8_t)build_id_len;
+	}
+	return 0;
+}
+
+/*
+ * A file whose fd cfi_tables did not keep (CFI_TABLES_MAX_FDS), at its
+ * turn: by its path, if that is still the file mapped (mapped_file_reopen).
+ */
+static int reopen(void *ctx, uint32_t id)
+{
+	struct cfi_capture *cc = ctx;
+	const struct file_key *k = id < cc->nr_keys ? &cc->keys[id] : NULL;
+	struct proc_map map = {0};
+	unsigned long long ino;
+	char path[4096];
+	int fd;
+
+	if (!k || !k->key ||
+	    sscanf(k->key, "%u:%u:%llu:", &map.dev_major, &map.dev_minor, &ino) != 3)
+		return -ENOENT;
+	key_path(k->key, k->build_id_len, path, sizeof(path));
+	map.inode = ino;
+	map.path = path;
+	fd = mapped_file_reopen(&map, k->build_id, k->build_id_len);
+	return fd < 0 ? -ENOENT : fd;
+}
+
 static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, const char *key, int fd)
 {
 	struct cfi_capture *cc = ctx;
+	/* The build id names the content: every copy of a library shares one table. */
+	const void *k = build_id_len ? (const void *)build_id : key;
+	size_t len = build_id_len ? build_id_len : strlen(key);
 	char path[4096];
 	int id;
 
-	/* The build id names the content: every copy of a library shares one table. */
-	if (build_id_len)
-		id = cfi_tables_module(cc->tables, build_id, build_id_len, fd);
-	else
-		id = cfi_tables_module(cc->tables, key, strlen(key), fd);
 	key_path(key, build_id_len, path, sizeof(path));
-	if (id >= 0 && cfi_tables_name(cc->tables, id, path))
+	/* a file with a path can be opened again at its turn (reopen) */
+	id = path[0] == '/' ? cfi_tables_module_reopenable(cc->tables, k, len, fd)
+			    : cfi_tables_module(cc->tables, k, len, fd);
+	if (id >= 0 && (cfi_tables_name(cc->tables, id, path) ||
+			keep_key(cc, id, key, build_id, build_id_len)))
 		return -1;
 	/* No table for it (no room, no memory): its frames end with a reason. */
 	return id < 0 ? -1 : id;
@@ -208,6 +271,7 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 		return NULL;
 	}
 	ops.generate = generate;
+	ops.reopen = reopen;
 	cc->workers = cfi_workers__new(CFI_WORKERS, make_rows);
 	if (cc->workers) {
 		ops.start = start;
@@ -233,6 +297,9 @@ void cfi_capture__free(struct cfi_capture *cc)
 	cfi_workers__free(cc->workers);
 	cfi_tables__free(cc->tables);
 	cfi_lost_free(&cc->lost);
+	for (size_t i = 0; i < cc->nr_keys; i++)
+		free(cc->keys[i].key);
+	free(cc->keys);
 	free(cc);
 }
 
@@ -280,6 +347,11 @@ int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
 		n = cfi_tables_work(cc->tables, CFI_WORK_NS);
 
 	return n < 0 ? n : 0;
+}
+
+bool cfi_capture_pending(const struct cfi_capture *cc)
+{
+	return cfi_tables_pending(cc->tables);
 }
 
 uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc)

@@ -50,6 +50,8 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s);
  * time) has been read.
  */
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns);
+/* Whether tables are queued (cfi_capture_work() has more to make). */
+bool cfi_capture_pending(const struct cfi_capture *cc);
 /* Mappings the walker's ranges did not keep for the caps. */
 uint64_t cfi_capture_ranges_dropped(const struct cfi_capture *cc);
 /* pid execed or is gone. */

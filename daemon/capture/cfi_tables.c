@@ -11,71 +11,7 @@
 #include "util/sorted.h"
 #include "capture/cfi_extents.h"
 #include "capture/cfi_tables.h"
-
-#define KEY_MAX 64
-
-/* A module left out is tried again at most this many times, as room comes. */
-#define LEFT_OUT_TRIES 3
-
-struct mod {
-	uint8_t key[KEY_MAX];
-	size_t key_len;
-	char *name; /* its path, for the summary (cfi_tables_name) */
-	enum cfi_mod_state state;
-	int err; /* CFI_MOD_FAILED: why (-errno) */
-	int fd;	 /* open while QUEUED or LEFT_OUT: the table may still be made */
-	uint32_t first, n;
-	uint32_t need;		   /* rows it needs (once generated) */
-	struct fxs_cfi_row *ready; /* rows made, waiting for the room evictions give */
-	unsigned tries;		   /* times it was left out */
-	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
-	uint64_t last_used;
-	uint64_t loaded_ns; /* ops.now() when its table was last loaded */
-};
-
-/*
- * Stretches freed while a walk may still read them, reused two works later;
- * a slice of ranges also only once every record before its free was read:
- * a child forked before it may walk by it until its fork record is read.
- */
-struct held {
-	struct extent e;
-	uint64_t gen;
-	uint64_t at; /* ops.now() when freed (ranges only) */
-	bool rows;   /* of the rows array, else of the ranges array */
-};
-
-struct cproc {
-	pid_t pid;
-	struct rangemap ranges; /* of struct fxs_cfi_range (start, end: the node's) */
-	bool dirty;		/* to publish at the next cfi_tables_publish_pending() */
-	uint32_t first, nr;	/* the published slice (nr 0: none) */
-	bool published;
-	bool dropped;	     /* the kernel dropped the published slice: publish no more */
-	bool inherited;	     /* the kernel made its entry at the fork: replace it only */
-	uint64_t dropped_at; /* ops.now() when found dropped */
-};
-
-struct cfi_tables {
-	struct cfi_tables_ops ops;
-	struct mod *mods; /* index: table id */
-	size_t nr_mods, cap_mods;
-	size_t next_queued;  /* mods before it are not MOD_QUEUED */
-	struct cproc *procs; /* sorted by pid */
-	size_t nr_procs, cap_procs;
-	size_t sweep_at; /* where the next sweep() looks */
-	struct free_list free_rows, free_ranges;
-	struct held *held;
-	size_t nr_held, cap_held;
-	uint64_t gen, tick;
-	uint64_t handed; /* every record before it was read (cfi_tables_handed) */
-	uint64_t serial; /* the last mapping's (struct fxs_cfi_range's serial) */
-	struct cfi_tables_stats stats;
-	pid_t *dirty; /* processes to publish (cfi_tables_publish_soon) */
-	size_t nr_dirty, cap_dirty;
-	size_t nr_ranges;	 /* over every process: CFI_TABLES_MAX_RANGES */
-	uint64_t ranges_dropped; /* mappings not kept for the caps */
-};
+#include "capture/cfi_tables_internal.h"
 
 /* A process's ranges: what its entry can hold (more would not be published). */
 #define PROC_MAX_RANGES (1U << FXS_CFI_RANGES_LOG)
@@ -151,7 +87,8 @@ void cfi_tables__free(struct cfi_tables *t)
 	free(t);
 }
 
-int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd)
+static int add_module(struct cfi_tables *t, const void *key, size_t key_len, int fd,
+		      bool reopenable)
 {
 	struct mod *m;
 	int dup = -1;
@@ -165,55 +102,35 @@ int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int
 		return -ENOSPC;
 	if (array_reserve((void **)&t->mods, &t->cap_mods, t->nr_mods, sizeof(*t->mods)))
 		return -ENOMEM;
-	if (fd >= 0) {
+	reopenable = reopenable && t->ops.reopen;
+	if (fd >= 0 && (t->nr_fds < CFI_TABLES_MAX_FDS || !reopenable)) {
 		dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (dup < 0)
 			return -errno;
+		t->nr_fds++;
 	}
 	m = &t->mods[t->nr_mods];
-	*m = (struct mod){.key_len = key_len, .fd = dup};
+	*m = (struct mod){.key_len = key_len,
+			  .fd = dup,
+			  .reopenable = reopenable,
+			  .reopen = fd >= 0 && dup < 0};
 	memcpy(m->key, key, key_len);
-	m->state = dup >= 0 ? CFI_MOD_QUEUED : CFI_MOD_FAILED;
-	m->err = dup >= 0 ? 0 : -EBADF;
+	m->state = fd >= 0 ? CFI_MOD_QUEUED : CFI_MOD_FAILED;
+	m->err = fd >= 0 ? 0 : -EBADF;
 	t->stats.tables++;
-	if (dup < 0)
+	if (fd < 0)
 		t->stats.failed++;
 	return (int)t->nr_mods++;
 }
 
-int cfi_tables_name(struct cfi_tables *t, int id, const char *name)
+int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd)
 {
-	char *copy;
-
-	if (id < 0 || (size_t)id >= t->nr_mods || t->mods[id].name)
-		return 0;
-	copy = strdup(name);
-	if (!copy)
-		return -ENOMEM;
-	t->mods[id].name = copy;
-	return 0;
+	return add_module(t, key, key_len, fd, false);
 }
 
-size_t cfi_tables_modules(const struct cfi_tables *t, struct cfi_mod_info *out, size_t max)
+int cfi_tables_module_reopenable(struct cfi_tables *t, const void *key, size_t key_len, int fd)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->nr_mods; i++) {
-		const struct mod *m = &t->mods[i];
-
-		if (m->state == CFI_MOD_QUEUED || m->state == CFI_MOD_LOADED ||
-		    m->state == CFI_MOD_NO_CODE)
-			continue;
-		if (n < max)
-			out[n] = (struct cfi_mod_info){
-				.name = m->name ? m->name : "?",
-				.state = m->state,
-				.err = m->err,
-				.bytes = (uint64_t)m->need * sizeof(struct fxs_cfi_row),
-			};
-		n++;
-	}
-	return n;
+	return add_module(t, key, key_len, fd, true);
 }
 
 static int cmp_pid(const void *key, const void *elem)
@@ -495,12 +412,19 @@ static int evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
 	return t->free_rows.total + coming >= n && coming > 0;
 }
 
+static void mod_close(struct cfi_tables *t, struct mod *m)
+{
+	if (m->fd >= 0) {
+		close(m->fd);
+		t->nr_fds--;
+	}
+	m->fd = -1;
+}
+
 static void mod_done(struct cfi_tables *t, struct mod *m, enum cfi_mod_state state)
 {
-	(void)t;
-	if (m->fd >= 0)
-		close(m->fd);
-	m->fd = -1;
+	mod_close(t, m);
+	m->reopen = false;
 	m->state = state;
 }
 
@@ -521,9 +445,31 @@ static void leave_out(struct cfi_tables *t, struct mod *m)
 		t->stats.left_out++;
 	if (m->tries > LEFT_OUT_TRIES || m->need > t->ops.nr_rows) {
 		/* larger than the whole memory, or room never came whole: it stays out */
-		close(m->fd);
-		m->fd = -1;
+		mod_close(t, m);
+		m->reopen = false;
+	} else if (t->nr_fds > CFI_TABLES_MAX_FDS && m->reopenable) {
+		mod_close(t, m);
+		m->reopen = true;
 	}
+}
+
+/* m's fd, opened again when it was not kept; -1 when that fails (m failed). */
+static int mod_fd(struct cfi_tables *t, size_t id)
+{
+	struct mod *m = &t->mods[id];
+	int fd;
+
+	if (m->fd >= 0 || !m->reopen)
+		return m->fd;
+	fd = t->ops.reopen(t->ops.gen_ctx, (uint32_t)id);
+	if (fd < 0) {
+		fail(t, m, fd);
+		return -1;
+	}
+	m->fd = fd;
+	m->reopen = false;
+	t->nr_fds++;
+	return fd;
 }
 
 /* Make one queued module's table: 1 made, 0 not (or not yet: waits for room). */
@@ -545,7 +491,11 @@ static int make_one(struct cfi_tables *t, size_t id)
 		m->started = false;
 		t->stats.gen_ns += ns;
 	} else if (!rows) {
-		err = t->ops.generate(t->ops.gen_ctx, m->fd, &rows, &n);
+		int fd = mod_fd(t, id);
+
+		if (fd < 0)
+			return 0;
+		err = t->ops.generate(t->ops.gen_ctx, fd, &rows, &n);
 		t->stats.gen_ns += mono_ns() - t0;
 	}
 	if (err == -ENOENT || (!err && !n)) {
@@ -606,7 +556,8 @@ static int retry_left_out(struct cfi_tables *t)
 	bool *used = NULL, any = false;
 
 	for (size_t i = 0; i < t->nr_mods; i++)
-		any |= t->mods[i].state == CFI_MOD_LEFT_OUT && t->mods[i].fd >= 0;
+		any |= t->mods[i].state == CFI_MOD_LEFT_OUT &&
+		       (t->mods[i].fd >= 0 || t->mods[i].reopen);
 	if (!any)
 		return 0;
 	used = malloc(t->nr_mods * sizeof(*used) + 1);
@@ -619,7 +570,8 @@ static int retry_left_out(struct cfi_tables *t)
 	for (size_t i = 0; i < t->nr_mods; i++) {
 		struct mod *m = &t->mods[i];
 
-		if (m->state != CFI_MOD_LEFT_OUT || m->fd < 0 || m->need > room || !used[i])
+		if (m->state != CFI_MOD_LEFT_OUT || (m->fd < 0 && !m->reopen) || m->need > room ||
+		    !used[i])
 			continue;
 		m->state = CFI_MOD_QUEUED;
 		m->started = false;
@@ -673,12 +625,23 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 	release_held(t);
 	if (retry_left_out(t))
 		return -ENOMEM;
-	/* Workers make every queued table at once (ops.start), in the order queued. */
-	for (size_t i = t->next_queued; t->ops.start && i < t->nr_mods; i++) {
+	/* Workers make the first CFI_TABLES_MAX_STARTED queued tables (ops.start), in order. */
+	for (size_t i = t->next_queued, started = 0;
+	     t->ops.start && i < t->nr_mods && started < CFI_TABLES_MAX_STARTED; i++) {
 		struct mod *m = &t->mods[i];
 
-		if (m->state == CFI_MOD_QUEUED && !m->started && !m->ready && m->fd >= 0)
+		if (m->state != CFI_MOD_QUEUED || m->ready)
+			continue;
+		if (!m->started && mod_fd(t, i) >= 0) {
 			m->started = t->ops.start(t->ops.gen_ctx, (uint32_t)i, m->fd);
+			/* the worker has its own fd: ours is opened again if room must be waited
+			 * for */
+			if (m->started && m->reopenable) {
+				mod_close(t, m);
+				m->reopen = true;
+			}
+		}
+		started += m->started;
 	}
 	for (size_t i = t->next_queued; i < t->nr_mods; i++) {
 		if (t->mods[i].state != CFI_MOD_QUEUED) {
@@ -717,11 +680,6 @@ bool cfi_tables_pending(const struct cfi_tables *t)
 	return false;
 }
 
-void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret)
-{
-	*ret = t->stats;
-}
-
 int cfi_tables_publish_soon(struct cfi_tables *t, pid_t pid)
 {
 	struct cproc *p = get_proc(t, pid, false);
@@ -754,11 +712,6 @@ int cfi_tables_publish_pending(struct cfi_tables *t)
 	return err;
 }
 
-uint64_t cfi_tables_ranges_dropped(const struct cfi_tables *t)
-{
-	return t->ranges_dropped;
-}
-
 enum cfi_lost_had cfi_tables_had(const struct cfi_tables *t, pid_t pid, uint64_t look, uint64_t ts,
 				 uint32_t *ret_id)
 {
@@ -778,9 +731,4 @@ enum cfi_lost_had cfi_tables_had(const struct cfi_tables *t, pid_t pid, uint64_t
 		  (m->state == CFI_MOD_LOADED && m->loaded_ns <= ts)))
 		return CFI_HAD_TABLE;
 	return CFI_HAD_NO_TABLE;
-}
-
-const char *cfi_tables_mod_name(const struct cfi_tables *t, uint32_t id)
-{
-	return id < t->nr_mods && t->mods[id].name ? t->mods[id].name : NULL;
 }

@@ -79,8 +79,14 @@ struct cfi_tables_ops {
 	bool (*start)(void *ctx, uint32_t id, int fd);
 	int (*collect)(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, uint32_t *ret_n,
 		       uint64_t *ret_ns);
+	/*
+	 * May be NULL. A new fd on table id's file, or -errno: for a module
+	 * (cfi_tables_module_reopenable()) queued while CFI_TABLES_MAX_FDS fds
+	 * were held, whose own was not kept.
+	 */
+	int (*reopen)(void *ctx, uint32_t id);
 	void *ctx;
-	void *gen_ctx; /* generate's, start's and collect's */
+	void *gen_ctx; /* generate's, start's, collect's and reopen's */
 };
 
 struct cfi_tables_stats {
@@ -99,6 +105,17 @@ struct cfi_tables_stats {
 
 struct cfi_tables;
 
+/*
+ * The fds held on files waiting for their tables (queued, or left out to try
+ * again): past it a module's fd is not kept and ops.reopen() opens the file
+ * again at its turn, so that a process mapping thousands of files does not
+ * use up the daemon's (check_hostile: 1,367 fds open for 2,500 files, before).
+ * At most CFI_TABLES_MAX_STARTED tables are with the workers at once, each
+ * with the worker's fd (ours is closed when reopenable): 64 fds in all.
+ */
+#define CFI_TABLES_MAX_FDS     32
+#define CFI_TABLES_MAX_STARTED 32
+
 /* NULL with errno set. */
 struct cfi_tables *cfi_tables__new(const struct cfi_tables_ops *ops);
 /* Closes the queued fds. NULL-safe. */
@@ -111,6 +128,11 @@ void cfi_tables__free(struct cfi_tables *t);
  * none (dev:inode:path).
  */
 int cfi_tables_module(struct cfi_tables *t, const void *key, size_t key_len, int fd);
+/*
+ * The same for a file ops.reopen() can open again: past CFI_TABLES_MAX_FDS
+ * held, its fd is not kept until its turn.
+ */
+int cfi_tables_module_reopenable(struct cfi_tables *t, const void *key, size_t key_len, int fd);
 /* The name the summary gives table id (its first name sticks). 0 or -ENOMEM. */
 int cfi_tables_name(struct cfi_tables *t, int id, const char *name);
 /*

@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "symbols/elf_file.h"
 #include "symbols/elf_symbols.h"
 #include "capture/mapped_file.h"
 #include "capture/proc_maps.h"
@@ -126,6 +127,30 @@ static int open_mapped_path(const struct proc_map *map, bool by_build_id)
  * very file mapped, even deleted or in another mount namespace; it needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE, which the service lacks.
  */
+int mapped_file_reopen(const struct proc_map *map, const uint8_t *build_id, size_t build_id_len)
+{
+	bool by_build_id = build_id_len && !map->inode && !map->dev_major;
+	int fd = open_mapped_path(map, by_build_id);
+	uint8_t id[ELF_BUILD_ID_MAX];
+	struct elf_file f = {.fd = -1};
+	GElf_Ehdr ehdr;
+	char path[64];
+	size_t len = 0;
+	bool same;
+
+	if (fd < 0 || !by_build_id)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	same = !elf_file_open(path, &f, &ehdr) && elf_find_build_id(f.elf, id, &len) == 1 &&
+	       len == build_id_len && !memcmp(id, build_id, len);
+	elf_file_close(&f);
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int mapped_file_open(const char *dir, const struct proc_map *map, bool by_build_id)
 {
 	char path[160];

@@ -8,6 +8,8 @@
 #define FXS_DAEMON_MAPPED_FILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct elf_symbols;
 struct proc_map;
@@ -25,5 +27,12 @@ struct elf_symbols *mapped_vdso_open(const char *dir, const struct proc_map *map
  * not an inode, so only a file anyone may read is opened by its path.
  */
 int mapped_file_open(const char *dir, const struct proc_map *map, bool by_build_id);
+/*
+ * The file map names, opened again later by its path (no process to go
+ * through): only if it is still the inode mapped, or, for a mapping that
+ * carries a build id and no inode, a file anyone may read with that build
+ * id. An fd open for reading on it, or -1.
+ */
+int mapped_file_reopen(const struct proc_map *map, const uint8_t *build_id, size_t build_id_len);
 
 #endif /* FXS_DAEMON_MAPPED_FILE_H */

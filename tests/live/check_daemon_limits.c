@@ -252,20 +252,6 @@ static unsigned long rss_kib(pid_t pid)
 	return v;
 }
 
-static unsigned open_fds(pid_t pid)
-{
-	char cmd[96];
-	FILE *p;
-	unsigned n = 0;
-
-	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", (int)pid);
-	p = popen(cmd, "re");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(fscanf(p, "%u", &n), 1);
-	pclose(p);
-	return n;
-}
-
 /*
  * A child that runs cmd with sh -c, its output discarded, in a process group
  * of its own: kill(-pid, ...) ends it and what it runs. Should the test end
@@ -374,7 +360,7 @@ START_TEST(test_memory_ceiling)
 
 		if (t >= next_sample) {
 			rss = rss_kib(d);
-			fds = open_fds(d);
+			fds = live_open_fds(d);
 			if (!first_rss)
 				first_rss = rss;
 			max_rss = rss > max_rss ? rss : max_rss;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fxt/fxt_reader.h"
+#include "service/memory.h"
 #include "live.h"
 #include "live_daemon.h"
 #include "check_main.h"
@@ -114,24 +115,35 @@ static pid_t start_record(const char *s, const char *out, const char *const *arg
 	return rec;
 }
 
+/* What record_hostile() saw while the client ran. */
+struct hostile_run {
+	double worst;	  /* the slowest status */
+	double after;	  /* how long after the target's end the client exited (-1: never) */
+	unsigned checks;  /* status requests */
+	unsigned max_fds; /* the most fds the suite's daemon had open at a check */
+};
+
 /*
  * The user records args through the daemon on socket s into out; status is
- * asked every 250 ms until the client exits (or max_s). Returns the client's
- * exit status; *ret_worst the slowest status, *ret_after how long after done
- * (a file the target creates as it ends) the client exited.
+ * asked (and the daemon's fds counted) every 250 ms until the client exits
+ * (or max_s). Returns the client's exit status; done is a file the target
+ * creates as it ends.
  */
 static int record_hostile(const char *s, const char *out, const char *const *args, const char *done,
-			  double max_s, double *ret_worst, double *ret_after, unsigned *ret_checks)
+			  double max_s, struct hostile_run *run)
 {
 	double t0 = now_s(), done_at = 0, worst = 0;
 	pid_t rec = start_record(s, out, args);
 	int rc = -1;
 
-	*ret_checks = 0;
+	*run = (struct hostile_run){0};
 	while (now_s() - t0 < max_s) {
 		double took = status_s(s);
+		unsigned fds = live_open_fds(suite.daemon.pid);
 
-		(*ret_checks)++;
+		run->checks++;
+		if (fds > run->max_fds)
+			run->max_fds = fds;
 		if (took > worst)
 			worst = took;
 		if (!done_at && !access(done, F_OK))
@@ -147,8 +159,8 @@ static int record_hostile(const char *s, const char *out, const char *const *arg
 	}
 	if (!done_at && !access(done, F_OK))
 		done_at = now_s();
-	*ret_worst = worst;
-	*ret_after = done_at ? now_s() - done_at : -1;
+	run->worst = worst;
+	run->after = done_at ? now_s() - done_at : -1;
 	return rc;
 }
 
@@ -166,37 +178,48 @@ static void show_log(const char *out)
  * within 1 s, and the client has a whole file with counters within 10 s of
  * the target's end. what names the load.
  */
-static void check_through_daemon(const char *what, const char *name, const char *arg1,
-				 const char *arg2)
+static void check_through_daemon(const char *what, const char *name, const char *const *args,
+				 const char *done)
 {
-	char out[PATH_MAX], done[PATH_MAX], prog[PATH_MAX];
-	const char *args[] = {prog, arg1, arg2 ? arg2 : done, arg2 ? done : NULL, NULL};
-	double worst, after;
-	unsigned checks;
+	char out[PATH_MAX];
+	struct hostile_run run;
 	long mmaps, counters;
+	unsigned fd_ceiling = MEM_FD_CEILING((unsigned)sysconf(_SC_NPROCESSORS_CONF));
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/%s.fxt", tmpdir, name);
-	snprintf(done, sizeof(done), "%s/%s.done", tmpdir, name);
-	snprintf(prog, sizeof(prog), "%s/%s", progs, name);
-	rc = record_hostile(suite.daemon.sock, out, args, done, 100, &worst, &after, &checks);
+	rc = record_hostile(suite.daemon.sock, out, args, done, 100, &run);
 	fxt_whole(out, &mmaps, &counters);
 	fprintf(stderr,
 		"%s through the daemon: %u status checks, the slowest %.3f s; the client done "
-		"%.2f s after the target, %ld mmap records\n",
-		what, checks, worst, after, mmaps);
+		"%.2f s after the target, %ld mmap records; the daemon had at most %u fds open "
+		"(its ceiling %u)\n",
+		what, run.checks, run.worst, run.after, mmaps, run.max_fds, fd_ceiling);
 	show_log(out);
 	ck_assert_msg(rc == 0, "record exited %d", rc);
-	ck_assert_msg(after >= 0, "the target (%s) did not finish", what);
-	ck_assert_msg(worst < 1.0, "status took %.3f s", worst);
-	ck_assert_msg(after <= 10.0, "the client ended %.2f s after the target", after);
+	ck_assert_msg(run.after >= 0, "the target (%s) did not finish", what);
+	ck_assert_msg(run.worst < 1.0, "status took %.3f s", run.worst);
+	ck_assert_msg(run.after <= 10.0, "the client ended %.2f s after the target", run.after);
+	ck_assert_msg(run.max_fds <= fd_ceiling, "the daemon had %u fds open", run.max_fds);
 	ck_assert_msg(fxt_whole(out, &mmaps, &counters), "%s is not whole", out);
 	ck_assert_int_gt(counters, 0);
 }
 
+/* progs/name with arg1 and arg2 (NULL: none), then the file it makes as it ends. */
+static void check_prog_through_daemon(const char *what, const char *name, const char *arg1,
+				      const char *arg2)
+{
+	char done[PATH_MAX], prog[PATH_MAX];
+	const char *args[] = {prog, arg1, arg2 ? arg2 : done, arg2 ? done : NULL, NULL};
+
+	snprintf(done, sizeof(done), "%s/%s.done", tmpdir, name);
+	snprintf(prog, sizeof(prog), "%s/%s", progs, name);
+	check_through_daemon(what, name, args, done);
+}
+
 START_TEST(test_exec_loop_through_daemon)
 {
-	check_through_daemon("exec loop of " EXECS, "execloop", EXECS, NULL);
+	check_prog_through_daemon("exec loop of " EXECS, "execloop", EXECS, NULL);
 }
 END_TEST
 
@@ -261,7 +284,36 @@ END_TEST
 
 START_TEST(test_many_maps_through_daemon)
 {
-	check_through_daemon("200,000 mappings", "manymaps", "200000", "30000");
+	check_prog_through_daemon("200,000 mappings", "manymaps", "200000", "30000");
+}
+END_TEST
+
+/*
+ * 2,500 distinct files mapped, each a module of its own: the daemon does not
+ * hold an fd per module waiting for its table (CFI_TABLES_MAX_FDS), so its
+ * fds stay under its ceiling (past the soft limit of 1,024, it would lose
+ * its clients' connections), and the copies' frames are named.
+ */
+START_TEST(test_many_files_through_daemon)
+{
+	char dir[PATH_MAX], done[PATH_MAX], prog[PATH_MAX], src[PATH_MAX], cmd[3 * PATH_MAX];
+	const char *args[] = {prog, src, dir, "2500", done, NULL};
+	char out[PATH_MAX + 16];
+
+	snprintf(dir, sizeof(dir), "%s/copies", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0777), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	snprintf(done, sizeof(done), "%s/manyfiles.done", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/manyfiles", progs);
+	snprintf(src, sizeof(src), "%s/libnoid.so", progs);
+	check_through_daemon("2,500 distinct files", "manyfiles", args, done);
+	snprintf(out, sizeof(out), "%s/manyfiles.fxt", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s report --top 5 %s | grep -q 'work \\[manyfiles\\]'", bin,
+		 out);
+	ck_assert_msg(live_run_cmd(cmd) == 0, "manyfiles' own frames were not named");
+	snprintf(cmd, sizeof(cmd), "grep -q 'unwind tables: [0-9][0-9][0-9][0-9] modules' %s.log",
+		 out);
+	ck_assert_msg(live_run_cmd(cmd) == 0, "fewer than 1,000 modules in the summary");
 }
 END_TEST
 
@@ -282,6 +334,10 @@ static Suite *hostile_suite(void)
 	tc = tcase_create("maps");
 	tcase_set_timeout(tc, 150);
 	tcase_add_test(tc, test_many_maps_through_daemon);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("files");
+	tcase_set_timeout(tc, 150);
+	tcase_add_test(tc, test_many_files_through_daemon);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("root");
 	tcase_set_timeout(tc, 150);

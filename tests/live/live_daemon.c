@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The daemon's live tests' shared helpers: see live_daemon.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -28,6 +29,23 @@ void live_msleep(unsigned ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+unsigned live_open_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 int live_run_cmd(const char *cmd)

@@ -18,6 +18,8 @@
 #include "service/protocol.h"
 
 void live_msleep(unsigned ms);
+/* How many fds pid has open (0 when it is gone). */
+unsigned live_open_fds(pid_t pid);
 /* system(cmd): its exit status, or 128 when it did not exit. */
 int live_run_cmd(const char *cmd);
 /*

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,8 @@ struct fake {
 	int gen_err;
 	unsigned generated;
 	uint64_t now; /* the records' clock */
+	unsigned reopened;
+	int reopen_err; /* what reopen() gives instead of an fd */
 };
 
 static struct fake fk;
@@ -89,7 +92,26 @@ static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *
 	return 0;
 }
 
-static struct cfi_tables *make(void)
+static int devnull(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+static int reopen(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	(void)id;
+	fk.reopened++;
+	return fk.reopen_err ? fk.reopen_err : devnull();
+}
+
+/* Tables over the fake's arrays, made on the loop (generate) unless start is given. */
+static struct cfi_tables *make_with(bool (*start)(void *, uint32_t, int),
+				    int (*collect)(void *, uint32_t, struct fxs_cfi_row **,
+						   uint32_t *, uint64_t *))
 {
 	struct cfi_tables_ops ops = {
 		.rows = fk.rows,
@@ -102,6 +124,9 @@ static struct cfi_tables *make(void)
 		.replace_proc = replace_proc,
 		.now = fake_now,
 		.generate = generate,
+		.start = start,
+		.collect = collect,
+		.reopen = reopen,
 	};
 	struct cfi_tables *t;
 
@@ -111,12 +136,9 @@ static struct cfi_tables *make(void)
 	return t;
 }
 
-static int devnull(void)
+static struct cfi_tables *make(void)
 {
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	ck_assert_int_ge(fd, 0);
-	return fd;
+	return make_with(NULL, NULL);
 }
 
 START_TEST(test_shared_by_build_id)
@@ -390,24 +412,8 @@ static int fake_collect(void *ctx, uint32_t id, struct fxs_cfi_row **ret_rows, u
 
 static struct cfi_tables *make_async(void)
 {
-	struct cfi_tables_ops ops = {
-		.rows = fk.rows,
-		.nr_rows = NR_ROWS,
-		.ranges = fk.ranges,
-		.nr_ranges = NR_RANGES,
-		.set_table = set_table,
-		.set_proc = set_proc,
-		.has_proc = has_proc,
-		.replace_proc = replace_proc,
-		.now = fake_now,
-		.generate = generate,
-		.start = fake_start,
-		.collect = fake_collect,
-	};
-
-	memset(&fk, 0, sizeof(fk));
 	memset(async_done, 0, sizeof(async_done));
-	return cfi_tables__new(&ops);
+	return make_with(fake_start, fake_collect);
 }
 
 START_TEST(test_made_off_the_loop_in_order)
@@ -729,6 +735,108 @@ START_TEST(test_exec_begin_publish_soon_caps)
 }
 END_TEST
 
+/* Workers given every table: the first CFI_TABLES_MAX_STARTED, and the next as each is taken. */
+static unsigned started;
+static bool start_all(void *ctx, uint32_t id, int fd)
+{
+	(void)ctx;
+	(void)id;
+	(void)fd;
+	started++;
+	return true;
+}
+
+START_TEST(test_started_capped)
+{
+	struct cfi_tables *t;
+	int fd = devnull();
+	char key[32];
+
+	memset(async_done, 0, sizeof(async_done));
+	t = make_with(start_all, fake_collect);
+	for (int i = 0; i < 100; i++) {
+		snprintf(key, sizeof(key), "lib%d.so", i);
+		ck_assert_int_eq(cfi_tables_module(t, key, strlen(key), fd), i);
+	}
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(started, CFI_TABLES_MAX_STARTED);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(started, CFI_TABLES_MAX_STARTED);
+	/* the first is made: one more starts */
+	async_rows[0] = 1;
+	async_done[0] = true;
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(started, CFI_TABLES_MAX_STARTED + 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+static unsigned open_fds(void)
+{
+	unsigned n = 0;
+	char path[64];
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/*
+ * A process mapping thousands of files: past CFI_TABLES_MAX_FDS queued, a
+ * module's fd is not kept but opened again at its turn, and every one is
+ * closed once its table is made. A file that cannot be opened again fails,
+ * counted. A module that cannot be reopened (the vdso's memfd) keeps its fd.
+ */
+START_TEST(test_fds_capped)
+{
+	enum { N = 1000 };
+	struct cfi_mod_info info[4];
+	struct cfi_tables_stats st;
+	unsigned before = open_fds();
+	struct cfi_tables *t = make();
+	int fd = devnull();
+	char key[32];
+
+	fk.gen_err = -ENOENT; /* no CFI: no rows, no room needed */
+	for (int i = 0; i < N; i++) {
+		snprintf(key, sizeof(key), "lib%d.so", i);
+		ck_assert_int_eq(cfi_tables_module_reopenable(t, key, strlen(key), fd), i);
+	}
+	ck_assert_uint_le(open_fds(), before + 1 + CFI_TABLES_MAX_FDS);
+	while (cfi_tables_pending(t))
+		ck_assert_int_ge(cfi_tables_work(t, 1000000000), 0);
+	ck_assert_uint_eq(fk.generated, N);
+	ck_assert_uint_eq(fk.reopened, N - CFI_TABLES_MAX_FDS);
+	ck_assert_uint_eq(open_fds(), before + 1);
+	cfi_tables__free(t);
+
+	t = make();
+	fk.gen_err = -ENOENT;
+	fk.reopen_err = -ENOENT;
+	for (int i = 0; i < N; i++) {
+		snprintf(key, sizeof(key), "lib%d.so", i);
+		ck_assert_int_eq(cfi_tables_module_reopenable(t, key, strlen(key), fd), i);
+	}
+	/* the vdso's fd is kept past the cap */
+	ck_assert_int_eq(cfi_tables_module(t, "[vdso]", 6, fd), N);
+	ck_assert_uint_le(open_fds(), before + 2 + CFI_TABLES_MAX_FDS);
+	while (cfi_tables_pending(t))
+		ck_assert_int_ge(cfi_tables_work(t, 1000000000), 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(fk.generated, CFI_TABLES_MAX_FDS + 1);
+	ck_assert_uint_eq(st.failed, N - CFI_TABLES_MAX_FDS);
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 4), N + 1);
+	ck_assert_int_eq(info[0].state, CFI_MOD_NO_CFI);
+	ck_assert_uint_eq(open_fds(), before + 1);
+	cfi_tables__free(t);
+	close(fd);
+}
+END_TEST
+
 static Suite *cfi_tables_suite(void)
 {
 	Suite *s = suite_create("cfi_tables");
@@ -751,6 +859,8 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_freed_ranges_wait_for_records);
 	tcase_add_test(tc, test_sweep_exited);
 	tcase_add_test(tc, test_exec_begin_publish_soon_caps);
+	tcase_add_test(tc, test_fds_capped);
+	tcase_add_test(tc, test_started_capped);
 	suite_add_tcase(s, tc);
 	return s;
 }
