@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/containers.h"
 #include "capture/cfi_capture.h"
 #include "capture/cfi_workers.h"
 #include "capture/mapped_file.h"
@@ -37,7 +38,7 @@ struct cfi_capture {
 	struct cfi_lost lost;  /* the modules on-CPU stacks lost their table in */
 	pid_t lost_pid;	       /* the sample's being looked up (lookup_had's) */
 	struct file_key *keys; /* by table id: how to open its file again (reopen) */
-	size_t nr_keys;
+	size_t nr_keys, cap_keys;
 };
 
 static const char *const count_names[CFI_COUNT_NR] = {
@@ -171,18 +172,14 @@ static void key_path(const char *key, size_t build_id_len, char *out, size_t len
 static int keep_key(struct cfi_capture *cc, int id, const char *key, const uint8_t *build_id,
 		    size_t build_id_len)
 {
-	size_t want = (size_t)id + 1;
-
 	if ((size_t)id < cc->nr_keys && cc->keys[id].key)
 		return 0;
-	if (want > cc->nr_keys) {
-		struct file_key *k = realloc(cc->keys, want * sizeof(*k));
-
-		if (!k)
+	/* ids come in order (a gap only where an earlier key found no memory) */
+	while (cc->nr_keys <= (size_t)id) {
+		if (array_reserve((void **)&cc->keys, &cc->cap_keys, cc->nr_keys,
+				  sizeof(*cc->keys)))
 			return -ENOMEM;
-		memset(k + cc->nr_keys, 0, (want - cc->nr_keys) * sizeof(*k));
-		cc->keys = k;
-		cc->nr_keys = want;
+		cc->keys[cc->nr_keys++] = (struct file_key){0};
 	}
 	cc->keys[id].key = strdup(key);
 	if (!cc->keys[id].key)
