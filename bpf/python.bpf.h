@@ -17,6 +17,12 @@
 #define FXS_BPF_PYTHON_BPF_H
 
 const volatile bool cfg_python = false;
+/*
+ * Read every frame's code object for its check, as the walk did before it
+ * read the leaf's alone (FXS_PY_UNCHECKED): make bench's section p sets it
+ * (FXS_BENCH_PY_CHECK_ALL) to measure both walks side by side.
+ */
+const volatile bool cfg_py_check_all = false;
 
 /* pid -> its interpreter's offsets; filled by user space when it sees one mapped. */
 struct {
@@ -176,6 +182,14 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	if (frame && p->cframe_frame != FXS_PY_NO_FIELD)
 		frame = py_read_ptr(frame + p->cframe_frame);
 	f = (struct fxs_py_frame *)(h + 1);
+	/*
+	 * One read a frame: the frame's 80 bytes. The code object's check (a
+	 * freed object's address reused) is read for the leaf only, after the
+	 * loop; the others carry FXS_PY_UNCHECKED and user space reads their
+	 * check as it names them (lang/python_capture.c). An outer frame holds
+	 * a reference to its code object, which lives at least as long as the
+	 * frame. Half the reads at 16 frames (docs/performance.md, section p).
+	 */
 	for (i = 0; i < FXS_PY_MAX_FRAMES; i++) {
 		if (!frame) {
 			h->end = FXS_PY_END_OK;
@@ -186,8 +200,10 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 		code = fw[(p->f_code >> 3) & 15];
 		instr = fw[(p->f_instr >> 3) & 15];
 		frame = fw[(p->f_previous >> 3) & 15];
+		chk = FXS_PY_UNCHECKED;
 		if (!code ||
-		    bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check)))
+		    (cfg_py_check_all &&
+		     bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check))))
 			break;
 		f[i & (FXS_PY_MAX_FRAMES - 1)].code = code;
 		instr -= code + p->code_adaptive;
@@ -198,12 +214,24 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 		 */
 		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti = (__s32)((__s64)instr >> 1);
 		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
-			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
+			(cfg_py_check_all ? FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32))
+					  : FXS_PY_UNCHECKED) |
 			(__u32)(((__u8 *)fw)[p->f_entry & 0x7f] & 1) << 31;
 		nr++;
 	}
 	if (i == FXS_PY_MAX_FRAMES)
 		h->end = frame ? FXS_PY_END_TRUNCATED : FXS_PY_END_OK;
+	/* The leaf's check; a leaf whose code object cannot be read ends the walk, as before. */
+	if (nr && !cfg_py_check_all) {
+		if (bpf_probe_read_user(&chk, sizeof(chk),
+					(const void *)(f[0].code + p->code_check))) {
+			h->end = FXS_PY_END_FAULT;
+			nr = 0;
+		} else {
+			f[0].check = (f[0].check & 0x80000000U) |
+				     FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32));
+		}
+	}
 	h->nr = nr;
 	if (nr && py_wants_reader(sc, pid, f[0].code))
 		sc->wake = 1;

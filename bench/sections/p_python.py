@@ -12,7 +12,10 @@ firings on others, filtered within ~100 ns, dilute both modes alike. "per
 sample" is the run time less the filtered firings' share (their mean measured
 in the same round by a record -p of a sleeping process) over the samples
 written: what a sample of the Python process costs. The issue's 1.5x goal is
-judged on the per-sample figure.
+judged on the per-sample figure. A third mode, "all", is --python=on with
+FXS_BENCH_PY_CHECK_ALL set: the walk reads every frame's code object for its
+check, as it did before it read the innermost's alone ("on"): both walks in
+the same rounds, their ratios to "off" side by side.
 """
 import os
 import random
@@ -37,9 +40,14 @@ down(int(sys.argv[1]) - 2, time.perf_counter() + float(sys.argv[2]))
 
 def one(script, mode):
     """(run_time_ns / run_cnt, run_cnt, run_time_ns, samples written) of one record, or None."""
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", "--python=" + mode, "-o",
+    env = dict(os.environ)
+    env.pop("FXS_BENCH_PY_CHECK_ALL", None)
+    if mode == "all":
+        env["FXS_BENCH_PY_CHECK_ALL"] = "1"
+    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999",
+                          "--python=" + ("off" if mode == "off" else "on"), "-o",
                           os.path.join(TMP, "py.fxt"), "--", PYTHON, script, str(FRAMES),
-                          "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                          "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     last = sample_prog_stats(p)
     _, err = p.communicate()
     if not last or last[0] < 100:
@@ -57,20 +65,20 @@ def measure():
     script = os.path.join(TMP, "deep.py")
     with open(script, "w") as f:
         f.write(SCRIPT)
-    mean = {"on": [], "off": []}
-    per = {"on": [], "off": []}
+    mean = {"on": [], "all": [], "off": []}
+    per = {"on": [], "all": [], "off": []}
     filt = []
     old = sysctl("kernel.bpf_stats_enabled", 1)
     try:
-        for r in range(min(ROUNDS, 3)):
+        for r in range(min(ROUNDS, 5)):
             fc = filtered_run_cost()
             filt.append(fc)
-            for mode in random.sample(["on", "off"], 2):
+            for mode in random.sample(["on", "all", "off"], 3):
                 c = one(script, mode)
                 mean[mode].append(c[0] if c else None)
                 if c and fc is not None and c[3]:
                     per[mode].append((c[2] - fc * (c[1] - c[3])) / c[3])
-            log("   round %d/%d done" % (r + 1, min(ROUNDS, 3)))
+            log("   round %d/%d done" % (r + 1, min(ROUNDS, 5)))
     finally:
         sysctl("kernel.bpf_stats_enabled", old)
     sec = {"hz": 9999, "python_frames": FRAMES, "unit": "ns",
@@ -79,17 +87,28 @@ def measure():
            "filtered_run_ns": stats(filt), "method": " ".join(__doc__.split())}
     results["sections"][KEY] = sec
     on, off = sec["per_sample"]["on"], sec["per_sample"]["off"]
+    # each round's ratios, the two walks against the same round's "off"
+    sec["round_ratios"] = {m: [a / b if a and b else None for a, b in zip(per[m], per["off"])]
+                           for m in ("on", "all")} if len(per["off"]) == len(per["on"]) == \
+        len(per["all"]) else {}
     if on and off and on.get("median") and off.get("median"):
         ratio = on["median"] / off["median"]
+        al = sec["per_sample"]["all"]
+        if al and al.get("median"):
+            sec["ratio_all_to_off"] = al["median"] / off["median"]
+        sec["ratio_on_to_off"] = ratio
         target("p: Python frames <= 1.5x the native walk alone at %d (per sample)" % FRAMES,
-               "%.2fx (%.0f vs %.0f ns)" % (ratio, on["median"], off["median"]), "<= 1.5x",
-               ratio <= 1.5)
+               "%.2fx (%.0f vs %.0f ns)%s" % (
+                   ratio, on["median"], off["median"],
+                   "; every frame's code object read: %.2fx" % sec["ratio_all_to_off"]
+                   if "ratio_all_to_off" in sec else ""), "<= 1.5x", ratio <= 1.5)
 
 
 def table(p):
     print("\np. Python frames at %d, fxs_sample ns (bpf_stats), 9999 Hz" % p["python_frames"])
-    for m in ("on", "off"):
+    names = {"on": "on", "all": "on, all checked", "off": "off"}
+    for m in ("on", "all", "off"):
         s, a = p["per_sample"].get(m) or {}, p["mean"].get(m) or {}
-        print("   --python=%-4s per sample %s   mean per run %s" % (
-            m, "%.0f" % s["median"] if s.get("median") else "-",
+        print("   --python=%-15s per sample %s   mean per run %s" % (
+            names[m], "%.0f" % s["median"] if s.get("median") else "-",
             "%.0f" % a["median"] if a.get("median") else "-"))

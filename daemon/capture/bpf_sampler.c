@@ -313,6 +313,8 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (b->opts.python && (!kernel_at_least(6, 12) || jit_off()))
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
+	/* make bench's section p: the walk as before, every frame's code object read */
+	b->skel->rodata->cfg_py_check_all = getenv("FXS_BENCH_PY_CHECK_ALL") != NULL;
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
