@@ -214,6 +214,18 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 }
 
 /* Whether the running kernel's release (uname -r) is at least major.minor. */
+/*
+ * The Python walk make bench's section p asks for (FXS_BENCH_PY_WALK: old,
+ * leaf; bpf/python.bpf.h's cfg_py_walk), to measure today's beside those of
+ * before in the same run; the walk itself without it.
+ */
+static unsigned bench_py_walk(void)
+{
+	const char *w = getenv("FXS_BENCH_PY_WALK");
+
+	return !w ? 0 : !strcmp(w, "old") ? 2 : !strcmp(w, "leaf") ? 1 : 0;
+}
+
 static bool kernel_at_least(unsigned major, unsigned minor)
 {
 	struct utsname u;
@@ -313,8 +325,8 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (b->opts.python && (!kernel_at_least(6, 12) || jit_off()))
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
-	/* make bench's section p: the walk as before, every frame's code object read */
-	b->skel->rodata->cfg_py_check_all = getenv("FXS_BENCH_PY_CHECK_ALL") != NULL;
+	/* make bench's section p: the walks of before, measured beside today's */
+	b->skel->rodata->cfg_py_walk = bench_py_walk();
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
