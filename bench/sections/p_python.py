@@ -94,6 +94,8 @@ def measure():
     sec["round_ratios"] = {m: [a / b if a and b else None for a, b in zip(per[m], per["off"])]
                            for m in MODES[:-1]} if len(set(len(v) for v in per.values())) == 1 \
         else {}
+    sec["round_ratio_median"] = {m: stats([x for x in v if x]).get("median")
+                                 for m, v in sec["round_ratios"].items() if any(v)}
     if on and off and on.get("median") and off.get("median"):
         ratio = on["median"] / off["median"]
         sec["ratio_to_off"] = {m: sec["per_sample"][m]["median"] / off["median"]
