@@ -28,6 +28,8 @@ const volatile bool cfg_python = false;
  */
 enum { FXS_PY_WALK_WINDOW = 0, FXS_PY_WALK_LEAF = 1, FXS_PY_WALK_OLD = 2 };
 const volatile __u32 cfg_py_walk = FXS_PY_WALK_WINDOW;
+/* The window's bytes below the leaf frame at most (within its page). */
+const volatile __u32 cfg_py_window = 4095;
 
 /*
  * A CPU's copy of the leaf frame's page up to the frame's end: CPython
@@ -214,8 +216,11 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	 */
 	win = bpf_map_lookup_elem(&py_window, &zero);
 	if (win && frame && !(frame & 7) && cfg_py_walk == FXS_PY_WALK_WINDOW) {
-		wlo = frame & ~4095ULL;
-		wlen = (__u32)(frame & 4095) + 80;
+		wlen = (__u32)(frame & 4095);
+		if (wlen > cfg_py_window)
+			wlen = cfg_py_window & 4088;
+		wlo = frame - wlen;
+		wlen += 80;
 		if (bpf_probe_read_user(win->w, wlen, (const void *)wlo))
 			wlen = 0;
 	}

@@ -216,14 +216,18 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 /* Whether the running kernel's release (uname -r) is at least major.minor. */
 /*
  * The Python walk make bench's section p asks for (FXS_BENCH_PY_WALK: old,
- * leaf; bpf/python.bpf.h's cfg_py_walk), to measure today's beside those of
- * before in the same run; the walk itself without it.
+ * leaf, win1k; bpf/python.bpf.h's cfg_py_walk and cfg_py_window), to measure
+ * today's beside others in the same run; the walk itself without it.
  */
-static unsigned bench_py_walk(void)
+static void bench_py_walk(struct sampler_bpf *skel)
 {
 	const char *w = getenv("FXS_BENCH_PY_WALK");
 
-	return !w ? 0 : !strcmp(w, "old") ? 2 : !strcmp(w, "leaf") ? 1 : 0;
+	if (!w)
+		return;
+	skel->rodata->cfg_py_walk = !strcmp(w, "old") ? 2 : !strcmp(w, "leaf") ? 1 : 0;
+	if (!strcmp(w, "win1k"))
+		skel->rodata->cfg_py_window = 1024;
 }
 
 static bool kernel_at_least(unsigned major, unsigned minor)
@@ -326,7 +330,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
 	/* make bench's section p: the walks of before, measured beside today's */
-	b->skel->rodata->cfg_py_walk = bench_py_walk();
+	bench_py_walk(b->skel);
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */
