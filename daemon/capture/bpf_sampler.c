@@ -213,7 +213,6 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
 }
 
-/* Whether the running kernel's release (uname -r) is at least major.minor. */
 /*
  * The Python walk make bench's section p asks for (FXS_BENCH_PY_WALK: old,
  * leaf, win1k; bpf/python.bpf.h's cfg_py_walk and cfg_py_window), to measure
@@ -230,6 +229,7 @@ static void bench_py_walk(struct sampler_bpf *skel)
 		skel->rodata->cfg_py_window = 1024;
 }
 
+/* Whether the running kernel's release (uname -r) is at least major.minor. */
 static bool kernel_at_least(unsigned major, unsigned minor)
 {
 	struct utsname u;
