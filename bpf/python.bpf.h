@@ -4,7 +4,9 @@
  * after its native walk, the chain of its _PyInterpreterFrames, as (code
  * object, instruction offset, check, entry flag) in the record's Python
  * section (include/sampler.h). User space names them later by reading each
- * code object once; this side only follows pointers.
+ * code object once; this side only follows pointers: one read of the leaf
+ * frame's page for the frames in it, one read for each other frame, one of
+ * the leaf's code object (docs/performance.md: section p).
  *
  * The thread's PyThreadState: cached per tid and checked with one read
  * (native_thread_id), else found on the main interpreter's thread list. No
@@ -17,6 +19,35 @@
 #define FXS_BPF_PYTHON_BPF_H
 
 const volatile bool cfg_python = false;
+/*
+ * The walk as it was, for make bench's section p to measure beside today's
+ * (FXS_BENCH_PY_WALK): FXS_PY_WALK_OLD reads each frame and each frame's code
+ * object; FXS_PY_WALK_LEAF each frame, and the leaf's code object alone;
+ * FXS_PY_WALK_WINDOW (the walk) as LEAF, the frames in the leaf's page taken
+ * from one read of it.
+ */
+enum { FXS_PY_WALK_WINDOW = 0, FXS_PY_WALK_LEAF = 1, FXS_PY_WALK_OLD = 2 };
+const volatile __u32 cfg_py_walk = FXS_PY_WALK_WINDOW;
+/* The window's bytes below the leaf frame at most (within its page). */
+const volatile __u32 cfg_py_window = 4095;
+
+/*
+ * A CPU's copy of the leaf frame's page up to the frame's end: CPython
+ * pushes a thread's frames on its data stack (3.11+), each caller below its
+ * callee, so the frames in that page are read at once. A PERCPU_ARRAY's
+ * lookup is inlined; masked word indexes stay within its 8 KiB and more.
+ */
+#define PY_WIN_WORDS 1040 /* (4095 + 80) bytes read at most; & 1023 words, + 80 bytes */
+struct py_window {
+	__u64 w[PY_WIN_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_window);
+} py_window SEC(".maps");
 
 /* pid -> its interpreter's offsets; filled by user space when it sees one mapped. */
 struct {
@@ -143,8 +174,9 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	 * (riscv64) knows each read aligned.
 	 */
 	__u64 fw[17];
-	__u64 frame, code, instr, chk;
-	__u32 zero = 0, nr = 0, off;
+	__u64 frame, code, instr, chk, wlo = 0, d;
+	__u32 zero = 0, nr = 0, off, wlen = 0, entry, emask;
+	struct py_window *win;
 	struct scratch *sc;
 	__u8 *base;
 	int i;
@@ -176,7 +208,56 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 	if (frame && p->cframe_frame != FXS_PY_NO_FIELD)
 		frame = py_read_ptr(frame + p->cframe_frame);
 	f = (struct fxs_py_frame *)(h + 1);
-	for (i = 0; i < FXS_PY_MAX_FRAMES; i++) {
+	/*
+	 * The frames in the leaf's page, from one read of it (py_window): word
+	 * loads, no helper call. A frame out of it (another page, a generator's
+	 * frame on the heap, 3.13's entry frame on the C stack), unaligned, or
+	 * whose code is NULL goes to the loop after, which reads it alone.
+	 */
+	win = bpf_map_lookup_elem(&py_window, &zero);
+	if (win && frame && !(frame & 7) && cfg_py_walk == FXS_PY_WALK_WINDOW) {
+		wlen = (__u32)(frame & 4095);
+		if (wlen > cfg_py_window)
+			wlen = cfg_py_window & 4088;
+		wlo = frame - wlen;
+		wlen += 80;
+		if (bpf_probe_read_user(win->w, wlen, (const void *)wlo))
+			wlen = 0;
+	}
+	emask = p->f_entry == FXS_PY_NO_FIELD ? 0 : 1;
+	for (i = 0; i < FXS_PY_MAX_FRAMES && win; i++) {
+		d = frame - wlo;
+		if (!frame || (frame & 7) || d >= 4096 || d + 80 > wlen)
+			break;
+		code = win->w[((d + (p->f_code & 0x78)) >> 3) & 1023];
+		if (!code)
+			break;
+		instr = win->w[((d + (p->f_instr & 0x78)) >> 3) & 1023];
+		entry = ((__u8 *)win->w)[(d + (p->f_entry & 0x7f)) & 8191] & emask;
+		frame = win->w[((d + (p->f_previous & 0x78)) >> 3) & 1023];
+		f[i & (FXS_PY_MAX_FRAMES - 1)].code = code;
+		instr -= code + p->code_adaptive;
+		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti = (__s32)((__s64)instr >> 1);
+		f[i & (FXS_PY_MAX_FRAMES - 1)].check = FXS_PY_UNCHECKED | entry << 31;
+		nr++;
+	}
+	/*
+	 * The rest, one read a frame, of its 80 bytes. Where the loop before
+	 * ended goes through memory (py_len, set at the end): unknown to the
+	 * verifier, this loop is verified once, not once for each of the 64
+	 * ends of the one before (70k instructions, not 340k). The clamp is for
+	 * the verifier; the compiler must not see it, or it drops the masks.
+	 *
+	 * The code object's check (a freed object's address reused) is read
+	 * for the leaf only, after the loop; the others carry FXS_PY_UNCHECKED
+	 * and user space reads their check as it names them
+	 * (lang/python_capture.c): an outer frame holds a reference to its code
+	 * object, which lives as long as the frame.
+	 */
+	*(volatile __u32 *)&sc->py_len = i;
+	i = *(volatile __u32 *)&sc->py_len;
+	asm volatile("%0 &= 127" : "+r"(i));
+	for (; i < FXS_PY_MAX_FRAMES; i++) {
 		if (!frame) {
 			h->end = FXS_PY_END_OK;
 			break;
@@ -186,8 +267,10 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 		code = fw[(p->f_code >> 3) & 15];
 		instr = fw[(p->f_instr >> 3) & 15];
 		frame = fw[(p->f_previous >> 3) & 15];
+		chk = FXS_PY_UNCHECKED;
 		if (!code ||
-		    bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check)))
+		    (cfg_py_walk == FXS_PY_WALK_OLD &&
+		     bpf_probe_read_user(&chk, sizeof(chk), (const void *)(code + p->code_check))))
 			break;
 		f[i & (FXS_PY_MAX_FRAMES - 1)].code = code;
 		instr -= code + p->code_adaptive;
@@ -198,12 +281,25 @@ __noinline int py_walk(__u32 pid, __u32 tid)
 		 */
 		f[i & (FXS_PY_MAX_FRAMES - 1)].lasti = (__s32)((__s64)instr >> 1);
 		f[i & (FXS_PY_MAX_FRAMES - 1)].check =
-			FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32)) |
+			(cfg_py_walk == FXS_PY_WALK_OLD
+				 ? FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32))
+				 : FXS_PY_UNCHECKED) |
 			(__u32)(((__u8 *)fw)[p->f_entry & 0x7f] & 1) << 31;
 		nr++;
 	}
 	if (i == FXS_PY_MAX_FRAMES)
 		h->end = frame ? FXS_PY_END_TRUNCATED : FXS_PY_END_OK;
+	/* The leaf's check; a leaf whose code object cannot be read ends the walk, as before. */
+	if (nr && cfg_py_walk != FXS_PY_WALK_OLD) {
+		if (bpf_probe_read_user(&chk, sizeof(chk),
+					(const void *)(f[0].code + p->code_check))) {
+			h->end = FXS_PY_END_FAULT;
+			nr = 0;
+		} else {
+			f[0].check = (f[0].check & 0x80000000U) |
+				     FXS_PY_CHECK((__u32)chk, (__u32)(chk >> 32));
+		}
+	}
 	h->nr = nr;
 	if (nr && py_wants_reader(sc, pid, f[0].code))
 		sc->wake = 1;

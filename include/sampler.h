@@ -189,13 +189,20 @@ struct fxs_py_frame {
 	/*
 	 * Two 32-bit words of the code object at fxs_py_proc.code_check, mixed
 	 * (FXS_PY_CHECK()): a code object freed and another made at its address
-	 * is told apart from it. The top bit is FXS_PYF_ENTRY << 31.
+	 * is told apart from it. The walk reads them for the innermost frame
+	 * only: the others carry FXS_PY_UNCHECKED, for user space to read. The
+	 * top bit is FXS_PYF_ENTRY << 31.
 	 */
 	__u32 check;
 };
 
-/* The mix of fxs_py_frame.check, from the two u32 words at code_check. */
-#define FXS_PY_CHECK(lo, hi) (((lo) ^ ((hi) << 16) ^ ((hi) >> 16)) & 0x7fffffffU)
+/*
+ * The mix of fxs_py_frame.check, from the two u32 words at code_check
+ * (co_firstlineno, co_nlocalsplus): 30 bits, bit 30 being nlocalsplus's
+ * bit 14 (16,384 locals), so that FXS_PY_UNCHECKED is none.
+ */
+#define FXS_PY_CHECK(lo, hi) (((lo) ^ ((hi) << 16) ^ ((hi) >> 16)) & 0x3fffffffU)
+#define FXS_PY_UNCHECKED     0x40000000U /* the code object was not read by the walk */
 
 /* The interpreter of a process: the py_procs map's value, keyed by pid. */
 struct fxs_py_proc {

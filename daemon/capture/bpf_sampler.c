@@ -213,6 +213,22 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
 }
 
+/*
+ * The Python walk make bench's section p asks for (FXS_BENCH_PY_WALK: old,
+ * leaf, win1k; bpf/python.bpf.h's cfg_py_walk and cfg_py_window), to measure
+ * today's beside others in the same run; the walk itself without it.
+ */
+static void bench_py_walk(struct sampler_bpf *skel)
+{
+	const char *w = getenv("FXS_BENCH_PY_WALK");
+
+	if (!w)
+		return;
+	skel->rodata->cfg_py_walk = !strcmp(w, "old") ? 2 : !strcmp(w, "leaf") ? 1 : 0;
+	if (!strcmp(w, "win1k"))
+		skel->rodata->cfg_py_window = 1024;
+}
+
 /* Whether the running kernel's release (uname -r) is at least major.minor. */
 static bool kernel_at_least(unsigned major, unsigned minor)
 {
@@ -313,6 +329,8 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	if (b->opts.python && (!kernel_at_least(6, 12) || jit_off()))
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
+	/* make bench's section p: the walks of before, measured beside today's */
+	bench_py_walk(b->skel);
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */

@@ -10,6 +10,7 @@
 #include "fxt/fxt.h"
 #include "fxt/fxt_python.h"
 #include "lang/python_elf.h"
+#include "util/clock.h"
 #include "util/containers.h"
 #include "util/hash.h"
 
@@ -39,6 +40,24 @@ struct py_code {
 	size_t pending_len;
 };
 
+/*
+ * The check of an outer frame's code object, which the walk leaves to user
+ * space (FXS_PY_UNCHECKED): read from the process at most once per
+ * PY_RECHECK_NS for a (pid, address), in a direct-mapped table (a slot taken
+ * by another pair is read again). The frame holds a reference to the object
+ * when it is sampled; a read within the drain's delay and PY_RECHECK_NS after
+ * it sees that object unless the frame returned and the object was freed and
+ * its address reused in between, where the walk's own read would have.
+ */
+#define PY_RECHECK_SLOTS 1024
+#define PY_RECHECK_NS	 (20 * 1000000ULL)
+
+struct py_recheck {
+	uint64_t pid, addr;
+	uint64_t read_ns; /* 0: empty */
+	uint32_t check;
+};
+
 struct python_capture {
 	struct bpf_sampler *bpf;
 	void (*warn)(void *ctx, const char *text);
@@ -52,6 +71,7 @@ struct python_capture {
 	struct hash_index code_idx;
 	uint32_t next_id;
 	uint64_t counts[PY_CNT_NR];
+	struct py_recheck recheck[PY_RECHECK_SLOTS];
 	uint8_t buf[FXT_MAX_BLOB_LEN + 1];
 };
 
@@ -306,6 +326,38 @@ static int code_read(struct python_capture *pc, const struct py_proc *p, struct 
 	return 0;
 }
 
+/*
+ * The check of frame f's code object: the walk's, or read now for a frame the
+ * walk did not check. A read that fails keeps the last one read of the pair
+ * (a process gone keeps its objects), else FXS_PY_UNCHECKED, which no code
+ * object has: the frame stays unnamed.
+ */
+static uint32_t frame_check(struct python_capture *pc, const struct py_proc *p,
+			    const struct fxs_py_frame *f, uint64_t now)
+{
+	uint32_t check = f->check & 0x7fffffff, lo = 0, hi = 0;
+	struct py_recheck *r;
+	uint8_t w[8];
+	bool same;
+
+	if (check != FXS_PY_UNCHECKED)
+		return check;
+	r = &pc->recheck[hash_u64(hash_u64(FNV_INIT, (uint64_t)p->pid), f->code) %
+			 PY_RECHECK_SLOTS];
+	same = r->read_ns && r->pid == (uint64_t)p->pid && r->addr == f->code;
+	if (same && now - r->read_ns < PY_RECHECK_NS)
+		return r->check;
+	if (!read_mem(p->pid, f->code + p->layout->walk.code_check, w, sizeof(w)))
+		return same ? r->check : FXS_PY_UNCHECKED;
+	for (int i = 0; i < 4; i++) {
+		lo |= (uint32_t)w[i] << (8 * i);
+		hi |= (uint32_t)w[4 + i] << (8 * i);
+	}
+	*r = (struct py_recheck){.pid = (uint64_t)p->pid, .addr = f->code, .read_ns = now | 1};
+	r->check = FXS_PY_CHECK(lo, hi);
+	return r->check;
+}
+
 static int code_id(struct python_capture *pc, struct fxt_stream *s, const struct py_proc *p,
 		   uint64_t addr, uint32_t check, uint32_t *ret)
 {
@@ -335,6 +387,7 @@ int python_capture_prefetch(struct python_capture *pc, uint32_t pid, const void 
 	const struct fxs_py_frame *f = (const void *)(h + 1);
 	struct py_proc *p = find_proc(pc, (pid_t)pid);
 	struct py_code k = {.pid = pid}, *e;
+	uint64_t now = mono_ns();
 	size_t pos, n;
 	int err;
 
@@ -343,7 +396,7 @@ int python_capture_prefetch(struct python_capture *pc, uint32_t pid, const void 
 		return 0;
 	for (unsigned i = 0; i < h->nr; i++) {
 		k.addr = f[i].code;
-		k.check = f[i].check & 0x7fffffff;
+		k.check = frame_check(pc, p, &f[i], now);
 		k.id = 0;
 		k.pending = NULL;
 		if (hash_index_find(&pc->code_idx, code_hash(&k), code_eq, pc, &k, &pos))
@@ -370,6 +423,7 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 	const struct fxs_py_frame *f = (const void *)(h + 1);
 	struct fxt_pyframe out[FXS_PY_MAX_FRAMES];
 	struct py_proc *p = find_proc(pc, (pid_t)pid);
+	uint64_t now = mono_ns();
 	unsigned nr, o = 0;
 	int err;
 
@@ -391,7 +445,7 @@ int python_capture_sample(struct python_capture *pc, struct fxt_stream *s, uint6
 				out[o - 1].flags |= FXT_PYF_ENTRY;
 			continue;
 		}
-		err = code_id(pc, s, p, f[i].code, f[i].check & 0x7fffffff, &out[o].code);
+		err = code_id(pc, s, p, f[i].code, frame_check(pc, p, &f[i], now), &out[o].code);
 		if (err)
 			return err;
 		/* the walk does not clamp: an offset out of any code object is none */

@@ -118,6 +118,12 @@ START_TEST(test_code_refs)
 	ck_assert_uint_eq(r.linetable, 3);
 	ck_assert_uint_eq(py_code_check(l, obj), FXS_PY_CHECK(12u, 3u));
 	ck_assert_uint_eq(py_code_check(l, obj) >> 31, 0);
+	/* no code object's check is the walk's "not read" (FXS_PY_UNCHECKED) */
+	ck_assert_uint_ne(FXS_PY_CHECK(FXS_PY_UNCHECKED, 0u), FXS_PY_UNCHECKED);
+	ck_assert_uint_ne(FXS_PY_CHECK(0xffffffffu, 0xffffffffu), FXS_PY_UNCHECKED);
+	ck_assert_uint_ne(FXS_PY_CHECK(0u, 0x4000u), FXS_PY_UNCHECKED);
+	memset(obj + 72, 0xff, 8);
+	ck_assert_uint_ne(py_code_check(l, obj), FXS_PY_UNCHECKED);
 }
 END_TEST
 
