@@ -144,6 +144,8 @@ static int out_write(struct out_file *o, struct report *r, const struct report_o
 struct fetch_warnings {
 	FILE *f;
 	struct debuginfod_limits limits; /* as the symbolizer resolved them */
+	const char *library_error;	 /* why libdebuginfod was not loaded */
+	bool library_said;		 /* that warning is printed once */
 };
 
 static void on_fetch_failure(void *ctx, const char *path, const char *build_id, int err)
@@ -151,7 +153,17 @@ static void on_fetch_failure(void *ctx, const char *path, const char *build_id, 
 	struct fetch_warnings *w = ctx;
 	char cap[160];
 
-	if (debuginfod_cap_describe(&w->limits, err, cap, sizeof(cap)))
+	if (err == DEBUGINFOD_NO_LIBRARY) {
+		if (!w->library_said)
+			fprintf(w->f,
+				"fxsampler: warning: debuginfod: DEBUGINFOD_URLS is set, but "
+				"libdebuginfod cannot be loaded (%s): no debug file is fetched, "
+				"the "
+				"modules without one use their ELF symbols (Debian: apt install "
+				"libdebuginfod1)\n",
+				w->library_error ? w->library_error : DEBUGINFOD_LIBRARY);
+		w->library_said = true;
+	} else if (debuginfod_cap_describe(&w->limits, err, cap, sizeof(cap)))
 		fprintf(w->f,
 			"fxsampler: warning: debuginfod: build id %s (%s) not fetched: past %s; "
 			"its frames use the ELF symbols\n",
@@ -282,6 +294,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		struct fetch_warnings w = {.f = opts->info};
 
 		debuginfod_limits_resolve(&opts->debuginfod_limits, &w.limits);
+		w.library_error = symbolizer_debuginfod_error(r->sym);
 		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, &w);
 	}
 out:
