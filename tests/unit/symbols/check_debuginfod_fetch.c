@@ -112,11 +112,29 @@ END_TEST
 #ifdef HAVE_LIBDEBUGINFOD
 static char cache[64];
 
+static void cache_file(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", cache, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 /* DEBUGINFOD_URLS on a port nobody listens on, the cache in a new directory. */
 static void fetch_env(void)
 {
 	snprintf(cache, sizeof(cache), "/tmp/fxs_debuginfod_fetch.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(cache));
+	/*
+	 * A cache that exists, as a user's does: libdebuginfod writes these two
+	 * into a new one with dprintf(), whose buffer glibc never frees (ASan).
+	 */
+	cache_file("cache_clean_interval_s", "86400\n");
+	cache_file("max_unused_age_s", "604800\n");
 	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 }
