@@ -4,8 +4,10 @@
  * the report's caps bounding a fetch's, and the words of the warning. The
  * fetches themselves, against a server that streams without end, are in
  * tests/report/run.sh (check-report's caps tier). libdebuginfod is loaded
- * at the first fetch: a missing library, one without its functions, and the
- * real one against a port nobody listens on.
+ * at the first fetch: here a missing library and one without its functions;
+ * the real one fetches in check-report's debuginfod tier (a fetch through it
+ * leaks a buffer of glibc's dprintf() inside libdebuginfod 0.188, which
+ * check-asan and check-valgrind would report).
  */
 #include <check.h>
 #include <errno.h>
@@ -112,29 +114,11 @@ END_TEST
 #ifdef HAVE_LIBDEBUGINFOD
 static char cache[64];
 
-static void cache_file(const char *name, const char *text)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", cache, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 /* DEBUGINFOD_URLS on a port nobody listens on, the cache in a new directory. */
 static void fetch_env(void)
 {
 	snprintf(cache, sizeof(cache), "/tmp/fxs_debuginfod_fetch.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(cache));
-	/*
-	 * A cache that exists, as a user's does: libdebuginfod writes these two
-	 * into a new one with dprintf(), whose buffer glibc never frees (ASan).
-	 */
-	cache_file("cache_clean_interval_s", "86400\n");
-	cache_file("max_unused_age_s", "604800\n");
 	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 }
@@ -190,25 +174,6 @@ START_TEST(test_library_without_functions)
 	fetch_env_end();
 }
 END_TEST
-
-/* The real library loads and fetches: nobody answers, a -errno, nothing cached. */
-START_TEST(test_library_fetches)
-{
-	struct debuginfod_fetcher *f;
-	char *path;
-	int err;
-
-	fetch_env();
-	f = debuginfod_fetcher__new(NULL);
-	ck_assert_ptr_nonnull(f);
-	err = debuginfod_fetcher__fetch(f, some_id, sizeof(some_id), &path);
-	ck_assert_msg(err < 0 && err > -4096, "fetch from a closed port: %d", err);
-	ck_assert_ptr_null(path);
-	ck_assert_ptr_null(debuginfod_fetcher__library_error(f));
-	debuginfod_fetcher__free(f);
-	fetch_env_end();
-}
-END_TEST
 #endif /* HAVE_LIBDEBUGINFOD */
 
 static Suite *debuginfod_fetch_suite(void)
@@ -226,7 +191,6 @@ static Suite *debuginfod_fetch_suite(void)
 	tc = tcase_create("library");
 	tcase_add_test(tc, test_missing_library);
 	tcase_add_test(tc, test_library_without_functions);
-	tcase_add_test(tc, test_library_fetches);
 	suite_add_tcase(s, tc);
 #endif
 	return s;
