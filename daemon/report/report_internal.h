@@ -278,8 +278,9 @@ struct report {
 	/*
 	 * report_prepare() frees each stack's frames once its locations are
 	 * made, when no output asks for its pcs (report_run(): no pprof,
-	 * perf-script or --perfetto): the stacks are then one copy, not two.
-	 * Such a report can be written, never added to or prepared again.
+	 * perf-script or --perfetto): the stacks are then one copy, not two,
+	 * and their index by content is freed. Such a report can be written,
+	 * never added to or prepared again.
 	 */
 	bool drop_frames;
 	bool frames_dropped;

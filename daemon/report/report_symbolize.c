@@ -365,6 +365,9 @@ int report_prepare(struct report *r)
 	if (r->frames_dropped)
 		return -EINVAL; /* its frames are gone: report_prepare() cannot run again */
 	report_unprepare(r);
+	/* Stacks found by their frames no more: their index goes before libdw's tables come. */
+	if (r->drop_frames)
+		hash_index_free(&r->stacks.idx);
 	/* Function 0 stands for the cut-off part of truncated stacks. */
 	err = get_func(r, TRUNCATED_FRAME, NULL, false, &func);
 	if (err)

@@ -89,6 +89,8 @@ START_TEST(test_frames_dropped)
 	char *a, *b;
 
 	ck_assert_uint_eq(drop->stacks.n, 2);
+	ck_assert_uint_eq(drop->stacks.idx.cap, 0); /* the index by frames is gone too */
+	ck_assert_uint_ne(keep->stacks.idx.cap, 0);
 	ck_assert_uint_eq(drop->locs.n, keep->locs.n);
 	for (unsigned i = 0; i < 2; i++) {
 		ck_assert_ptr_nonnull(sk[i].frames);
