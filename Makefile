@@ -49,9 +49,12 @@ ifeq ($(shell pkg-config --exists libdw 2>/dev/null && echo yes),yes)
 ALL_CFLAGS += -DHAVE_LIBDW
 LIBS       += $(shell pkg-config --libs libdw)
 ifneq ($(NO_DEBUGINFOD),1)
+# libdebuginfod's header only: the library is loaded with dlopen() at the
+# first fetch (symbols/debuginfod_fetch.c), so that a report that fetches
+# nothing never maps its libcurl and TLS chain.
 ifeq ($(shell pkg-config --exists libdebuginfod 2>/dev/null && echo yes),yes)
 ALL_CFLAGS += -DHAVE_LIBDEBUGINFOD
-LIBS       += $(shell pkg-config --libs libdebuginfod)
+LIBS       += -ldl
 endif
 endif
 endif

@@ -45,13 +45,14 @@ asan()
 	cflags="-O1 -g -std=gnu11 -D_GNU_SOURCE -DFXS_VERSION=\"0.1.0\" $warn $san \
 -Iinclude -Idaemon -I$OUTPUT"
 	libs=$(pkg-config --libs libbpf libelf zlib 2>/dev/null || echo -lbpf -lelf -lz)
-	# libdw and libdebuginfod when present, as the Makefile links them.
+	# libdw when present, as the Makefile links it; libdebuginfod's header
+	# (the library is loaded with dlopen at the first fetch).
 	if pkg-config --exists libdw 2>/dev/null; then
 		cflags="$cflags -DHAVE_LIBDW"
 		libs="$libs $(pkg-config --libs libdw)"
 		if pkg-config --exists libdebuginfod 2>/dev/null; then
 			cflags="$cflags -DHAVE_LIBDEBUGINFOD"
-			libs="$libs $(pkg-config --libs libdebuginfod)"
+			libs="$libs -ldl"
 		fi
 	fi
 	# libiberty (a static archive) to demangle, as the Makefile links it.

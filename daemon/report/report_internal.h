@@ -275,6 +275,15 @@ struct report {
 	uint64_t clock_start_boot_ns, clock_start_real_ns, clock_stop_boot_ns;
 
 	bool prepared;
+	/*
+	 * report_prepare() frees each stack's frames once its locations are
+	 * made, when no output asks for its pcs (report_run(): no pprof,
+	 * perf-script or --perfetto): the stacks are then one copy, not two,
+	 * and their index by content is freed. Such a report can be written,
+	 * never added to or prepared again.
+	 */
+	bool drop_frames;
+	bool frames_dropped;
 	struct table locs;  /* struct loc, by (pid, pc, is_return, mapping id) */
 	struct table funcs; /* struct func, by (name, module) */
 

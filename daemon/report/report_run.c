@@ -144,6 +144,8 @@ static int out_write(struct out_file *o, struct report *r, const struct report_o
 struct fetch_warnings {
 	FILE *f;
 	struct debuginfod_limits limits; /* as the symbolizer resolved them */
+	const char *library_error;	 /* why libdebuginfod was not loaded */
+	bool library_said;		 /* that warning is printed once */
 };
 
 static void on_fetch_failure(void *ctx, const char *path, const char *build_id, int err)
@@ -151,7 +153,17 @@ static void on_fetch_failure(void *ctx, const char *path, const char *build_id, 
 	struct fetch_warnings *w = ctx;
 	char cap[160];
 
-	if (debuginfod_cap_describe(&w->limits, err, cap, sizeof(cap)))
+	if (err == DEBUGINFOD_NO_LIBRARY) {
+		if (!w->library_said)
+			fprintf(w->f,
+				"fxsampler: warning: debuginfod: DEBUGINFOD_URLS is set, but "
+				"libdebuginfod cannot be loaded (%s): no debug file is fetched, "
+				"the "
+				"modules without one use their ELF symbols (Debian: apt install "
+				"libdebuginfod1)\n",
+				w->library_error ? w->library_error : DEBUGINFOD_LIBRARY);
+		w->library_said = true;
+	} else if (debuginfod_cap_describe(&w->limits, err, cap, sizeof(cap)))
 		fprintf(w->f,
 			"fxsampler: warning: debuginfod: build id %s (%s) not fetched: past %s; "
 			"its frames use the ELF symbols\n",
@@ -217,6 +229,8 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 	}
 	r->src_path = path;
 	r->src_bytes = UINT64_MAX;
+	/* Only pprof, perf-script and --perfetto write the stacks' pcs. */
+	r->drop_frames = !outs[0].path && !outs[2].path && !outs[3].path;
 	rd = fxt_reader__open(path);
 	if (!rd) {
 		err = -errno;
@@ -282,6 +296,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 		struct fetch_warnings w = {.f = opts->info};
 
 		debuginfod_limits_resolve(&opts->debuginfod_limits, &w.limits);
+		w.library_error = symbolizer_debuginfod_error(r->sym);
 		symbolizer_for_each_fetch_failure(r->sym, on_fetch_failure, &w);
 	}
 out:

@@ -362,7 +362,12 @@ int report_prepare(struct report *r)
 
 	if (r->prepared)
 		return 0;
+	if (r->frames_dropped)
+		return -EINVAL; /* its frames are gone: report_prepare() cannot run again */
 	report_unprepare(r);
+	/* Stacks found by their frames no more: their index goes before libdw's tables come. */
+	if (r->drop_frames)
+		hash_index_free(&r->stacks.idx);
 	/* Function 0 stands for the cut-off part of truncated stacks. */
 	err = get_func(r, TRUNCATED_FRAME, NULL, false, &func);
 	if (err)
@@ -387,6 +392,11 @@ int report_prepare(struct report *r)
 		err = report_python_merge(r, s, python_mark);
 		if (err)
 			return err;
+		if (r->drop_frames) {
+			free(s->frames);
+			s->frames = NULL;
+			r->frames_dropped = true;
+		}
 	}
 	for (i = 0; i < r->stacks.n; i++) {
 		const struct stack *s = &stacks[i];

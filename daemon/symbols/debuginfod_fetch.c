@@ -115,10 +115,29 @@ const char *debuginfod_cap_describe(const struct debuginfod_limits *l, int err, 
 
 #ifdef HAVE_LIBDEBUGINFOD
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 
+/*
+ * libdebuginfod's functions, looked up in the library once the first fetch
+ * needs them. It is linked to nothing: its chain (libcurl, GnuTLS, libcrypto,
+ * Kerberos, LDAP: 4.7 MB resident) would be mapped and initialised by every
+ * report, and most never fetch (no DEBUGINFOD_URLS, or every debug file on
+ * disk). The header gives the types, so a change of signature fails the build.
+ */
+struct debuginfod_api {
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_end) *end;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+};
+
 struct debuginfod_fetcher {
-	debuginfod_client *client;
+	const char *library; /* its file name, for dlopen */
+	struct debuginfod_api api;
+	bool tried;		   /* the library: loaded, or load_error says why not */
+	char load_error[256];	   /* empty when loaded */
+	debuginfod_client *client; /* begun at the first fetch */
 	struct debuginfod_limits limits;
 	uint64_t used_size, used_time_ns; /* by the fetches so far */
 	/* The fetch under way. */
@@ -128,6 +147,9 @@ struct debuginfod_fetcher {
 	bool over_size, over_time;
 };
 
+/* The fetch under way, for the progress callback (one at a time: see the header). */
+static struct debuginfod_fetcher *fetching;
+
 /*
  * libdebuginfod's progress callback: a is the bytes received once a server
  * answers (a count of loops before), b the size announced (<= 0: unknown).
@@ -135,7 +157,7 @@ struct debuginfod_fetcher {
  */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct debuginfod_fetcher *f = debuginfod_get_user_data(c);
+	struct debuginfod_fetcher *f = fetching;
 
 	if (!f)
 		return 0;
@@ -169,7 +191,8 @@ static void on_sigxfsz(int sig)
 	write_capped = 1;
 }
 
-struct debuginfod_fetcher *debuginfod_fetcher__new(const struct debuginfod_limits *limits)
+struct debuginfod_fetcher *debuginfod_fetcher__new_with(const struct debuginfod_limits *limits,
+							const char *library)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct debuginfod_fetcher *f;
@@ -179,23 +202,73 @@ struct debuginfod_fetcher *debuginfod_fetcher__new(const struct debuginfod_limit
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	f->library = library;
 	debuginfod_limits_resolve(limits, &f->limits);
-	f->client = debuginfod_begin();
-	if (!f->client) {
-		free(f);
-		return NULL;
-	}
-	debuginfod_set_user_data(f->client, f);
-	debuginfod_set_progressfn(f->client, progress);
 	return f;
+}
+
+struct debuginfod_fetcher *debuginfod_fetcher__new(const struct debuginfod_limits *limits)
+{
+	return debuginfod_fetcher__new_with(limits, DEBUGINFOD_LIBRARY);
 }
 
 void debuginfod_fetcher__free(struct debuginfod_fetcher *f)
 {
 	if (!f)
 		return;
-	debuginfod_end(f->client);
+	/* The library stays loaded: libcurl's global state is not for unloading. */
+	if (f->client)
+		f->api.end(f->client);
 	free(f);
+}
+
+/* One function of the library into *slot; false with why in f->load_error. */
+static bool load_symbol(struct debuginfod_fetcher *f, void *lib, const char *name, void *slot)
+{
+	void *p = dlsym(lib, name);
+
+	if (!p) {
+		snprintf(f->load_error, sizeof(f->load_error), "%s has no %s", f->library, name);
+		return false;
+	}
+	memcpy(slot, &p, sizeof(p));
+	return true;
+}
+
+/* The library and a client on it, once: 0, or DEBUGINFOD_NO_LIBRARY (why in load_error). */
+static int load_client(struct debuginfod_fetcher *f)
+{
+	struct debuginfod_api *a = &f->api;
+	const char *why;
+	void *lib;
+
+	if (f->tried)
+		return f->client ? 0 : DEBUGINFOD_NO_LIBRARY;
+	f->tried = true;
+	lib = dlopen(f->library, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		why = dlerror();
+		snprintf(f->load_error, sizeof(f->load_error), "%s", why ? why : f->library);
+		return DEBUGINFOD_NO_LIBRARY;
+	}
+	if (!load_symbol(f, lib, "debuginfod_begin", &a->begin) ||
+	    !load_symbol(f, lib, "debuginfod_end", &a->end) ||
+	    !load_symbol(f, lib, "debuginfod_set_progressfn", &a->set_progressfn) ||
+	    !load_symbol(f, lib, "debuginfod_find_debuginfo", &a->find_debuginfo))
+		return DEBUGINFOD_NO_LIBRARY;
+	f->client = a->begin();
+	if (!f->client) {
+		snprintf(f->load_error, sizeof(f->load_error), "%s: debuginfod_begin() failed",
+			 f->library);
+		return DEBUGINFOD_NO_LIBRARY;
+	}
+	a->set_progressfn(f->client, progress);
+	return 0;
+}
+
+const char *debuginfod_fetcher__library_error(const struct debuginfod_fetcher *f)
+{
+	return f && f->load_error[0] ? f->load_error : NULL;
 }
 
 /* libdebuginfod's cache directory, found as it finds it (debuginfod-client.c). */
@@ -267,6 +340,9 @@ int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, s
 	int fd;
 
 	*ret_path = NULL;
+	fd = load_client(f);
+	if (fd)
+		return fd;
 	if (f->used_time_ns >= l->total_time_ns)
 		return DEBUGINFOD_OVER_TOTAL_TIME;
 	if (f->used_size >= l->total_size)
@@ -295,7 +371,9 @@ int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, s
 		}
 	}
 	f->start_ns = mono_ns();
-	fd = debuginfod_find_debuginfo(f->client, id, (int)id_len, &path);
+	fetching = f;
+	fd = f->api.find_debuginfo(f->client, id, (int)id_len, &path);
+	fetching = NULL;
 	elapsed = mono_ns() - f->start_ns;
 	if (limited) {
 		setrlimit(RLIMIT_FSIZE, &old_lim);
@@ -330,7 +408,18 @@ int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, s
 
 #else /* !HAVE_LIBDEBUGINFOD */
 
+struct debuginfod_fetcher *debuginfod_fetcher__new_with(const struct debuginfod_limits *limits,
+							const char *library)
+{
+	return NULL;
+}
+
 struct debuginfod_fetcher *debuginfod_fetcher__new(const struct debuginfod_limits *limits)
+{
+	return NULL;
+}
+
+const char *debuginfod_fetcher__library_error(const struct debuginfod_fetcher *f)
 {
 	return NULL;
 }

@@ -20,9 +20,15 @@
  * empty "not found" entry for it; that entry is removed too, so a fetch with
  * larger caps can be tried at once.
  *
+ * libdebuginfod is loaded with dlopen() at the first fetch, not linked: its
+ * chain (libcurl, GnuTLS, libcrypto, Kerberos, LDAP) costs every report
+ * 4.7 MB resident and its start-up, and most reports never fetch. Without
+ * the library at run time a fetch returns DEBUGINFOD_NO_LIBRARY and
+ * debuginfod_fetcher__library_error() says why, once per fetcher.
+ *
  * Pure: no libbpf, no logging. Not thread-safe (process-wide limits and
- * environment). Built without libdebuginfod (HAVE_LIBDEBUGINFOD undefined),
- * debuginfod_fetcher__new() returns NULL.
+ * environment, one fetch at a time). Built without libdebuginfod's header
+ * (HAVE_LIBDEBUGINFOD undefined), debuginfod_fetcher__new() returns NULL.
  */
 #ifndef FXS_DAEMON_DEBUGINFOD_FETCH_H
 #define FXS_DAEMON_DEBUGINFOD_FETCH_H
@@ -53,7 +59,12 @@ enum {
 	DEBUGINFOD_OVER_TIME = -4098,
 	DEBUGINFOD_OVER_TOTAL_SIZE = -4099,
 	DEBUGINFOD_OVER_TOTAL_TIME = -4100,
+	/* libdebuginfod could not be loaded: debuginfod_fetcher__library_error(). */
+	DEBUGINFOD_NO_LIBRARY = -4101,
 };
+
+/* The library a fetcher loads at its first fetch (Debian: libdebuginfod1). */
+#define DEBUGINFOD_LIBRARY "libdebuginfod.so.1"
 
 /*
  * given's fields, each 0 taken from the environment (max_size from
@@ -80,14 +91,25 @@ struct debuginfod_fetcher;
  * libdebuginfod, or out of memory.
  */
 struct debuginfod_fetcher *debuginfod_fetcher__new(const struct debuginfod_limits *limits);
+/* The same, loading library (a file name for dlopen) instead of DEBUGINFOD_LIBRARY. */
+struct debuginfod_fetcher *debuginfod_fetcher__new_with(const struct debuginfod_limits *limits,
+							const char *library);
 void debuginfod_fetcher__free(struct debuginfod_fetcher *f);
+
+/*
+ * Why f's library could not be loaded or begun ("libdebuginfod.so.1: cannot
+ * open shared object file: No such file or directory"); NULL when it was,
+ * or before the first fetch tried.
+ */
+const char *debuginfod_fetcher__library_error(const struct debuginfod_fetcher *f);
 
 /*
  * The debug file of build id id (id_len bytes), from the cache or fetched:
  * a read-only fd, and its path in *ret_path (malloc'ed; NULL when unknown).
- * Else libdebuginfod's -errno (-ENOENT: no server has it), or
+ * Else libdebuginfod's -errno (-ENOENT: no server has it),
  * DEBUGINFOD_OVER_* when a cap ended the fetch or the report's caps are
- * spent (no fetch is tried then).
+ * spent (no fetch is tried then), or DEBUGINFOD_NO_LIBRARY (the library is
+ * tried once: every fetch after a failed load returns it at once).
  */
 int debuginfod_fetcher__fetch(struct debuginfod_fetcher *f, const uint8_t *id, size_t id_len,
 			      char **ret_path);

@@ -771,3 +771,8 @@ void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fe
 			   e->fetch_err);
 	}
 }
+
+const char *symbolizer_debuginfod_error(const struct symbolizer *s)
+{
+	return debuginfod_fetcher__library_error(s->debuginfod);
+}

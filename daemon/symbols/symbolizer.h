@@ -198,4 +198,10 @@ typedef void (*symbolizer_fetch_failure_fn)(void *ctx, const char *path, const c
 void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fetch_failure_fn fn,
 				       void *ctx);
 
+/*
+ * Why libdebuginfod could not be loaded, when a fetch tried to
+ * (fetch failures of DEBUGINFOD_NO_LIBRARY); else NULL.
+ */
+const char *symbolizer_debuginfod_error(const struct symbolizer *s);
+
 #endif /* FXS_DAEMON_SYMBOLIZER_H */

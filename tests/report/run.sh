@@ -194,6 +194,13 @@ SRC
 	grep -q 'inl+0x' "$d/off.txt" || fail "without DEBUGINFOD_URLS it resolved: $(cat "$d/off.txt")"
 	grep -q fxs_ "$d/off.txt" && fail "without DEBUGINFOD_URLS it resolved"
 	[ -e "$d/cache0" ] && fail "without DEBUGINFOD_URLS it used a debuginfod cache"
+	# libdebuginfod (and its libcurl, TLS, Kerberos chain) is loaded with dlopen at the
+	# first fetch: not linked, and not loaded by a report that fetches nothing.
+	readelf -d "$bin" | grep -q 'NEEDED.*libdebuginfod' &&
+		fail "fxsampler is linked to libdebuginfod: it should dlopen it at the first fetch"
+	env -u DEBUGINFOD_URLS LD_DEBUG=files "$bin" report "$d/inl.fxt" --top 20 --debug-dir "$d/none" \
+		>/dev/null 2>"$d/off.ld" || fail "report without debuginfod (LD_DEBUG)"
+	grep -q 'file=libdebuginfod' "$d/off.ld" && fail "without DEBUGINFOD_URLS libdebuginfod was loaded"
 
 	port=$(free_port)
 	debuginfod -p "$port" -d "$d/db.sqlite" -F "$d/srv" -t 1 -g 0 >"$d/server.log" 2>&1 &
@@ -231,7 +238,23 @@ SRC
 	grep -q 'inl+0x' "$d/soft.txt" || fail "no module+0xOFFSET with debuginfod down"
 	grep -q "warning: debuginfod has no debug info for $d/bin/inl (build id $id)" "$d/soft.err" ||
 		fail "no warning with debuginfod down: $(cat "$d/soft.err")"
-	echo "   ok: cache honoured, fails soft with a warning"
+
+	# libdebuginfod missing at run time (an empty file in its place, in a mount namespace of
+	# its own): one warning naming it, module+0xOFFSET, success.
+	lib=$(ldconfig -p | awk '$1 == "libdebuginfod.so.1" { print $NF; exit }')
+	if [ -z "$lib" ] || ! command -v unshare >/dev/null; then
+		skip "debuginfod: no libdebuginfod.so.1 in ldconfig's cache or no unshare: the missing library case"
+	else
+		DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$d/cache3 \
+			unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$1")" && shift && exec "$@"' \
+			sh "$lib" "$bin" report "$d/inl.fxt" --top 20 --debug-dir "$d/none" \
+			>"$d/nolib.txt" 2>"$d/nolib.err" ||
+			fail "report without libdebuginfod failed instead of failing soft: $(cat "$d/nolib.err")"
+		grep -q 'inl+0x' "$d/nolib.txt" || fail "no module+0xOFFSET without libdebuginfod"
+		[ "$(grep -c 'libdebuginfod cannot be loaded (.*libdebuginfod.so.1: .*): no debug file is fetched' \
+			"$d/nolib.err")" = 1 ] || fail "no single warning without libdebuginfod: $(cat "$d/nolib.err")"
+	fi
+	echo "   ok: cache honoured, fails soft with a warning (a server down, libdebuginfod missing)"
 }
 
 # --- debuginfod caps: a server that streams zeros without end ---

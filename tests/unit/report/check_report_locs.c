@@ -32,8 +32,11 @@ static void map_prog_base(struct report *r, uint64_t pid, uint64_t base)
 	elf_symbols__free(es);
 }
 
-/* The same call chain of prog in process 100 (at BASE) and 300 (at BASE2). */
-static struct report *new_two_process_report(void)
+/*
+ * The same call chain of prog in process 100 (at BASE) and 300 (at BASE2);
+ * drop: its frames freed as report_prepare() makes their locations.
+ */
+static struct report *new_two_process_report_drop(bool drop)
 {
 	const uint64_t off[] = {a_leaf + 2, a_alpha + 5, a_beta + 4, a_main + 4};
 	uint64_t s1[4], s3[4];
@@ -50,9 +53,65 @@ static struct report *new_two_process_report(void)
 	ck_assert_int_eq(rec_backtrace(r, 2 * MS, 300, 300, 0, s3, 4), 0);
 	map_prog_base(r, 100, BASE);
 	map_prog_base(r, 300, BASE2);
+	r->drop_frames = drop;
 	ck_assert_int_eq(report_prepare(r), 0);
 	return r;
 }
+
+static struct report *new_two_process_report(void)
+{
+	return new_two_process_report_drop(false);
+}
+
+/* report's folded stacks, as text (malloc'ed). */
+static char *folded_text(struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(report_write_folded(r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Without an output of pcs (report_run()'s drop_frames), the frames go once
+ * their locations are made: the same locations and folded stacks, and the
+ * report cannot be prepared again.
+ */
+START_TEST(test_frames_dropped)
+{
+	struct report *keep = new_two_process_report_drop(false);
+	struct report *drop = new_two_process_report_drop(true);
+	const struct stack *sk = T(keep->stacks, struct stack), *sd = T(drop->stacks, struct stack);
+	char *a, *b;
+
+	ck_assert_uint_eq(drop->stacks.n, 2);
+	ck_assert_uint_eq(drop->stacks.idx.cap, 0); /* the index by frames is gone too */
+	ck_assert_uint_ne(keep->stacks.idx.cap, 0);
+	ck_assert_uint_eq(drop->locs.n, keep->locs.n);
+	for (unsigned i = 0; i < 2; i++) {
+		ck_assert_ptr_nonnull(sk[i].frames);
+		ck_assert_ptr_null(sd[i].frames);
+		ck_assert_uint_eq(sd[i].nr_locs, sk[i].nr_locs);
+		for (unsigned j = 0; j < sd[i].nr_locs; j++)
+			ck_assert_uint_eq(sd[i].locs[j], sk[i].locs[j]);
+	}
+	a = folded_text(keep);
+	b = folded_text(drop);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_nonnull(strstr(b, "fxs_static_leaf"));
+	free(a);
+	free(b);
+	ck_assert_int_eq(report_prepare(drop), 0); /* still prepared */
+	drop->prepared = false;
+	ck_assert_int_eq(report_prepare(drop), -EINVAL);
+	report__free(keep);
+	report__free(drop);
+}
+END_TEST
 
 START_TEST(test_shared_by_file)
 {
@@ -221,6 +280,7 @@ static Suite *report_locs_suite(void)
 	TCase *tc = tcase_create("locs");
 
 	tcase_add_test(tc, test_shared_by_file);
+	tcase_add_test(tc, test_frames_dropped);
 	tcase_add_test(tc, test_return_apart);
 	tcase_add_test(tc, test_unmapped_by_pid);
 	tcase_add_test(tc, test_jit_by_pid);

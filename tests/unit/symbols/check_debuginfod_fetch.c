@@ -3,12 +3,18 @@
  * The caps of debuginfod fetches: defaults, the environment elfutils reads,
  * the report's caps bounding a fetch's, and the words of the warning. The
  * fetches themselves, against a server that streams without end, are in
- * tests/report/run.sh (check-report's caps tier).
+ * tests/report/run.sh (check-report's caps tier). libdebuginfod is loaded
+ * at the first fetch: here a missing library and one without its functions;
+ * the real one fetches in check-report's debuginfod tier (a fetch through it
+ * leaks a buffer of glibc's dprintf() inside libdebuginfod 0.188, which
+ * check-asan and check-valgrind would report).
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/debuginfod_fetch.h"
 #include "check_main.h"
@@ -105,6 +111,71 @@ START_TEST(test_off_without_urls)
 }
 END_TEST
 
+#ifdef HAVE_LIBDEBUGINFOD
+static char cache[64];
+
+/* DEBUGINFOD_URLS on a port nobody listens on, the cache in a new directory. */
+static void fetch_env(void)
+{
+	snprintf(cache, sizeof(cache), "/tmp/fxs_debuginfod_fetch.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(cache));
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+}
+
+static void fetch_env_end(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cache);
+	ck_assert_int_eq(system(cmd), 0);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+}
+
+static const uint8_t some_id[20] = {0xfe, 0xed, 0xfa, 0xce, 1,	2,  3,	4,  5,	6,
+				    7,	  8,	9,    10,   11, 12, 13, 14, 15, 16};
+
+/* No library: every fetch says so at once, and why, naming the file. */
+START_TEST(test_missing_library)
+{
+	struct debuginfod_fetcher *f;
+	char *path = (char *)"x";
+
+	fetch_env();
+	f = debuginfod_fetcher__new_with(NULL, "libfxs-no-such-library.so.0");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_null(debuginfod_fetcher__library_error(f)); /* not tried yet */
+	ck_assert_int_eq(debuginfod_fetcher__fetch(f, some_id, sizeof(some_id), &path),
+			 DEBUGINFOD_NO_LIBRARY);
+	ck_assert_ptr_null(path);
+	ck_assert_ptr_nonnull(
+		strstr(debuginfod_fetcher__library_error(f), "libfxs-no-such-library.so.0"));
+	ck_assert_int_eq(debuginfod_fetcher__fetch(f, some_id, sizeof(some_id), &path),
+			 DEBUGINFOD_NO_LIBRARY);
+	debuginfod_fetcher__free(f);
+	fetch_env_end();
+}
+END_TEST
+
+/* A library that is not libdebuginfod: the function it lacks is named. */
+START_TEST(test_library_without_functions)
+{
+	struct debuginfod_fetcher *f;
+	char *path;
+
+	fetch_env();
+	f = debuginfod_fetcher__new_with(NULL, "libz.so.1");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(debuginfod_fetcher__fetch(f, some_id, sizeof(some_id), &path),
+			 DEBUGINFOD_NO_LIBRARY);
+	ck_assert_str_eq(debuginfod_fetcher__library_error(f), "libz.so.1 has no debuginfod_begin");
+	debuginfod_fetcher__free(f);
+	fetch_env_end();
+}
+END_TEST
+#endif /* HAVE_LIBDEBUGINFOD */
+
 static Suite *debuginfod_fetch_suite(void)
 {
 	Suite *s = suite_create("debuginfod_fetch");
@@ -116,6 +187,12 @@ static Suite *debuginfod_fetch_suite(void)
 	tcase_add_test(tc, test_describe);
 	tcase_add_test(tc, test_off_without_urls);
 	suite_add_tcase(s, tc);
+#ifdef HAVE_LIBDEBUGINFOD
+	tc = tcase_create("library");
+	tcase_add_test(tc, test_missing_library);
+	tcase_add_test(tc, test_library_without_functions);
+	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 
