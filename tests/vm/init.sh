@@ -216,7 +216,12 @@ leaf_verdict() {
 unwind_counts() {
 	fxsampler dump "$1" 2>/dev/null | sed -n 's/.* name="unwind" id=[0-9]* //p' | head -1
 }
-top_stacks() { awk '{ print $NF, $0 }' "$1" | sort -nr | head -2 | cut -d' ' -f2- | tr '\n' ' '; }
+# The heaviest stacks of a folded file, of process $2 only when given (its
+# second frame): what a failed share had instead.
+top_stacks() {
+	awk -v p="$2" 'p == "" || index($0, ";" p ";") == index($0, ";") { print $NF, $0 }' "$1" |
+		sort -nr | head -${3:-2} | cut -d' ' -f2- | tr '\n' ' '
+}
 
 # A true leaf built as users build (progs/leafchain, -O2 -g
 # -fno-omit-frame-pointer: Debian's GCC 12 on riscv64, the arch's default GCC
@@ -320,7 +325,7 @@ for prog in nofp nofp_dyn; do
 		r=$(nofp_verdict /tmp/cfi.folded $prog)
 		case $r in
 		ok*) result $check PASS "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#ok }" ;;
-		*) result $check FAIL "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top: $(top_stacks /tmp/cfi.folded)" ;;
+		*) result $check FAIL "_start..main>nf_outer>nf_middle>nf_inner>nf_leaf: ${r#no }; $(unwind_counts /tmp/cfi.fxt); top of $prog: $(top_stacks /tmp/cfi.folded $prog 4)" ;;
 		esac
 	else
 		result $check FAIL "exit $cfi_rc: $(head -2 /tmp/cfi.err | tr '\n' ' ')"
