@@ -66,14 +66,10 @@ static struct report *new_two_process_report(void)
 /* report's folded stacks, as text (malloc'ed). */
 static char *folded_text(struct report *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct capture c;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(report_write_folded(r, f), 0);
-	fclose(f);
-	return buf;
+	ck_assert_int_eq(report_write_folded(r, capture_open(&c)), 0);
+	return (char *)capture_text(&c);
 }
 
 /*
