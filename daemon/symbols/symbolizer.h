@@ -149,6 +149,17 @@ uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret);
 
+/*
+ * Batch the DWARF of many pcs (symbols/dwarf_source.h): want each pc first
+ * (its module file's DWARF is not opened), then load them, one file's DWARF
+ * open at a time, each closed once its pcs are looked up. symbolizer_resolve()
+ * of a pc wanted then answers from what was kept, with the same strings: the
+ * DWARF of every file is not held at once. 0 or -ENOMEM.
+ */
+int symbolizer_want_source(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			   uint64_t ts);
+int symbolizer_load_sources(struct symbolizer *s);
+
 /* The largest id of a symbolizer_mapping so far (ids count from 1). */
 unsigned symbolizer_max_mapping_id(const struct symbolizer *s);
 
