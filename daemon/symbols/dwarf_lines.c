@@ -25,6 +25,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
 
@@ -82,6 +83,45 @@ static void drop_mapped_pages(Elf *elf)
 #endif
 }
 
+/*
+ * Sections dwarf_begin_elf() would inflate whole that no lookup here reads:
+ * variables' locations (libc6-dbg's .debug_loclists inflate to 1.4 MB),
+ * address tables (the units' own ranges are read instead), call frames,
+ * name tables and macros.
+ */
+static const char *const unread_sections[] = {
+	".debug_loc",	   ".debug_loclists", ".debug_aranges", ".debug_frame",
+	".debug_pubnames", ".debug_pubtypes", ".debug_macinfo", ".debug_macro",
+};
+
+/*
+ * Hide the unread sections from libdw: it skips a section that belongs to a
+ * group (SHF_GROUP) when it reads the file's global DWARF. Only libelf's
+ * copy of the section header changes; the file is never written.
+ */
+static void hide_unread_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *shdr = gelf_getshdr(scn, &mem);
+		const char *name = shdr ? elf_strptr(elf, shstrndx, shdr->sh_name) : NULL;
+
+		if (!name || (shdr->sh_flags & SHF_GROUP))
+			continue;
+		for (i = 0; i < sizeof(unread_sections) / sizeof(unread_sections[0]); i++) {
+			if (!strcmp(name, unread_sections[i])) {
+				shdr->sh_flags |= SHF_GROUP;
+				gelf_update_shdr(scn, shdr);
+				break;
+			}
+		}
+	}
+}
+
 /* A mapped ELF and its descriptor-free DWARF, or -ENODATA when it has none. */
 static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
 			 Dwarf **ret_dbg)
@@ -103,6 +143,7 @@ static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **
 			return -ESTALE;
 		}
 	}
+	hide_unread_sections(elf);
 	dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dbg) {
 		elf_end(elf);
