@@ -400,7 +400,7 @@ int report_prepare(struct report *r)
 		return -EINVAL; /* its frames are gone: report_prepare() cannot run again */
 	report_unprepare(r);
 	/* Stacks found by their frames no more: their index goes before libdw's tables come. */
-	if (r->drop_frames)
+	if (r->drop_frames || r->sealed)
 		hash_index_free(&r->stacks.idx);
 	err = load_sources(r);
 	if (err)
@@ -457,6 +457,12 @@ int report_prepare(struct report *r)
 			}
 		}
 	}
+	/*
+	 * Locations and functions are found by key only while they are made:
+	 * the outputs read them by id (a report prepared again makes them anew).
+	 */
+	hash_index_free(&r->locs.idx);
+	hash_index_free(&r->funcs.idx);
 	r->prepared = true;
 	return 0;
 }
