@@ -161,6 +161,17 @@ int dwarf_sources_want(struct dwarf_sources *ss, struct dwarf_source *src, uint6
 	/* Open (from before the batch, or reopened) or found to have none: nothing to batch. */
 	if (src->no_dwarf || (src->tried && !src->closed))
 		return 0;
+	if (!src->tried && !src->probed) {
+		int may =
+			dwarf_lines__probe(src->path, src->build_id, src->build_id_len, &ss->opts);
+
+		if (may < 0)
+			return may;
+		src->probed = may;
+		src->tried = !may; /* none, as an open would have found */
+		if (!may)
+			return 0;
+	}
 	if ((src->closed && find_kept(src, vaddr)) ||
 	    hash_index_find(&ss->want_idx, h, want_eq, ss, &k, &pos))
 		return 0;

@@ -46,7 +46,8 @@ struct dwarf_source {
 	size_t build_id_len;
 	bool no_dwarf;		 /* never looked for ("[vdso]") */
 	struct dwarf_lines *dl;	 /* open, or NULL */
-	bool tried;		 /* dl was opened, or could not be */
+	bool tried;		 /* dl was opened, or could not be (or a probe found it cannot) */
+	bool probed;		 /* dwarf_lines__probe() found it may have DWARF */
 	bool closed;		 /* a batch closed dl: kept answers its addresses */
 	unsigned batch_seq;	 /* in the batch: 1 + its order among the files wanted; else 0 */
 	int fetch_err;		 /* a debuginfod fetch that failed, else 0 */
@@ -78,7 +79,12 @@ struct dwarf_sources {
 int dwarf_source_lookup(struct dwarf_sources *ss, struct dwarf_source *src, uint64_t vaddr,
 			struct dwarf_frame *outer, const struct dwarf_frame **inlined);
 
-/* Add (src, vaddr) to the batch (once however often it is wanted). 0 or -ENOMEM. */
+/*
+ * Add (src, vaddr) to the batch (once however often it is wanted). A file's
+ * first want probes it (dwarf_lines__probe()): the addresses of a file with
+ * no DWARF to open (most of a whole host's) are never kept in the batch.
+ * 0 or -ENOMEM.
+ */
 int dwarf_sources_want(struct dwarf_sources *ss, struct dwarf_source *src, uint64_t vaddr);
 /*
  * Resolve the batch file by file, in the order the files were first wanted:

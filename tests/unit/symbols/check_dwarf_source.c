@@ -54,7 +54,10 @@ static const char src[] = "#include <stdlib.h>\n"
 			  "}\n";
 
 /* The fixtures' paths, which a dwarf_source keeps (fx()'s last eight would not do). */
-static char d4[PATH_MAX + 64], d5[PATH_MAX + 64], nodebug[PATH_MAX + 64];
+static char d4[PATH_MAX + 64], d5[PATH_MAX + 64], nodebug[PATH_MAX + 64], stripped[PATH_MAX + 64],
+	debug_dir[PATH_MAX + 64];
+
+#define ID_STRIP "6123456789abcdef0123456789abcdef01234567"
 
 static void build_fixtures(void)
 {
@@ -75,6 +78,13 @@ static void build_fixtures(void)
 	err |= run("%s -O2 -gdwarf-5 -o %s %s", cc, fx("d5"), fx("inl.c"));
 	err |= run("%s -O2 -gdwarf-4 -o %s %s", cc, fx("d4"), fx("inl.c"));
 	err |= run("%s -O2 -o %s %s", cc, fx("nodebug"), fx("inl.c"));
+	/* Stripped, the debug file under <tmpdir>/debug/.build-id/. */
+	snprintf(debug_dir, sizeof(debug_dir), "%s/debug", tmpdir);
+	err |= run("%s -O2 -g -Wl,--build-id=0x%s -o %s %s", cc, ID_STRIP, fx("full"), fx("inl.c"));
+	err |= run("mkdir -p %s/.build-id/%.2s && objcopy --only-keep-debug %s "
+		   "%s/.build-id/%.2s/%s.debug && strip -o %s %s",
+		   debug_dir, ID_STRIP, fx("full"), debug_dir, ID_STRIP, ID_STRIP + 2,
+		   fx("stripped"), fx("full"));
 	if (err) {
 		fprintf(stderr, "cannot build the fixtures\n");
 		exit(EXIT_FAILURE);
@@ -82,6 +92,7 @@ static void build_fixtures(void)
 	snprintf(d4, sizeof(d4), "%s", fx("d4"));
 	snprintf(d5, sizeof(d5), "%s", fx("d5"));
 	snprintf(nodebug, sizeof(nodebug), "%s", fx("nodebug"));
+	snprintf(stripped, sizeof(stripped), "%s", fx("stripped"));
 }
 
 static uint64_t nm_addr(const char *bin, const char *sym, uint64_t *ret_size)
@@ -261,11 +272,12 @@ START_TEST(test_two_files_and_none)
 	ck_assert_int_eq(dwarf_sources_want(&ss, &none, an), 0);
 	ck_assert_int_eq(dwarf_sources_want(&ss, &s4, a4), 0);
 	ck_assert_int_eq(dwarf_sources_want(&ss, &vdso, 0x1000), 0);
-	/* in the order first wanted */
-	ck_assert_uint_eq(ss.nr_wants, 3);
+	/* in the order first wanted; the file without DWARF probed out at its first want */
+	ck_assert_uint_eq(ss.nr_wants, 2);
 	ck_assert_uint_eq(s5.batch_seq, 1);
-	ck_assert_uint_eq(none.batch_seq, 2);
-	ck_assert_uint_eq(s4.batch_seq, 3);
+	ck_assert_uint_eq(s4.batch_seq, 2);
+	ck_assert(none.tried && !none.probed);
+	ck_assert_uint_eq(none.batch_seq, 0);
 	ck_assert_int_eq(dwarf_sources_resolve(&ss), 0);
 	ck_assert(s4.closed && s5.closed);
 	ck_assert_ptr_null(s4.dl);
@@ -287,6 +299,37 @@ START_TEST(test_two_files_and_none)
 	dwarf_source_free(&none);
 	dwarf_sources_free(&ss);
 	strpool_free(&pool);
+}
+END_TEST
+
+/*
+ * The probe says where an open may find DWARF: the file's own, a debug file
+ * by build id, debuginfod when a fetch may be tried; nowhere else.
+ */
+START_TEST(test_probe)
+{
+	struct dwarf_lines_opts o = {.debug_dir = debug_dir};
+	char other_dir[PATH_MAX + 64];
+	char fetcher; /* never used: the probe asks only whether there is one */
+	static const uint8_t id[] = {1, 2, 3, 4};
+
+	ck_assert_int_eq(dwarf_lines__probe(d5, NULL, 0, NULL), 1);
+	ck_assert_int_eq(dwarf_lines__probe(nodebug, NULL, 0, NULL), 0);
+	ck_assert_int_eq(dwarf_lines__probe(stripped, NULL, 0, &o), 1);
+	ck_assert_ptr_null(dwarf_lines__open(
+		stripped, NULL, 0, &(struct dwarf_lines_opts){.debug_dir = tmpdir}, NULL));
+	snprintf(other_dir, sizeof(other_dir), "%s/none", tmpdir);
+	ck_assert_int_eq(dwarf_lines__probe(stripped, NULL, 0,
+					    &(struct dwarf_lines_opts){.debug_dir = other_dir}),
+			 0);
+	/* gone from disk: by build id, if debuginfod may fetch it */
+	ck_assert_int_eq(dwarf_lines__probe("/nonexistent/lib.so", id, sizeof(id), NULL), 0);
+	o.debuginfod = (struct debuginfod_fetcher *)&fetcher;
+	ck_assert_int_eq(dwarf_lines__probe("/nonexistent/lib.so", id, sizeof(id), &o), 1);
+	ck_assert_int_eq(dwarf_lines__probe("/nonexistent/lib.so", NULL, 0, &o), 0);
+	/* a file of another build than recorded: not its own DWARF */
+	o.debuginfod = NULL;
+	ck_assert_int_eq(dwarf_lines__probe(d5, id, sizeof(id), &o), 0);
 }
 END_TEST
 
@@ -369,6 +412,7 @@ static Suite *dwarf_source_suite(void)
 	tcase_add_test(tc, test_unbatched_address_reopens);
 	tcase_add_test(tc, test_open_before_batch_stays);
 	tcase_add_test(tc, test_two_files_and_none);
+	tcase_add_test(tc, test_probe);
 	tcase_add_test(tc, test_symbolizer_batch_same_frames);
 	suite_add_tcase(s, tc);
 	return s;
