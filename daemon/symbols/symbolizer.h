@@ -151,10 +151,11 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 
 /*
  * Batch the DWARF of many pcs (symbols/dwarf_source.h): want each pc first
- * (its module file's DWARF is not opened), then load them, one file's DWARF
- * open at a time, each closed once its pcs are looked up. symbolizer_resolve()
- * of a pc wanted then answers from what was kept, with the same strings: the
- * DWARF of every file is not held at once. 0 or -ENOMEM.
+ * (nothing is read but its mapping; a module file with no DWARF to find is
+ * told at its first want), then load them: one file's DWARF open at a time,
+ * closed once its pcs are looked up. symbolizer_resolve() of a wanted pc then
+ * answers as it would have, from what was kept (its strings interned in the
+ * symbolizer), so the DWARF of every file is never held at once. 0 or -ENOMEM.
  */
 int symbolizer_want_source(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
 			   uint64_t ts);
