@@ -83,7 +83,7 @@ static void build_fixtures(void)
 	err |= run("%s -O2 -g -Wl,--build-id=0x%s -o %s %s", cc, ID_STRIP, fx("full"), fx("inl.c"));
 	err |= run("mkdir -p %s/.build-id/%.2s && objcopy --only-keep-debug %s "
 		   "%s/.build-id/%.2s/%s.debug && strip -o %s %s",
-		   debug_dir, ID_STRIP, fx("full"), debug_dir, ID_STRIP, ID_STRIP + 2,
+		   debug_dir, ID_STRIP, fx("full"), debug_dir, ID_STRIP, &ID_STRIP[2],
 		   fx("stripped"), fx("full"));
 	if (err) {
 		fprintf(stderr, "cannot build the fixtures\n");
