@@ -284,6 +284,12 @@ struct report {
 	 */
 	bool drop_frames;
 	bool frames_dropped;
+	/*
+	 * report_run(): every record is read before the first output is
+	 * written, so report_prepare() frees the stacks' index by content
+	 * whatever the outputs: such a report is never added to after it.
+	 */
+	bool sealed;
 	struct table locs;  /* struct loc, by (pid, pc, is_return, mapping id) */
 	struct table funcs; /* struct func, by (name, module) */
 

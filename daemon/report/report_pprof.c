@@ -88,7 +88,7 @@ static void strtab_free(struct strtab *t)
  * encoder's buffer is drained into it whenever it holds GZ_DRAIN bytes, so
  * the profile is never whole in memory.
  */
-#define GZ_DRAIN (1 << 20)
+#define GZ_DRAIN (256 << 10)
 
 struct gz_sink {
 	z_stream zs;
@@ -172,18 +172,23 @@ static int mapping_content_order(const void *pa, const void *pb)
 /*
  * What pprof calls a location: one address in one mapping, resolved to one
  * function. loc is the first report loc of it (its inline chain and lines are
- * those of every equal one: same contents, same address); SIZE_MAX for the
- * cut-off marker.
+ * those of every equal one: same contents, same address); NO_LOC for the
+ * cut-off marker. 24 bytes: a whole-host capture has one for each distinct
+ * pc of each process (the report's locations, by stacks' 32-bit ids, and
+ * its functions are under 2^32, and so are the mappings it numbers).
  */
 struct ploc_key {
-	uint64_t mapping, address;
-	size_t func;
-	size_t loc;
+	uint64_t address;
+	uint32_t mapping;
+	uint32_t func;
+	uint32_t loc;
 };
+
+#define NO_LOC UINT32_MAX
 
 struct ptables {
 	/* pprof ids: 0 for none */
-	uint64_t *map_of_sym; /* by symbolizer mapping id */
+	uint32_t *map_of_sym; /* by symbolizer mapping id: 106,656 of them on a whole host */
 	size_t cap_map_of_sym;
 	const struct symbolizer_mapping **maps; /* pprof mapping id - 1 -> one of its mappings */
 	size_t nr_maps;
@@ -223,9 +228,12 @@ static uint64_t pfunc(struct ptables *t, size_t func)
 }
 
 static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uint64_t address,
-		size_t func, size_t loc, uint64_t *ret)
+		size_t func, uint32_t loc, uint64_t *ret)
 {
-	struct ploc_key k = {mapping, address, func, loc};
+	struct ploc_key k = {.address = address,
+			     .mapping = (uint32_t)mapping,
+			     .func = (uint32_t)func,
+			     .loc = loc};
 	unsigned j;
 	uint64_t h = hash_u64(hash_u64(hash_u64(FNV_INIT, mapping), address), func);
 	size_t pos;
@@ -238,7 +246,7 @@ static int ploc(struct ptables *t, const struct loc *locs, uint64_t mapping, uin
 	    hash_index_insert(&t->ploc_idx, h, t->nr_plocs))
 		return -ENOMEM;
 	t->plocs[t->nr_plocs++] = k;
-	if (loc != SIZE_MAX)
+	if (loc != NO_LOC)
 		for (j = 0; j < locs[loc].nr_inl; j++)
 			pfunc(t, locs[loc].inl[j].func);
 	pfunc(t, func);
@@ -257,7 +265,7 @@ static int use_mapping(struct report *r, struct ptables *t, const struct stack *
 		return err;
 	if (mp->id >= t->cap_map_of_sym) {
 		size_t grown = t->cap_map_of_sym, old = grown;
-		uint64_t *tmp;
+		uint32_t *tmp;
 
 		while (grown <= mp->id)
 			grown = grown ? grown * 2 : 64;
@@ -409,7 +417,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 		}
 		/* Function 0 is the cut-off marker (report_prepare()). */
 		if ((s->flags & FXT_BT_FLAG_TRUNCATED) && !t.truncated_loc) {
-			err = ploc(&t, locs, 0, 0, 0, SIZE_MAX, &t.truncated_loc);
+			err = ploc(&t, locs, 0, 0, 0, NO_LOC, &t.truncated_loc);
 			if (err)
 				goto out;
 		}
@@ -463,7 +471,7 @@ static int encode_profile(struct report *r, const struct report_pprof_window *w,
 	/* location = 4 */
 	for (i = 0; i < t.nr_plocs; i++) {
 		const struct ploc_key *k = &t.plocs[i];
-		const struct loc *l = k->loc == SIZE_MAX ? NULL : &locs[k->loc];
+		const struct loc *l = k->loc == NO_LOC ? NULL : &locs[k->loc];
 
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, k->mapping);

@@ -231,6 +231,7 @@ int report_run(const char *path, const struct report_opts *opts, FILE *out)
 	r->src_bytes = UINT64_MAX;
 	/* Only pprof, perf-script and --perfetto write the stacks' pcs. */
 	r->drop_frames = !outs[0].path && !outs[2].path && !outs[3].path;
+	r->sealed = true;
 	rd = fxt_reader__open(path);
 	if (!rd) {
 		err = -errno;

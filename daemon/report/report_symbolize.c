@@ -352,6 +352,40 @@ static int python_mark(struct report *r, unsigned reason, uint32_t *ret)
 	return get_loc32(r, 0, PYFRAME_TAG | reason, false, 0, false, ret);
 }
 
+/*
+ * Every user pc of the stacks, wanted by the symbolizer, then loaded: each
+ * module file's DWARF is open only while its pcs are looked up, not all of
+ * them at once beside the tables report_prepare() makes next (Debian's
+ * libc6-dbg alone inflates to 10 MB). Only with the report's own
+ * symbolizer: a borrowed one (fxsamplerd's) keeps its DWARF open between
+ * scrapes.
+ */
+static int load_sources(struct report *r)
+{
+	const struct stack *stacks = T(r->stacks, struct stack);
+	size_t i;
+	unsigned j, nk;
+	int err;
+
+	if (r->sym_borrowed || r->sym_cache)
+		return 0;
+	for (i = 0; i < r->stacks.n; i++) {
+		const struct stack *s = &stacks[i];
+
+		nk = report_kernel_count(s);
+		for (j = nk; j < s->nr; j++) {
+			if (s->frames[j] & (KFRAME_TAG | PYFRAME_TAG))
+				continue;
+			err = symbolizer_want_source(r->sym, s->pid, s->frames[j],
+						     symbolizer_frame_is_return(j - nk, s->flags),
+						     s->ts);
+			if (err)
+				return err;
+		}
+	}
+	return symbolizer_load_sources(r->sym);
+}
+
 int report_prepare(struct report *r)
 {
 	struct stack *stacks = T(r->stacks, struct stack);
@@ -366,8 +400,11 @@ int report_prepare(struct report *r)
 		return -EINVAL; /* its frames are gone: report_prepare() cannot run again */
 	report_unprepare(r);
 	/* Stacks found by their frames no more: their index goes before libdw's tables come. */
-	if (r->drop_frames)
+	if (r->drop_frames || r->sealed)
 		hash_index_free(&r->stacks.idx);
+	err = load_sources(r);
+	if (err)
+		return err;
 	/* Function 0 stands for the cut-off part of truncated stacks. */
 	err = get_func(r, TRUNCATED_FRAME, NULL, false, &func);
 	if (err)
@@ -420,6 +457,12 @@ int report_prepare(struct report *r)
 			}
 		}
 	}
+	/*
+	 * Locations and functions are found by key only while they are made:
+	 * the outputs read them by id (a report prepared again makes them anew).
+	 */
+	hash_index_free(&r->locs.idx);
+	hash_index_free(&r->funcs.idx);
 	r->prepared = true;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <sys/mman.h>
 
@@ -82,6 +83,46 @@ static void drop_mapped_pages(Elf *elf)
 #endif
 }
 
+/*
+ * Sections dwarf_begin_elf() would inflate whole that no lookup here reads:
+ * variables' locations (libc6-dbg's .debug_loclists inflate to 1.4 MB),
+ * address tables (the units' own ranges are read instead), name tables and
+ * macros. Not .debug_frame: a file with it alone is a file with DWARF to
+ * libdw (its separate debug file is then not looked for), as before.
+ */
+static const char *const unread_sections[] = {
+	".debug_loc",	   ".debug_loclists", ".debug_aranges", ".debug_pubnames",
+	".debug_pubtypes", ".debug_macinfo",  ".debug_macro",
+};
+
+/*
+ * Hide the unread sections from libdw: it skips a section that belongs to a
+ * group (SHF_GROUP) when it reads the file's global DWARF. Only libelf's
+ * copy of the section header changes; the file is never written.
+ */
+static void hide_unread_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, i;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *shdr = gelf_getshdr(scn, &mem);
+		const char *name = shdr ? elf_strptr(elf, shstrndx, shdr->sh_name) : NULL;
+
+		if (!name || (shdr->sh_flags & SHF_GROUP))
+			continue;
+		for (i = 0; i < sizeof(unread_sections) / sizeof(unread_sections[0]); i++) {
+			if (!strcmp(name, unread_sections[i])) {
+				shdr->sh_flags |= SHF_GROUP;
+				gelf_update_shdr(scn, shdr);
+				break;
+			}
+		}
+	}
+}
+
 /* A mapped ELF and its descriptor-free DWARF, or -ENODATA when it has none. */
 static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **ret_elf,
 			 Dwarf **ret_dbg)
@@ -103,6 +144,7 @@ static int open_dwarf_fd(int fd, const uint8_t *want_id, size_t want_len, Elf **
 			return -ESTALE;
 		}
 	}
+	hide_unread_sections(elf);
 	dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!dbg) {
 		elf_end(elf);
@@ -246,6 +288,88 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 const char *dwarf_lines__path(const struct dwarf_lines *dl)
 {
 	return dl->path;
+}
+
+/* Whether the ELF has a section libdw could read DWARF from (its own, compressed, LTO's). */
+static bool has_debug_sections(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *shdr = gelf_getshdr(scn, &mem);
+		const char *name = shdr ? elf_strptr(elf, shstrndx, shdr->sh_name) : NULL;
+
+		if (name && shdr->sh_type != SHT_NOBITS &&
+		    (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8) ||
+		     !strncmp(name, ".gnu.debuglto_.debug", 20)))
+			return true;
+	}
+	return false;
+}
+
+static int take_if_debug_sections(void *ctx, struct elf_file *f)
+{
+	(void)ctx;
+	return has_debug_sections(f->elf) ? 0 : -ENODATA;
+}
+
+int dwarf_lines__probe(const char *path, const uint8_t *build_id, size_t build_id_len,
+		       const struct dwarf_lines_opts *opts)
+{
+	const char *debug_dir = opts && opts->debug_dir ? opts->debug_dir : ELF_DEBUG_DIR;
+	struct debug_file_query q = {.path = path, .debug_dir = debug_dir};
+	uint8_t own_id[ELF_BUILD_ID_MAX];
+	const uint8_t *id = build_id;
+	size_t id_len = build_id_len;
+	Elf *elf = NULL;
+	char *found = NULL;
+	int fd = -1, ret = 0, err;
+
+	elf_version(EV_CURRENT);
+	if (path) {
+		fd = safe_open_regular(path, NULL);
+		if (fd >= 0)
+			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_kind(elf) != ELF_K_ELF) {
+			elf_end(elf);
+			elf = NULL;
+		}
+	}
+	/* As dwarf_lines__open(): the file's own build id when none was recorded. */
+	if (elf && !id_len) {
+		const void *p;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+
+		if (n > 0 && (size_t)n <= sizeof(own_id)) {
+			memcpy(own_id, p, (size_t)n);
+			id = own_id;
+			id_len = (size_t)n;
+		}
+	}
+	if (elf && has_debug_sections(elf)) {
+		const void *p;
+		ssize_t n = id_len ? dwelf_elf_gnu_build_id(elf, &p) : 0;
+
+		ret = !id_len || (n == (ssize_t)id_len && !memcmp(p, id, id_len));
+	}
+	if (!ret) {
+		q.elf = elf;
+		q.build_id = id;
+		q.build_id_len = id_len;
+		err = debug_file_find(&q, take_if_debug_sections, NULL, NULL, &found);
+		free(found);
+		ret = err == -ENOMEM ? -ENOMEM : !err;
+	}
+	/* debuginfod may have it: only a fetch tells */
+	if (!ret && opts && opts->debuginfod && id_len)
+		ret = 1;
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 static int range_order(const void *pa, const void *pb)
@@ -527,6 +651,12 @@ void dwarf_lines__free(struct dwarf_lines *dl)
 const char *dwarf_lines__path(const struct dwarf_lines *dl)
 {
 	return NULL;
+}
+
+int dwarf_lines__probe(const char *path, const uint8_t *build_id, size_t build_id_len,
+		       const struct dwarf_lines_opts *opts)
+{
+	return 0;
 }
 
 int dwarf_lines__lookup(struct dwarf_lines *dl, uint64_t file_vaddr, struct dwarf_frame *frames,

@@ -53,6 +53,14 @@ struct dwarf_lines;
 struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 				      size_t build_id_len, const struct dwarf_lines_opts *opts,
 				      int *ret_fetch_err);
+/*
+ * Whether dwarf_lines__open() of the same arguments may find DWARF, without
+ * reading it: 1 when the file or a separate debug file of it has debug
+ * sections, or debuginfod may be asked; 0 when it cannot (no debug info on
+ * disk and no fetch); -ENOMEM. Never 0 where the open would succeed.
+ */
+int dwarf_lines__probe(const char *path, const uint8_t *build_id, size_t build_id_len,
+		       const struct dwarf_lines_opts *opts);
 /* NULL-safe. */
 void dwarf_lines__free(struct dwarf_lines *dl);
 /* The file the DWARF was read from; owned by dl. */

@@ -20,6 +20,7 @@
 #include "util/hash.h"
 #include "util/sorted.h"
 #include "util/strpool.h"
+#include "symbols/dwarf_source.h"
 #include "symbols/elf_symbols.h"
 #include "fxt/fxt_reader.h"
 #include "capture/proc_maps.h"
@@ -33,9 +34,7 @@ struct elf_entry {
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 	struct elf_symbols *es;
 	int err;
-	struct dwarf_lines *dl; /* NULL: no debug info */
-	bool dl_tried;
-	int fetch_err; /* a debuginfod fetch that failed, else 0 */
+	struct dwarf_source src; /* its DWARF: source lines, inline chains */
 };
 
 /*
@@ -97,12 +96,6 @@ struct process {
 	struct mappings maps;
 };
 
-/* Inline chains handed out, freed with the symbolizer. */
-struct inline_chunk {
-	struct inline_chunk *next;
-	struct dwarf_frame frames[];
-};
-
 struct symbolizer {
 	struct symbolizer_opts opts;
 	char *debug_dir;
@@ -120,7 +113,8 @@ struct symbolizer {
 	uint64_t seq;
 	bool any_changes; /* a process has changes: epochs are not all 0 */
 	struct debuginfod_fetcher *debuginfod;
-	struct inline_chunk *chunks;
+	/* The files' DWARF answers, and the inline chains handed out. */
+	struct dwarf_sources sources;
 };
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -146,6 +140,11 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->opts.debug_dir = s->debug_dir;
 	if (s->opts.debuginfod)
 		s->debuginfod = debuginfod_fetcher__new(&opts->debuginfod_limits);
+	s->sources = (struct dwarf_sources){
+		.opts = {.debug_dir = s->opts.debug_dir, .debuginfod = s->debuginfod},
+		.pool = &s->pool,
+		.unknown = SYMBOLIZER_UNKNOWN,
+	};
 	return s;
 }
 
@@ -188,18 +187,13 @@ void symbolizer__free(struct symbolizer *s)
 		struct elf_entry *e = s->elfs[i];
 
 		elf_symbols__free(e->es);
-		dwarf_lines__free(e->dl);
+		dwarf_source_free(&e->src);
 		free(e);
 	}
 	free(s->elfs);
 	hash_index_free(&s->elf_idx);
+	dwarf_sources_free(&s->sources);
 	strpool_free(&s->pool);
-	while (s->chunks) {
-		struct inline_chunk *c = s->chunks;
-
-		s->chunks = c->next;
-		free(c);
-	}
 	debuginfod_fetcher__free(s->debuginfod);
 	free(s->debug_dir);
 	free(s);
@@ -508,6 +502,10 @@ static struct elf_entry *get_elf(struct symbolizer *s, const struct module *m)
 	if (m->build_id_len) /* a module without one has no array: NULL */
 		memcpy(e->build_id, m->build_id, m->build_id_len);
 	open_entry(s, e);
+	e->src = (struct dwarf_source){.path = e->path,
+				       .build_id = e->build_id,
+				       .build_id_len = e->build_id_len,
+				       .no_dwarf = !strcmp(e->path, "[vdso]")};
 	if (hash_index_insert(&s->elf_idx, h, s->nr_elfs)) {
 		elf_symbols__free(e->es);
 		free(e);
@@ -553,47 +551,19 @@ static const char *basename_of(const char *path)
 static int add_source(struct symbolizer *s, struct elf_entry *e, uint64_t vaddr,
 		      struct sym_frame *f, const char **name)
 {
-	struct dwarf_frame frames[DWARF_MAX_FRAMES];
-	struct inline_chunk *c;
-	const struct dwarf_frame *outer;
-	int n;
+	struct dwarf_frame outer;
+	const struct dwarf_frame *inlined;
+	int n = dwarf_source_lookup(&s->sources, &e->src, vaddr, &outer, &inlined);
 
-	if (!e->dl_tried) {
-		struct dwarf_lines_opts o = {.debug_dir = s->opts.debug_dir,
-					     .debuginfod = s->debuginfod};
-
-		e->dl_tried = true;
-		if (strcmp(e->path, "[vdso]")) {
-			e->dl = dwarf_lines__open(e->path, e->build_id, e->build_id_len, &o,
-						  &e->fetch_err);
-			if (!e->dl && errno == ENOMEM)
-				return -ENOMEM;
-		}
-	}
-	if (!e->dl)
-		return 0;
-	n = dwarf_lines__lookup(e->dl, vaddr, frames, DWARF_MAX_FRAMES);
 	if (n <= 0)
 		return n;
-	outer = &frames[n - 1];
-	f->file = outer->file;
-	f->line = outer->line;
-	f->decl_file = outer->decl_file;
-	f->decl_line = outer->decl_line;
+	f->file = outer.file;
+	f->line = outer.line;
+	f->decl_file = outer.decl_file;
+	f->decl_line = outer.decl_line;
 	if (!*name)
-		*name = outer->function;
-	if (n == 1)
-		return 0;
-	c = malloc(sizeof(*c) + (size_t)(n - 1) * sizeof(c->frames[0]));
-	if (!c)
-		return -ENOMEM;
-	memcpy(c->frames, frames, (size_t)(n - 1) * sizeof(c->frames[0]));
-	for (int i = 0; i < n - 1; i++)
-		if (!c->frames[i].function)
-			c->frames[i].function = SYMBOLIZER_UNKNOWN;
-	c->next = s->chunks;
-	s->chunks = c;
-	f->inlined = c->frames;
+		*name = outer.function;
+	f->inlined = inlined;
 	f->nr_inlined = (unsigned)(n - 1);
 	return 0;
 }
@@ -700,6 +670,25 @@ int symbolizer_file_pc(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_
 	return 1;
 }
 
+int symbolizer_want_source(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			   uint64_t ts)
+{
+	uint64_t lookup = elf_lookup_pc(pc, is_return);
+	struct module *mod;
+	struct mapping *m;
+	int err = find_mapping(s, pid, lookup, ts, &m, &mod);
+
+	if (err || !m || !mod)
+		return err;
+	return dwarf_sources_want(&s->sources, &mod->elf->src,
+				  elf_pc_to_vaddr(lookup, m->e.node.start, m->e.vaddr));
+}
+
+int symbolizer_load_sources(struct symbolizer *s)
+{
+	return dwarf_sources_resolve(&s->sources);
+}
+
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret)
 {
@@ -765,10 +754,10 @@ void symbolizer_for_each_fetch_failure(const struct symbolizer *s, symbolizer_fe
 	for (i = 0; i < s->nr_elfs; i++) {
 		const struct elf_entry *e = s->elfs[i];
 
-		if (e->fetch_err)
+		if (e->src.fetch_err)
 			fn(ctx, e->path,
 			   elf_build_id_hex(e->build_id, e->build_id_len, hex, sizeof(hex)),
-			   e->fetch_err);
+			   e->src.fetch_err);
 	}
 }
 

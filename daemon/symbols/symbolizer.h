@@ -149,6 +149,18 @@ uint64_t symbolizer_epoch(const struct symbolizer *s, uint64_t pid, uint64_t ts)
 int symbolizer_resolve(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		       struct sym_frame *ret);
 
+/*
+ * Batch the DWARF of many pcs (symbols/dwarf_source.h): want each pc first
+ * (nothing is read but its mapping; a module file with no DWARF to find is
+ * told at its first want), then load them: one file's DWARF open at a time,
+ * closed once its pcs are looked up. symbolizer_resolve() of a wanted pc then
+ * answers as it would have, from what was kept (its strings interned in the
+ * symbolizer), so the DWARF of every file is never held at once. 0 or -ENOMEM.
+ */
+int symbolizer_want_source(struct symbolizer *s, uint64_t pid, uint64_t pc, bool is_return,
+			   uint64_t ts);
+int symbolizer_load_sources(struct symbolizer *s);
+
 /* The largest id of a symbolizer_mapping so far (ids count from 1). */
 unsigned symbolizer_max_mapping_id(const struct symbolizer *s);
 

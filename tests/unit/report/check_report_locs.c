@@ -109,6 +109,52 @@ START_TEST(test_frames_dropped)
 }
 END_TEST
 
+/*
+ * The locations' and functions' indexes by key go once they are made; a
+ * report added to after it is prepared makes them anew. Sealed (report_run()
+ * reads every record first), its stacks' index by frames goes too, frames kept.
+ */
+START_TEST(test_indexes_freed)
+{
+	const uint64_t off[] = {a_leaf + 2, a_alpha + 5, a_beta + 4, a_main + 4};
+	struct report *r = new_two_process_report(), *sealed = report__new(NULL);
+	uint64_t s1[4];
+	size_t nr_locs = r->locs.n;
+	char *before, *after;
+
+	ck_assert_uint_eq(r->locs.idx.cap, 0);
+	ck_assert_uint_eq(r->funcs.idx.cap, 0);
+	ck_assert_uint_ne(r->stacks.idx.cap, 0);
+	before = folded_text(r);
+	/* the same stack once more, then a shorter one: found, and added */
+	for (unsigned i = 0; i < 4; i++)
+		s1[i] = BASE + off[i];
+	ck_assert_int_eq(rec_backtrace(r, 3 * MS, 100, 100, 0, s1, 4), 0);
+	ck_assert_int_eq(rec_backtrace(r, 4 * MS, 100, 100, 0, s1 + 1, 3), 0);
+	ck_assert_uint_eq(r->stacks.n, 3);
+	ck_assert_int_eq(report_prepare(r), 0);
+	/* alpha's pc as the shorter stack's leaf: not a return address, a location of its own */
+	ck_assert_uint_eq(r->locs.n, nr_locs + 1);
+	after = folded_text(r);
+	ck_assert_str_ne(before, after);
+	ck_assert_str_eq(after, "prog;[tid 100];main;fxs_beta;fxs_alpha 1\n"
+				"prog;[tid 100];main;fxs_beta;fxs_alpha;fxs_static_leaf 2\n"
+				"prog;[tid 300];main;fxs_beta;fxs_alpha;fxs_static_leaf 1\n");
+	free(before);
+	free(after);
+	report__free(r);
+
+	ck_assert_ptr_nonnull(sealed);
+	ck_assert_int_eq(rec_backtrace(sealed, 1 * MS, 100, 100, 0, s1, 4), 0);
+	map_prog_base(sealed, 100, BASE);
+	sealed->sealed = true;
+	ck_assert_int_eq(report_prepare(sealed), 0);
+	ck_assert_uint_eq(sealed->stacks.idx.cap, 0);
+	ck_assert_ptr_nonnull(T(sealed->stacks, struct stack)[0].frames);
+	report__free(sealed);
+}
+END_TEST
+
 START_TEST(test_shared_by_file)
 {
 	struct report *r = new_two_process_report();
@@ -277,6 +323,7 @@ static Suite *report_locs_suite(void)
 
 	tcase_add_test(tc, test_shared_by_file);
 	tcase_add_test(tc, test_frames_dropped);
+	tcase_add_test(tc, test_indexes_freed);
 	tcase_add_test(tc, test_return_apart);
 	tcase_add_test(tc, test_unmapped_by_pid);
 	tcase_add_test(tc, test_jit_by_pid);
