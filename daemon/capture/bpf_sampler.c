@@ -229,15 +229,36 @@ static void bench_py_walk(struct sampler_bpf *skel)
 		skel->rodata->cfg_py_window = 1024;
 }
 
-/* Whether the running kernel's release (uname -r) is at least major.minor. */
-static bool kernel_at_least(unsigned major, unsigned minor)
+/*
+ * FXS_BPF_LOG_LEVEL: the verifier's log of each program at that level
+ * (4: its statistics, instructions processed, states and time), which
+ * libbpf prints with its debug output (record -v). For measuring what a
+ * kernel's verifier spends on the programs (docs/testing.md).
+ */
+static void verifier_log_level(struct sampler_bpf *skel)
+{
+	const char *l = getenv("FXS_BPF_LOG_LEVEL");
+	struct bpf_program *prog;
+
+	if (!l || !*l)
+		return;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_log_level(prog, (uint32_t)atoi(l));
+}
+
+/*
+ * Whether the Python walk is offered on the running kernel (uname -r): the
+ * releases whose verifier was measured taking it (Debian 12's 6.1, 6.12 and
+ * later: docs/testing.md, check-vm's python check), not those between.
+ */
+static bool python_kernel(void)
 {
 	struct utsname u;
 	unsigned a = 0, b = 0;
 
 	if (uname(&u) || sscanf(u.release, "%u.%u", &a, &b) != 2)
 		return false;
-	return a > major || (a == major && b >= minor);
+	return a > 6 || (a == 6 && (b == 1 || b >= 12));
 }
 
 bool bpf_sampler_python(const struct bpf_sampler *b, bool *ret_refused)
@@ -320,17 +341,18 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
 	/*
-	 * Before Linux 6.12 the Python walk is not offered: 6.1's verifier
-	 * gives up on it after 1M instructions (seconds of a doomed load); the
-	 * releases between are not measured yet. Nor with the JIT off: each
-	 * load's verification then took Debian 13's riscv64 kernel under qemu
-	 * past the VM tier's 300 s, and the interpreter would walk it slowly.
+	 * The Python walk only where its load was measured (python_kernel()):
+	 * before 6.1 and between 6.1 and 6.12 it is not offered. Nor with the
+	 * JIT off: each load's verification then took Debian 13's riscv64
+	 * kernel under qemu past the VM tier's 300 s, and the interpreter
+	 * would walk it slowly.
 	 */
-	if (b->opts.python && (!kernel_at_least(6, 12) || jit_off()))
+	if (b->opts.python && (!python_kernel() || jit_off()))
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
 	/* make bench's section p: the walks of before, measured beside today's */
 	bench_py_walk(b->skel);
+	verifier_log_level(b->skel);
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */

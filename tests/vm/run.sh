@@ -24,6 +24,26 @@ mkdir -p "$out"
 # NAME -> "SUITE DEBARCH FLAVOUR QEMUARCH EXPECT"
 kernel_line() { awk -v n="$1" '$1 == n { $1 = ""; print }' "$here/kernels"; }
 
+# The python check's interpreter: the host's own Debian 12 python3.11, where
+# the VM's arch is the host's, with its libraries and the least of its
+# standard library it starts with (-S: no site; the landmarks os.py and
+# lib-dynload/ that it looks for its prefix by). No other arch has one here.
+add_python() {
+	root=$1 arch=$2 py=/usr/bin/python3.11 lib=/usr/lib/python3.11
+	case $(uname -m) in x86_64) host=x86 ;; aarch64) host=arm64 ;; *) host=$(uname -m) ;; esac
+	[ "$arch" = "$host" ] && [ -x $py ] || return 0
+	mkdir -p "$root/usr/bin" "$root$lib/encodings" "$root$lib/lib-dynload"
+	cp $py "$root/usr/bin/"
+	for l in $(ldd $py | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done
+	cp $lib/os.py "$root$lib/"
+	cp $lib/encodings/__init__.py $lib/encodings/aliases.py $lib/encodings/utf_8.py \
+		$lib/encodings/latin_1.py $lib/encodings/ascii.py "$root$lib/encodings/"
+	cp "$here/chain.py" "$root/fxs/"
+}
+
 # The initramfs for one arch: busybox, the static binaries, the programs.
 make_initrd() {
 	arch=$1 debarch=$2
@@ -42,6 +62,7 @@ make_initrd() {
 	done
 	cp .output/cross/$arch/progs/nofp_dyn "$root/fxs/progs/"
 	cp -a .output/cross/$arch/sysroot/. "$root/"
+	add_python "$root" "$arch"
 	(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out/$arch/initrd.gz"
 }
 
@@ -104,7 +125,7 @@ wait
 # One table per kernel, and the summary for the README.
 fail=0
 summary=$out/summary.md
-checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes deep badfp kstack oldkernel olddaemon"
+checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes deep badfp kstack python oldkernel olddaemon"
 {
 	printf '| arch | kernel | boot |'
 	for c in $checks; do printf ' %s |' "$c"; done
