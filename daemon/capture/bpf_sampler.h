@@ -124,10 +124,11 @@ int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_count
  */
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
 /*
- * Whether the program walks Python frames (after setup); *ret_refused (may be
- * NULL): they were asked for and the kernel's verifier refused the walk.
+ * Whether the program walks Python frames (after setup); *ret_why (may be
+ * NULL): when they were asked for and are not walked, why (for the one line
+ * the capture says), else NULL.
  */
-bool bpf_sampler_python(const struct bpf_sampler *b, bool *ret_refused);
+bool bpf_sampler_python(const struct bpf_sampler *b, const char **ret_why);
 /*
  * pid's interpreter for the Python walk (bpf/python.bpf.h), or none (p NULL):
  * 0 or -errno; -ENOENT without opts.python.

@@ -57,7 +57,7 @@ struct bpf_sampler {
 	size_t cfi_rows_len, cfi_ranges_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
 	bool py_refused;       /* the load with the Python walk failed */
-	bool py_fallback;      /* ... and the program runs without it */
+	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */
 	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
 };
 

@@ -470,8 +470,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.max_frames = opts->max_frames,
 	};
 	struct bpf_sampler_opts bopts = {0};
-	bool refused = false;
+	const char *py_off = NULL;
 	struct capture *c;
+	char line[160];
 	int err;
 
 	err = check_opts(opts);
@@ -558,10 +559,10 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 			goto fail;
 		}
 	}
-	if (opts->python && !bpf_sampler_python(c->bpf, &refused) && refused && opts->warn)
-		opts->warn(opts->warn_ctx,
-			   "python: this kernel's verifier refused the Python walk: "
-			   "native frames only");
+	if (opts->python && !bpf_sampler_python(c->bpf, &py_off) && py_off && opts->warn) {
+		snprintf(line, sizeof(line), "python: %s: native frames only", py_off);
+		opts->warn(opts->warn_ctx, line);
+	}
 	if (opts->python && bpf_sampler_python(c->bpf, NULL)) {
 		c->py = python_capture__new(c->bpf, c->modules, opts->warn, opts->warn_ctx);
 		if (!c->py) {
