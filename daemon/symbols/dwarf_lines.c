@@ -203,6 +203,40 @@ static int fetch_debug_file(struct dwarf_lines *dl, struct debuginfod_fetcher *d
 	return dl->path ? 0 : -ENOMEM;
 }
 
+/*
+ * path's ELF (NULL when there is none; *ret_fd its descriptor, or -1), and
+ * the build id to want of its DWARF: the recorded one, else the file's own
+ * (copied into own_id).
+ */
+static Elf *open_module_elf(const char *path, int *ret_fd, uint8_t own_id[ELF_BUILD_ID_MAX],
+			    const uint8_t **id, size_t *id_len)
+{
+	Elf *elf = NULL;
+	int fd = -1;
+
+	if (path) {
+		fd = safe_open_regular(path, NULL);
+		if (fd >= 0)
+			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_kind(elf) != ELF_K_ELF) {
+			elf_end(elf);
+			elf = NULL;
+		}
+	}
+	if (elf && !*id_len) {
+		const void *p;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
+
+		if (n > 0 && (size_t)n <= ELF_BUILD_ID_MAX) {
+			memcpy(own_id, p, (size_t)n);
+			*id = own_id;
+			*id_len = (size_t)n;
+		}
+	}
+	*ret_fd = fd;
+	return elf;
+}
+
 struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 				      size_t build_id_len, const struct dwarf_lines_opts *opts,
 				      int *ret_fetch_err)
@@ -223,25 +257,7 @@ struct dwarf_lines *dwarf_lines__open(const char *path, const uint8_t *build_id,
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (path) {
-		fd = safe_open_regular(path, NULL);
-		if (fd >= 0)
-			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (elf && elf_kind(elf) != ELF_K_ELF) {
-			elf_end(elf);
-			elf = NULL;
-		}
-	}
-	if (elf && !id_len) {
-		const void *p;
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-
-		if (n > 0 && (size_t)n <= sizeof(own_id)) {
-			memcpy(own_id, p, (size_t)n);
-			id = own_id;
-			id_len = (size_t)n;
-		}
-	}
+	elf = open_module_elf(path, &fd, own_id, &id, &id_len);
 	err = -ENODATA;
 	/* The file's own DWARF, when it is the recorded build. */
 	if (elf && !open_dwarf_fd(fd, id, id_len, &dl->elf, &dl->dbg)) {
@@ -329,26 +345,7 @@ int dwarf_lines__probe(const char *path, const uint8_t *build_id, size_t build_i
 	int fd = -1, ret = 0, err;
 
 	elf_version(EV_CURRENT);
-	if (path) {
-		fd = safe_open_regular(path, NULL);
-		if (fd >= 0)
-			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (elf && elf_kind(elf) != ELF_K_ELF) {
-			elf_end(elf);
-			elf = NULL;
-		}
-	}
-	/* As dwarf_lines__open(): the file's own build id when none was recorded. */
-	if (elf && !id_len) {
-		const void *p;
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &p);
-
-		if (n > 0 && (size_t)n <= sizeof(own_id)) {
-			memcpy(own_id, p, (size_t)n);
-			id = own_id;
-			id_len = (size_t)n;
-		}
-	}
+	elf = open_module_elf(path, &fd, own_id, &id, &id_len);
 	if (elf && has_debug_sections(elf)) {
 		const void *p;
 		ssize_t n = id_len ? dwelf_elf_gnu_build_id(elf, &p) : 0;
