@@ -214,39 +214,6 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 }
 
 /*
- * The Python walk make bench's section p asks for (FXS_BENCH_PY_WALK: old,
- * leaf, win1k; bpf/python.bpf.h's cfg_py_walk and cfg_py_window), to measure
- * today's beside others in the same run; the walk itself without it.
- */
-static void bench_py_walk(struct sampler_bpf *skel)
-{
-	const char *w = getenv("FXS_BENCH_PY_WALK");
-
-	if (!w)
-		return;
-	skel->rodata->cfg_py_walk = !strcmp(w, "old") ? 2 : !strcmp(w, "leaf") ? 1 : 0;
-	if (!strcmp(w, "win1k"))
-		skel->rodata->cfg_py_window = 1024;
-}
-
-/*
- * FXS_BPF_LOG_LEVEL: the verifier's log of each program at that level
- * (4: its statistics, instructions processed, states and time), which
- * libbpf prints with its debug output (record -v). For measuring what a
- * kernel's verifier spends on the programs (docs/testing.md).
- */
-static void verifier_log_level(struct sampler_bpf *skel)
-{
-	const char *l = getenv("FXS_BPF_LOG_LEVEL");
-	struct bpf_program *prog;
-
-	if (!l || !*l)
-		return;
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_log_level(prog, (uint32_t)atoi(l));
-}
-
-/*
  * Whether the Python walk is offered on the running kernel (uname -r): 6.1
  * and later. Measured on Debian 12's 6.1 (the oldest verifier it was made
  * to fit: docs/testing.md, check-vm's python check), Debian 13's 6.12 and
@@ -356,8 +323,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.python = false;
 	b->skel->rodata->cfg_python = b->opts.python;
 	/* make bench's section p: the walks of before, measured beside today's */
-	bench_py_walk(b->skel);
-	verifier_log_level(b->skel);
+	bpf_sampler_env_knobs(b->skel);
 	b->mmap_on = b->opts.mmap_events;
 	b->skel->rodata->cfg_mmap_events = b->mmap_on;
 	/* Linux 6.10+: a secure exec is seen before its image is mapped (bpf/mmap.bpf.h). */

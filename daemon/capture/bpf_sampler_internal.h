@@ -66,6 +66,9 @@ int bpf_sampler_on_ring_record(void *ctx, void *data, size_t size);
 int bpf_sampler_on_sideband(void *ctx, const struct fxs_sample *rec, size_t size);
 int bpf_sampler_drain(void *ctx);
 
+/* The environment's knobs for measuring (capture/bpf_sampler_knobs.c), before load. */
+void bpf_sampler_env_knobs(struct sampler_bpf *skel);
+
 /* Map the CFI walker's rows and ranges arrays, which user space writes in place. */
 int bpf_sampler_map_cfi(struct bpf_sampler *b);
 
