@@ -10,7 +10,16 @@
 #include "util/containers.h"
 #include "util/hash.h"
 
+/*
+ * A pc of a module file is keyed by the file and its vaddr there
+ * (symbolizer_file_pc()), pid and mapping 0: every process that maps the
+ * file shares the entry, so a host's short processes (a build's compilers)
+ * hit what the processes before them resolved. Its frame's mapping is NULL,
+ * set from the asking pc's own at each hit. Any other pc is keyed by its
+ * process and mapping.
+ */
 struct entry {
+	const void *file;
 	uint64_t pid, pc;
 	unsigned mapping;
 	bool is_return;
@@ -20,6 +29,7 @@ struct entry {
 };
 
 struct entry_key {
+	const void *file;
 	uint64_t pid, pc;
 	unsigned mapping;
 	bool is_return;
@@ -71,9 +81,12 @@ void sym_cache__free(struct sym_cache *c)
 	free(c);
 }
 
-static uint64_t entry_hash(uint64_t pid, uint64_t pc, bool is_return, unsigned mapping)
+static uint64_t entry_hash(const void *file, uint64_t pid, uint64_t pc, bool is_return,
+			   unsigned mapping)
 {
-	return hash_u64(hash_u64(hash_u64(hash_u64(FNV_INIT, pid), pc), is_return), mapping);
+	uint64_t h = hash_u64(hash_u64(FNV_INIT, (uintptr_t)file), pid);
+
+	return hash_u64(hash_u64(hash_u64(h, pc), is_return), mapping);
 }
 
 static bool entry_eq(const void *ctx, size_t pos, const void *key)
@@ -81,8 +94,8 @@ static bool entry_eq(const void *ctx, size_t pos, const void *key)
 	const struct entry *e = &((const struct sym_cache *)ctx)->v[pos];
 	const struct entry_key *k = key;
 
-	return e->pid == k->pid && e->pc == k->pc && e->mapping == k->mapping &&
-	       e->is_return == k->is_return;
+	return e->file == k->file && e->pid == k->pid && e->pc == k->pc &&
+	       e->mapping == k->mapping && e->is_return == k->is_return;
 }
 
 /* Keep the entries keep() says, in their order, and index them anew. */
@@ -101,7 +114,8 @@ static void compact(struct sym_cache *c,
 			continue;
 		}
 		/* the index had room for more: this cannot fail for want of memory twice */
-		if (hash_index_insert(&c->idx, entry_hash(e->pid, e->pc, e->is_return, e->mapping),
+		if (hash_index_insert(&c->idx,
+				      entry_hash(e->file, e->pid, e->pc, e->is_return, e->mapping),
 				      n)) {
 			c->st.evicted += c->n - i;
 			break;
@@ -138,29 +152,88 @@ static uint32_t pid_gen(const struct sym_cache *c, uint64_t pid)
 	return g ? g->gen : 0;
 }
 
+/* The key of a pc, by file when it is code of a module file: 1, 0 when no mapping covers it. */
+static int key_of(struct sym_cache *c, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
+		  struct entry_key *k)
+{
+	uint64_t vaddr;
+	int err;
+
+	*k = (struct entry_key){.is_return = is_return};
+	err = symbolizer_file_pc(c->sym, pid, pc, is_return, ts, &k->file, &vaddr);
+	if (err < 0)
+		return err;
+	if (err) {
+		k->pc = vaddr;
+		return 1;
+	}
+	k->pid = pid;
+	k->pc = pc;
+	k->mapping = symbolizer_mapping_id(c->sym, pid, pc, is_return, ts);
+	return k->mapping != 0;
+}
+
+/* The entry's frame, as the pc of pid at ts names it. */
+static int frame_of(struct sym_cache *c, const struct entry *e, uint64_t pid, uint64_t pc,
+		    uint64_t ts, struct sym_frame *ret)
+{
+	*ret = e->f;
+	return e->file ? symbolizer_mapping_at(c->sym, pid, pc, e->is_return, ts, &ret->mapping)
+		       : 0;
+}
+
+/* Keep a frame just resolved under k (without the memory, it was resolved all the same). */
+static void keep(struct sym_cache *c, const struct entry_key *k, uint32_t gen,
+		 const struct sym_frame *f)
+{
+	struct entry *e;
+
+	if (c->n >= SYM_CACHE_MAX) {
+		/* full: what the current tick has not used goes, else everything */
+		compact(c, used_since, c->now);
+		if (c->n >= SYM_CACHE_MAX)
+			sym_cache_clear(c);
+	}
+	if (array_reserve((void **)&c->v, &c->cap, c->n, sizeof(*c->v)) ||
+	    hash_index_insert(&c->idx, entry_hash(k->file, k->pid, k->pc, k->is_return, k->mapping),
+			      c->n))
+		return;
+	e = &c->v[c->n++];
+	e->file = k->file;
+	e->pid = k->pid;
+	e->pc = k->pc;
+	e->mapping = k->mapping;
+	e->is_return = k->is_return;
+	e->used = c->now;
+	e->gen = gen;
+	e->f = *f;
+	if (e->file)
+		e->f.mapping = NULL; /* the asking pc's own, at each hit */
+}
+
 int sym_cache_resolve(struct sym_cache *c, uint64_t pid, uint64_t pc, bool is_return, uint64_t ts,
 		      struct sym_frame *ret)
 {
-	struct entry_key k = {pid, pc, 0, is_return};
+	struct entry_key k;
 	struct entry *e;
 	uint32_t gen;
-	uint64_t h;
 	size_t pos;
-	int err;
+	int err = key_of(c, pid, pc, is_return, ts, &k);
 
-	k.mapping = symbolizer_mapping_id(c->sym, pid, pc, is_return, ts);
+	if (err < 0)
+		return err;
 	/* no mapping: nothing to resolve, nothing to keep */
-	if (!k.mapping)
+	if (!err)
 		return symbolizer_resolve(c->sym, pid, pc, is_return, ts, ret);
-	h = entry_hash(pid, pc, is_return, k.mapping);
-	gen = pid_gen(c, pid);
-	if (hash_index_find(&c->idx, h, entry_eq, c, &k, &pos)) {
+	/* a file's entries hold only what lives as long as the symbolizer: never stale */
+	gen = k.file ? 0 : pid_gen(c, pid);
+	if (hash_index_find(&c->idx, entry_hash(k.file, k.pid, k.pc, is_return, k.mapping),
+			    entry_eq, c, &k, &pos)) {
 		e = &c->v[pos];
 		e->used = c->now;
 		if (e->gen == gen) {
-			*ret = e->f;
 			c->st.hits++;
-			return 0;
+			return frame_of(c, e, pid, pc, ts, ret);
 		}
 		/* stale: resolved again in its place */
 		c->st.misses++;
@@ -173,28 +246,9 @@ int sym_cache_resolve(struct sym_cache *c, uint64_t pid, uint64_t pc, bool is_re
 	}
 	c->st.misses++;
 	err = symbolizer_resolve(c->sym, pid, pc, is_return, ts, ret);
-	if (err)
-		return err;
-	if (c->n >= SYM_CACHE_MAX) {
-		/* full: what the current tick has not used goes, else everything */
-		compact(c, used_since, c->now);
-		if (c->n >= SYM_CACHE_MAX)
-			sym_cache_clear(c);
-		h = entry_hash(pid, pc, is_return, k.mapping);
-	}
-	if (array_reserve((void **)&c->v, &c->cap, c->n, sizeof(*c->v)))
-		return 0; /* resolved all the same; just not kept */
-	if (hash_index_insert(&c->idx, h, c->n))
-		return 0;
-	e = &c->v[c->n++];
-	e->pid = pid;
-	e->pc = pc;
-	e->mapping = k.mapping;
-	e->is_return = is_return;
-	e->used = c->now;
-	e->gen = gen;
-	e->f = *ret;
-	return 0;
+	if (!err)
+		keep(c, &k, gen, ret);
+	return err;
 }
 
 int sym_cache_note_record(struct sym_cache *c, const struct fxt_record *rec)

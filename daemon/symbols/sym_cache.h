@@ -2,15 +2,19 @@
 /*
  * Frames resolved once, for a symbolizer that outlives many reports
  * (fxsamplerd's HTTP scrapes: each window is a report, and most of a
- * window's addresses were in the window before). Keyed by (pid, pc,
- * is_return, the symbolizer's mapping id at the sample's time), so a pc
- * names what the mapping of its sample's time holds: a library unmapped and
- * another mapped at its address is a new mapping id, a new entry. What the
+ * window's addresses were in the window before). A pc of a module file is
+ * keyed by the file and the pc's vaddr in it (symbolizer_file_pc()), shared
+ * by every process that maps the file: a host's short processes (a build's
+ * compilers, a shell's commands) hit what the ones before them resolved.
+ * Those entries point only into what the symbolizer keeps for its life (its
+ * files, DWARF and interned names); the frame's mapping is the asking pc's
+ * own. Any other pc with a mapping (a module record gave it no file) is
+ * keyed by (pid, pc, is_return, the symbolizer's mapping id at the sample's
+ * time), so it names what the mapping of its sample's time holds; what that
  * key cannot see, a module record that gives a process's module id another
  * file (a pid reused, a capture restarted with other ids) or the same file
- * again (the symbolizer replaces the module, and the path the frames point
- * to), is watched: each makes that process's entries stale, resolved again
- * when next asked for.
+ * again, is watched: each makes that process's entries stale, resolved
+ * again when next asked for.
  *
  * Bounded: entries unused for SYM_CACHE_MAX_AGE_NS go at each tick, and past
  * SYM_CACHE_MAX entries the ones unused since the last tick go too (all of

@@ -314,22 +314,29 @@ START_TEST(test_offcpu)
 }
 END_TEST
 
-/* prog as module id of process 100 at BASE from time ts, shift as in map_prog_at(). */
-static void stream_prog_at(struct fxt_stream *s, uint16_t id, uint64_t shift, uint64_t ts)
+/* prog as module id of process pid at base from time ts, shift as in map_prog_at(). */
+static void stream_prog_of(struct fxt_stream *s, uint64_t pid, uint64_t base, uint16_t id,
+			   uint64_t shift, uint64_t ts)
 {
 	struct elf_symbols *es = elf_symbols__open(prog, NULL);
 	const struct elf_segment *segs;
 	size_t i, n;
 
 	ck_assert_ptr_nonnull(es);
-	ck_assert_int_eq(fxt_stream_module(s, ts, 100, id, prog, build_id, sizeof(build_id)), 0);
+	ck_assert_int_eq(fxt_stream_module(s, ts, pid, id, prog, build_id, sizeof(build_id)), 0);
 	n = elf_symbols__segments(es, &segs);
 	for (i = 0; i < n; i++)
-		ck_assert_int_eq(fxt_stream_mmap(s, ts, 100, id, segs[i].flags,
-						 BASE + segs[i].vaddr, segs[i].memsz,
+		ck_assert_int_eq(fxt_stream_mmap(s, ts, pid, id, segs[i].flags,
+						 base + segs[i].vaddr, segs[i].memsz,
 						 segs[i].vaddr + shift),
 				 0);
 	elf_symbols__free(es);
+}
+
+/* prog as module id of process 100 at BASE from time ts. */
+static void stream_prog_at(struct fxt_stream *s, uint16_t id, uint64_t shift, uint64_t ts)
+{
+	stream_prog_of(s, 100, BASE, id, shift, ts);
 }
 
 /*
@@ -375,11 +382,13 @@ END_TEST
  * Frames are resolved once across windows (sym_cache.h): a second window of
  * the same pcs asks the symbolizer nothing; a library opened at the same
  * address is a new mapping, not the old name; a process recorded again by
- * a new capture has its frames resolved again.
+ * a new capture, and another process mapping the same file, find the
+ * file's frames kept.
  */
 START_TEST(test_cache_across_windows)
 {
-	const uint64_t pc[] = {BASE + a_alpha + 1};
+	const uint64_t OTHER_SHIFT = 0x10000000;
+	const uint64_t pc[] = {BASE + a_alpha + 1}, other[] = {BASE + OTHER_SHIFT + a_alpha + 1};
 	struct scrape_tap *t = scrape_tap__new(NULL);
 	struct sym_cache_stats st, st2;
 	struct scrape_window *w;
@@ -422,7 +431,7 @@ START_TEST(test_cache_across_windows)
 	ck_assert(!has_string(&pr, "fxs_alpha"));
 	free_profile(&pr);
 	fxt_stream__free(s);
-	/* a new capture records the process again: resolved again, not from freed modules */
+	/* a new capture records the process again: the file's frames are kept, named alike */
 	scrape_tap_cache_stats(t, &st);
 	s = begin(t, 20 * MS);
 	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
@@ -435,7 +444,22 @@ START_TEST(test_cache_across_windows)
 	ck_assert(has_string(&pr, "fxs_beta"));
 	free_profile(&pr);
 	scrape_tap_cache_stats(t, &st2);
-	ck_assert_uint_gt(st2.misses, st.misses);
+	ck_assert_uint_eq(st2.misses, st.misses);
+	ck_assert_uint_gt(st2.hits, st.hits);
+	/* another process, the same file at another address: its pc is the same frame, kept */
+	st = st2;
+	ck_assert_int_eq(fxt_stream_process(s, 200, "other"), 0);
+	ck_assert_int_eq(fxt_stream_thread(s, 200, 200, "other"), 0);
+	stream_prog_of(s, 200, BASE + OTHER_SHIFT, 1, a_beta - a_alpha, 24 * MS);
+	w = scrape_window_open(t, 24 * MS, 5, PERIOD, false);
+	ck_assert_int_eq(fxt_stream_backtrace(s, 25 * MS, 200, 200, 0, other, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, 26 * MS, &pr);
+	ck_assert(has_string(&pr, "fxs_beta"));
+	free_profile(&pr);
+	scrape_tap_cache_stats(t, &st2);
+	ck_assert_uint_eq(st2.misses, st.misses);
+	ck_assert_uint_gt(st2.hits, st.hits);
 	fxt_stream__free(s);
 	scrape_tap__free(t);
 }
