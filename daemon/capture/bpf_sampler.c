@@ -85,6 +85,8 @@ static void bpf_release(void *ctx)
 	b->sb = NULL;
 	bpf_link__destroy(b->off_link);
 	b->off_link = NULL;
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	free(b->links);
 	b->links = NULL;
 	free(b->armed_since);
@@ -211,6 +213,22 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 {
 	(void)level;
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
+}
+
+/*
+ * With --off-cpu and the CFI walker, an interval whose stack lacked its
+ * tables is walked again once the thread runs again (bpf/offcpu_rewalk.bpf.h),
+ * by a hook on rseq_update where the kernel has it; elsewhere, and with
+ * make bench's FXS_BENCH_OFFCPU_REWALK=off (bpf_sampler_knobs.c), not.
+ */
+static void offcpu_rewalk_setup(struct bpf_sampler *b)
+{
+	bool on = b->opts.offcpu && b->opts.unwind != FXS_UNWIND_FP &&
+		  !bpf_sampler_knob_no_offcpu_rewalk() &&
+		  libbpf_find_vmlinux_btf_id("rseq_update", BPF_TRACE_RAW_TP) > 0;
+
+	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_resume, on);
+	b->skel->rodata->cfg_offcpu_rewalk = on;
 }
 
 /*
@@ -349,6 +367,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	offcpu_rewalk_setup(b);
 	/*
 	 * Children that are never sampled leave the targets map at their exit;
 	 * with CFI, every process's ranges go at its exit.
@@ -546,6 +565,11 @@ static int bpf_arm(void *ctx, uint32_t session)
 		if (!b->off_link)
 			return -errno;
 	}
+	if (bpf_program__autoload(b->skel->progs.fxs_offcpu_resume)) {
+		b->resume_link = bpf_program__attach(b->skel->progs.fxs_offcpu_resume);
+		if (!b->resume_link)
+			return -errno;
+	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
 		if (!cpu_is_online(cpu))
 			continue;
@@ -694,6 +718,9 @@ static int bpf_disarm(void *ctx)
 
 	b->armed = false;
 	release_links(b);
+	/* the held intervals too go out through the sweep, never twice */
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	if (b->off_link) {
 		bpf_link__destroy(b->off_link);
 		b->off_link = NULL;

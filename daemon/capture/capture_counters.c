@@ -69,6 +69,9 @@ static const char *const offcpu_counter_names[FXS_OC_NR] = {
 	[FXS_OC_AT_STOP] = "closed_at_stop",
 	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
 	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
+	[FXS_OC_REWALKED] = "rewalked",
+	[FXS_OC_REWALK_MISSED] = "rewalk_missed",
+	[FXS_OC_REWALK_NO_HOOK] = "rewalk_no_hook",
 };
 
 /* The kernel's counters, with the samples we dropped for their credentials moved over. */
