@@ -38,7 +38,7 @@
 
 #define PF_EXITING 0x00000004 /* include/linux/sched.h */
 
-/* fxs_offcpu_resume is loaded (the kernel has rseq_update): set by user space. */
+/* fxs_off_resume is loaded (the kernel has rseq_update): set by user space. */
 const volatile bool cfg_offcpu_rewalk = false;
 
 /* Intervals held, on all CPUs: while none is, the hooks return at once. */
@@ -217,7 +217,7 @@ static __always_inline void offcpu_flush_at_switch(struct task_struct *prev)
  * CFI walker is on (user space turns autoload on).
  */
 SEC("tp_btf/rseq_update")
-int BPF_PROG(fxs_offcpu_resume, struct task_struct *t)
+int BPF_PROG(fxs_off_resume, struct task_struct *t)
 {
 	if (cfg_unwind == FXS_UNWIND_FP || !*(volatile __u64 *)&offcpu_nr_held)
 		return 0;

@@ -4,6 +4,9 @@ Section o: off-CPU. A context-switch-heavy target (bench/progs/pingpong: two
 processes on one CPU passing a byte over pipes) unprofiled and under
 fxsampler record --off-cpu, its variants, and libbpf-tools' offcputime: the
 target's slowdown and the switch programs' cost per run (bpf_stats).
+fxsampler-before is --off-cpu without the walk again of the stacks that lacked
+their CFI tables (FXS_BENCH_OFFCPU_REWALK=off): what that hook on rseq_update,
+run on every return to user space after a switch, costs.
 """
 import os
 import random
@@ -18,7 +21,8 @@ from .common import FXS, OUT, ROUNDS, TMP, fmt, have, log, results, stats, sysct
 LETTER, KEY = "o", "o_offcpu"
 PINGPONG = os.path.join(OUT, "pingpong")
 PINGPONG_SECONDS = float(os.environ.get("FXS_BENCH_PINGPONG_SECONDS", "1"))
-O_KINDS = ["fxsampler", "fxsampler-min0", "offcputime", "sampler-only", "non-target"]
+O_KINDS = ["fxsampler", "fxsampler-before", "fxsampler-min0", "offcputime", "sampler-only",
+           "non-target"]
 
 
 def pingpong_once(kind, iters):
@@ -32,8 +36,11 @@ def pingpong_once(kind, iters):
     other = None
     prof = None
     pid = str(pp.pid)
-    if kind == "fxsampler":
+    env = None
+    if kind in ("fxsampler", "fxsampler-before"):
         prof = [FXS, "record", "-q", "--off-cpu", "--no-inherit", "-p", pid, "-o", out]
+        if kind == "fxsampler-before":
+            env = dict(os.environ, FXS_BENCH_OFFCPU_REWALK="off")
     elif kind == "fxsampler-min0":
         prof = [FXS, "record", "-q", "--off-cpu=0", "--no-inherit", "-p", pid, "-o", out]
     elif kind == "sampler-only":
@@ -45,7 +52,8 @@ def pingpong_once(kind, iters):
         prof = ["offcputime", "-p", pid]
     p = None
     if prof:
-        p = subprocess.Popen(prof, stdout=open(out + ".out", "w"), stderr=subprocess.PIPE)
+        p = subprocess.Popen(prof, stdout=open(out + ".out", "w"), stderr=subprocess.PIPE,
+                             env=env)
         # Both attach well within this (fxsampler ~0.1 s; offcputime loads at once).
         time.sleep(1.5)
     os.kill(pp.pid, signal.SIGUSR1)
@@ -54,8 +62,10 @@ def pingpong_once(kind, iters):
     cost = None
     if kind == "offcputime":
         cost = prog_ns_per_run("sched_switch")
-    elif kind in ("fxsampler", "fxsampler-min0", "non-target"):
+    elif kind in ("fxsampler", "fxsampler-before", "fxsampler-min0", "non-target"):
         cost = prog_ns_per_run("fxs_offcpu")
+    # the walk again's hook (bpf/offcpu_rewalk.bpf.h), on every return after a switch
+    resume = prog_ns_per_run("fxs_off_resume") if kind == "fxsampler" else None
     err = ""
     if p:
         if kind in ("offcputime", "non-target") or p.poll() is None:
@@ -72,6 +82,8 @@ def pingpong_once(kind, iters):
         log("   %s: no result: %s" % (kind, err.strip()[-300:]))
         return None, None
     extra = {"prog_cost": cost} if cost else {}
+    if resume:
+        extra["resume_cost"] = resume
     if kind == "offcputime":
         text = open(out + ".out").read()
         extra["stacks_with_pingpong"] = text.count("pingpong")
@@ -119,6 +131,10 @@ def measure():
                  if e.get("prog_cost")]
         if costs:
             sec["switch_prog_ns"][kind] = stats(costs)
+    resume = [e["resume_cost"]["ns_per_run"] for e in extras.get("fxsampler", [])
+              if e.get("resume_cost")]
+    if resume:
+        sec["resume_prog_ns"] = stats(resume)
     results["sections"][KEY] = sec
     sd = sec["slowdown_pct"]
     if sd.get("fxsampler") and sd.get("offcputime"):
@@ -149,7 +165,11 @@ def table(o):
     for k in O_KINDS:
         print("   %-16s%-26s%s" % (k, fmt(o["slowdown_pct"].get(k), "%", digits=1),
                                    fmt(o.get("switch_prog_ns", {}).get(k))))
-    print("   fxsampler = record --off-cpu -p (default 999 Hz sampler too); -min0 = "
+    if o.get("resume_prog_ns"):
+        print("   fxsampler's hook on rseq_update (the walk again of stacks that lacked "
+              "their tables): %s ns per run" % fmt(o["resume_prog_ns"]))
+    print("   fxsampler = record --off-cpu -p (default 999 Hz sampler too); -before = the "
+          "same without that hook; -min0 = "
           "--off-cpu=0 (every interval written); sampler-only = no --off-cpu; "
           "non-target = --off-cpu=0 -p of another process; offcputime = libbpf-tools "
           "offcputime -p")

@@ -227,7 +227,7 @@ static void offcpu_rewalk_setup(struct bpf_sampler *b)
 		  !bpf_sampler_knob_no_offcpu_rewalk() &&
 		  libbpf_find_vmlinux_btf_id("rseq_update", BPF_TRACE_RAW_TP) > 0;
 
-	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_resume, on);
+	bpf_program__set_autoload(b->skel->progs.fxs_off_resume, on);
 	b->skel->rodata->cfg_offcpu_rewalk = on;
 }
 
@@ -565,8 +565,8 @@ static int bpf_arm(void *ctx, uint32_t session)
 		if (!b->off_link)
 			return -errno;
 	}
-	if (bpf_program__autoload(b->skel->progs.fxs_offcpu_resume)) {
-		b->resume_link = bpf_program__attach(b->skel->progs.fxs_offcpu_resume);
+	if (bpf_program__autoload(b->skel->progs.fxs_off_resume)) {
+		b->resume_link = bpf_program__attach(b->skel->progs.fxs_off_resume);
 		if (!b->resume_link)
 			return -errno;
 	}
