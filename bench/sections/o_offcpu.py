@@ -6,7 +6,12 @@ fxsampler record --off-cpu, its variants, and libbpf-tools' offcputime: the
 target's slowdown and the switch programs' cost per run (bpf_stats).
 fxsampler-before is --off-cpu without the walk again of the stacks that lacked
 their CFI tables (FXS_BENCH_OFFCPU_REWALK=off): what that hook on rseq_update,
-run on every return to user space after a switch, costs.
+run on every return to user space after a switch, costs. And beside it what a
+hook on every syscall's exit would cost each syscall instead (getppid() in a
+loop, bench/progs/syscalls): unprofiled, under an empty tp_btf/sys_exit
+program (bench/fxsbench sysexit: the least such a hook costs), and under
+record --off-cpu of another process (the switch program and the rseq_update
+hook host-wide).
 """
 import os
 import random
@@ -16,11 +21,15 @@ import subprocess
 import time
 
 from .bpfstats import prog_ns_per_run
-from .common import FXS, OUT, ROUNDS, TMP, fmt, have, log, results, stats, sysctl, target
+from .common import (FXS, LOADER, OUT, ROUNDS, TMP, fmt, have, log, results, stats, sysctl,
+                     target)
 
 LETTER, KEY = "o", "o_offcpu"
 PINGPONG = os.path.join(OUT, "pingpong")
 PINGPONG_SECONDS = float(os.environ.get("FXS_BENCH_PINGPONG_SECONDS", "1"))
+SYSCALLS = os.path.join(OUT, "syscalls")
+SYSCALL_ITERS = 500000
+S_KINDS = ["none", "sys_exit hook", "fxsampler"]
 O_KINDS = ["fxsampler", "fxsampler-before", "fxsampler-min0", "offcputime", "sampler-only",
            "non-target"]
 
@@ -94,6 +103,41 @@ def pingpong_once(kind, iters):
     return ns, extra or None
 
 
+def syscall_once(kind):
+    """ns per getppid() with kind attached (None on failure)."""
+    cmd = [SYSCALLS, str(SYSCALL_ITERS)]
+    prof = other = None
+    if kind == "sys_exit hook":
+        cmd = [LOADER, "sysexit", "--"] + cmd
+    elif kind == "fxsampler":
+        other = subprocess.Popen(["sleep", "600"])
+        prof = subprocess.Popen([FXS, "record", "-q", "--off-cpu", "-p", str(other.pid), "-o",
+                                 os.path.join(TMP, "o.sys.fxt")], stderr=subprocess.PIPE)
+        time.sleep(1.5)
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    if prof:
+        prof.send_signal(signal.SIGINT)
+        prof.communicate()
+        other.kill()
+        other.wait()
+    try:
+        # fxsbench prints its JSON line after the target's
+        return float(out.decode().split()[0])
+    except (ValueError, IndexError):
+        log("   syscalls under %s: no result" % kind)
+        return None
+
+
+def measure_syscalls():
+    runs = {}
+    for r in range(ROUNDS):
+        jobs = list(S_KINDS)
+        random.shuffle(jobs)
+        for kind in jobs:
+            runs.setdefault(kind, []).append(syscall_once(kind))
+    return {k: stats(v) for k, v in runs.items()}
+
+
 def measure():
     if not have("offcputime"):
         log("== o. SKIP: offcputime (Debian libbpf-tools) is not installed; NOT RUN")
@@ -135,6 +179,9 @@ def measure():
               if e.get("resume_cost")]
     if resume:
         sec["resume_prog_ns"] = stats(resume)
+    log("   syscalls: getppid() x %d, unprofiled, under a sys_exit hook, under --off-cpu"
+        % SYSCALL_ITERS)
+    sec["syscall_ns"] = measure_syscalls()
     results["sections"][KEY] = sec
     sd = sec["slowdown_pct"]
     if sd.get("fxsampler") and sd.get("offcputime"):
@@ -165,6 +212,9 @@ def table(o):
     for k in O_KINDS:
         print("   %-16s%-26s%s" % (k, fmt(o["slowdown_pct"].get(k), "%", digits=1),
                                    fmt(o.get("switch_prog_ns", {}).get(k))))
+    if o.get("syscall_ns"):
+        print("   a getppid() system call, ns: %s" % "; ".join(
+            "%s %s" % (k, fmt(o["syscall_ns"].get(k))) for k in S_KINDS))
     if o.get("resume_prog_ns"):
         print("   fxsampler's hook on rseq_update (the walk again of stacks that lacked "
               "their tables): %s ns per run" % fmt(o["resume_prog_ns"]))
