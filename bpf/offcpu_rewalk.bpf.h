@@ -43,6 +43,8 @@ const volatile bool cfg_offcpu_rewalk = false;
 
 /* Intervals held, on all CPUs: while none is, the hooks return at once. */
 __u64 offcpu_nr_held;
+/* The hook is attached (user space sets it, and clears it before the sweep). */
+__u32 offcpu_rewalk_on;
 
 /* The words after a slot's hdr, iv and comm: user and kernel frames, the Python section. */
 #define FXS_OFFCPU_WORDS 1024
@@ -95,7 +97,7 @@ static __always_inline bool offcpu_hold(struct fxs_offcpu_counters *c, struct fx
 {
 	if (cfg_unwind == FXS_UNWIND_FP)
 		return false;
-	if (!cfg_offcpu_rewalk || !offcpu_has_rseq(t)) {
+	if (!cfg_offcpu_rewalk || !*(volatile __u32 *)&offcpu_rewalk_on || !offcpu_has_rseq(t)) {
 		off_count(c, FXS_OC_REWALK_NO_HOOK);
 		return false;
 	}

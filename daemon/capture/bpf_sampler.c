@@ -565,10 +565,10 @@ static int bpf_arm(void *ctx, uint32_t session)
 		if (!b->off_link)
 			return -errno;
 	}
+	/* Not attached: the intervals are written with the stacks of the switch, counted. */
 	if (bpf_program__autoload(b->skel->progs.fxs_off_resume)) {
 		b->resume_link = bpf_program__attach(b->skel->progs.fxs_off_resume);
-		if (!b->resume_link)
-			return -errno;
+		b->skel->bss->offcpu_rewalk_on = b->resume_link != NULL;
 	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
 		if (!cpu_is_online(cpu))
@@ -719,6 +719,7 @@ static int bpf_disarm(void *ctx)
 	b->armed = false;
 	release_links(b);
 	/* the held intervals too go out through the sweep, never twice */
+	b->skel->bss->offcpu_rewalk_on = 0;
 	bpf_link__destroy(b->resume_link);
 	b->resume_link = NULL;
 	if (b->off_link) {
