@@ -135,7 +135,8 @@ static __always_inline __u64 offcpu_py_words(const struct fxs_offcpu_slot *slot)
  *
  * The walk state is per CPU, and the sampler's perf_event program may
  * interrupt this one (rseq_update runs with interrupts on) and walk in it:
- * its fired count, bumped before it walks, tells; such a walk is not kept.
+ * its fired count, bumped before it walks, tells; such a walk is not kept,
+ * and is taken once more.
  */
 static __always_inline bool offcpu_rewalk(struct fxs_offcpu_slot *slot, struct task_struct *t)
 {
@@ -158,10 +159,17 @@ static __always_inline bool offcpu_rewalk(struct fxs_offcpu_slot *slot, struct t
 	old_n = offcpu_nr_frames(slot);
 	tail = (slot->hdr.nr_kframes & 0x7f) + offcpu_py_words(slot);
 	bpf_probe_read_kernel(copy->w, sizeof(copy->w), slot->frames);
-	fired = *(volatile __u64 *)&sc->v[FXS_CNT_FIRED];
-	n = walk_cfi(slot->frames, &regs, slot->hdr.pid, cfg_max_frames, &flags, &end);
-	if (fired != *(volatile __u64 *)&sc->v[FXS_CNT_FIRED] || offcpu_lacked_tables(end) ||
-	    n > FXS_MAX_FRAMES || old_n > FXS_MAX_FRAMES || tail > FXS_OFFCPU_TAIL_MAX) {
+	/* A sample in the middle (one walk in a few hundred at 999 Hz): once more. */
+	for (int i = 0; i < 2; i++) {
+		flags = end = 0;
+		fired = *(volatile __u64 *)&sc->v[FXS_CNT_FIRED];
+		n = walk_cfi(slot->frames, &regs, slot->hdr.pid, cfg_max_frames, &flags, &end);
+		if (fired == *(volatile __u64 *)&sc->v[FXS_CNT_FIRED])
+			break;
+		n = FXS_MAX_FRAMES + 1;
+	}
+	if (offcpu_lacked_tables(end) || n > FXS_MAX_FRAMES || old_n > FXS_MAX_FRAMES ||
+	    tail > FXS_OFFCPU_TAIL_MAX) {
 		bpf_probe_read_kernel(slot->frames, sizeof(copy->w), copy->w);
 		return false;
 	}
