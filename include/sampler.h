@@ -382,6 +382,8 @@ enum fxs_offcpu_counter {
 	 * sample in the middle of the walk, the capture's stop), written with
 	 * the stack of the switch; and those that lacked a table and were not
 	 * held for it (a kernel without the hook, a thread without rseq).
+	 * An FXT record holds 15 arguments at most: the file's "offcpu"
+	 * counter has those before these, its "offcpu_rewalk" these.
 	 */
 	FXS_OC_REWALKED,
 	FXS_OC_REWALK_MISSED,

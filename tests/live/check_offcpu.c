@@ -157,9 +157,10 @@ static const char *const oc_names[FXS_OC_NR] = {
 	"closed_at_stop",
 	"dropped_unseen_end",
 	"filtered_creds",
+	/* the "offcpu_rewalk" counter's */
 	"rewalked",
-	"rewalk_missed",
-	"rewalk_no_hook",
+	"missed",
+	"no_hook",
 };
 
 /* An off-CPU stack, the third record of an interval. */
@@ -224,12 +225,19 @@ static void read_intervals(const char *path, struct intervals *iv, bool host_wid
 			step = 0;
 		} else if (rec.type == FXT_RT_EVENT && rec.subtype == FXT_EVENT_COUNTER &&
 			   !strcmp(rec.name, "offcpu")) {
-			ck_assert_int_eq(rec.nr_args, FXS_OC_NR);
-			for (unsigned i = 0; i < FXS_OC_NR; i++) {
+			ck_assert_int_eq(rec.nr_args, FXS_OC_REWALKED);
+			for (unsigned i = 0; i < FXS_OC_REWALKED; i++) {
 				ck_assert_str_eq(rec.args[i].name, oc_names[i]);
 				iv->oc[i] = rec.args[i].u;
 			}
 			iv->have_counters = true;
+		} else if (rec.type == FXT_RT_EVENT && rec.subtype == FXT_EVENT_COUNTER &&
+			   !strcmp(rec.name, "offcpu_rewalk")) {
+			ck_assert_int_eq(rec.nr_args, FXS_OC_NR - FXS_OC_REWALKED);
+			for (unsigned i = FXS_OC_REWALKED; i < FXS_OC_NR; i++) {
+				ck_assert_str_eq(rec.args[i - FXS_OC_REWALKED].name, oc_names[i]);
+				iv->oc[i] = rec.args[i - FXS_OC_REWALKED].u;
+			}
 		}
 	}
 	ck_assert_msg(err == 0, "%s: %s", path, fxt_reader_error(r));
