@@ -604,6 +604,11 @@ static Suite *offcpu_suite(void)
 	tcase_add_test(tc, test_host_wide_and_off);
 	tcase_add_test(tc, test_daemon);
 	tcase_add_test(tc, test_rename_while_blocked);
+	suite_add_tcase(s, tc);
+	/* its own case: CK_RUN_CASE=early runs it alone */
+	tc = tcase_create("early");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_early_waits);
 	suite_add_tcase(s, tc);
 	return s;
