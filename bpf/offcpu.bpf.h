@@ -261,7 +261,7 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 			slot->hdr.nr_frames = walk_cfi(slot->frames, &regs, pid, cfg_max_frames,
 						       &slot->hdr.flags, &unwind_end);
 			slot->regs = regs;
-			slot->rewalk = offcpu_lacked_tables(unwind_end);
+			slot->rewalk = offcpu_wants_rewalk(unwind_end, prev);
 		} else {
 			slot->hdr.nr_frames = walk_fp(slot->frames, fp, sp, ra, &slot->hdr.flags);
 		}

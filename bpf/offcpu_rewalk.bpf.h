@@ -80,6 +80,21 @@ static __always_inline bool offcpu_lacked_tables(__u8 end)
 	return reason == FXS_UE_NO_PROC || reason == FXS_UE_NO_TABLE;
 }
 
+/*
+ * Whether a walk of t that ended so should be taken again: it lacked a
+ * table, or it met a pc in no module while t's process is in its first
+ * seconds (its libraries' ranges not published yet; later it is mostly a
+ * JIT's code, and only the tables' lack is worth a second walk).
+ */
+static __always_inline bool offcpu_wants_rewalk(__u8 end, struct task_struct *t)
+{
+	if (offcpu_lacked_tables(end))
+		return true;
+	return FXS_UE_REASON(end) == FXS_UE_NO_MODULE &&
+	       bpf_ktime_get_boot_ns() - BPF_CORE_READ(t, group_leader, start_boottime) <
+		       2000000000ULL;
+}
+
 /* Whether the kernel runs rseq_update for t on its way back to user space. */
 static __always_inline bool offcpu_has_rseq(struct task_struct *t)
 {
