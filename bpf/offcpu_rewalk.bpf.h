@@ -13,7 +13,7 @@
  * kernel entry, with the same user registers saved at it (bpf_task_pt_regs):
  * by then the tables are mostly there.
  *
- * So an interval whose walk lacked a table (offcpu_lacked_tables()) is held
+ * So an interval whose walk lacked a table (offcpu_wants_rewalk()) is held
  * when the thread comes back (sched_switch, the thread as next: its memory is
  * not readable there) and written by the first of:
  *  - tp_btf/rseq_update, in the thread, on its way back to user space: the
