@@ -55,6 +55,8 @@ struct bpf_sampler {
 	 * while that record waits, the next drain comes early (bpf_sampler_wait).
 	 */
 	uint64_t urgent_ns, horizon_ns;
+	/* the horizon of the last drain that read the rings whole: bpf_sampler_horizon() */
+	uint64_t read_all_ns;
 	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
