@@ -20,6 +20,7 @@
 
 #include "unwind.h"
 #include "unwind_maps.h"
+#include "vma.bpf.h"
 
 /* enum fxs_unwind_mode; FXS_UNWIND_FP leaves this whole file unused. */
 const volatile __u32 cfg_unwind = FXS_UNWIND_FP;
@@ -83,6 +84,8 @@ struct fxs_cfi_regs {
  * over 256 KiB, most of them cache misses) for two reads of adjacent rows.
  */
 #define FXS_CFI_HINTS 512
+/* The modules a walk found by their file (vma.bpf.h), kept for its next frames. */
+#define FXS_CFI_VMAS 4
 struct fxs_cfi_hint {
 	__u64 pc;
 	__u32 range; /* index in cfi_ranges */
@@ -97,9 +100,12 @@ struct fxs_cfi_walk {
 	/* the range of the last frame + 1 (0: none): the next frame is often in it */
 	__u32 last_range;
 	__u8 have_proc;
-	__u8 fallback;	 /* walking the frame-pointer chain for the rest of the stack */
-	__u8 flags;	 /* FXS_SF_* stop flags */
-	__u8 end;	 /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u8 fallback; /* walking the frame-pointer chain for the rest of the stack */
+	__u8 flags;    /* FXS_SF_* stop flags */
+	__u8 end;      /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u8 by_file;  /* a frame's module was found by its file: FXS_UE_BY_FILE */
+	__u8 nr_vmas;  /* found so far: vmas[] holds the last (slot nr_vmas % FXS_CFI_VMAS next) */
+	struct fxs_cfi_vma vmas[FXS_CFI_VMAS], vma_new;
 	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	/*
 	 * The last frame's lookup pc and rule (last_rule_ok 0: none yet): a
@@ -467,6 +473,28 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 	return true;
 }
 
+/*
+ * The module of look by the file mapped there (vma.bpf.h), for a pc that no
+ * range of the process holds: one of the walk's last FXS_CFI_VMAS, or the
+ * kernel's vma, or NULL.
+ */
+static __always_inline struct fxs_cfi_vma *cfi_by_file(struct fxs_cfi_walk *w, __u64 look)
+{
+	struct fxs_cfi_vma *v;
+
+	for (int i = 0; i < FXS_CFI_VMAS; i++) {
+		v = &w->vmas[i];
+		if (i < w->nr_vmas && look >= v->start && look < v->end)
+			return v;
+	}
+	if (!cfg_find_vma || vma_module(look, &w->vma_new) || !w->vma_new.ok)
+		return NULL;
+	v = &w->vmas[w->nr_vmas % FXS_CFI_VMAS];
+	*v = w->vma_new;
+	w->nr_vmas++;
+	return v;
+}
+
 /* One frame: find the pc's module and table, apply its rule. 1: the walk is over. */
 static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 {
@@ -474,14 +502,13 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	struct fxs_cfi_range *r;
 	struct fxs_cfi_table *t;
 	struct fxs_cfi_row *row;
-	__u64 look, rel;
+	struct fxs_cfi_vma *v;
+	__u64 look, rel, bias;
 	__u32 key, rule;
 	int ri;
 
 	if (w->fallback)
 		return cfi_fp_frame(w);
-	if (!w->have_proc)
-		return cfi_lost(w, FXS_UE_NO_PROC);
 	/* A return address is past its call: the call's own rule is one byte back. */
 	look = w->n > 1 ? w->pc - 1 : w->pc;
 	if (w->last_rule_ok && look == w->last_look)
@@ -494,22 +521,30 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	r = w->last_range ? bpf_map_lookup_elem(&cfi_ranges, &key) : NULL;
 	if (!r || look < r->start || look >= r->end) {
 		ri = cfi_find_range(w->first_range, w->nr_ranges, look);
-		if (ri < 0)
-			return cfi_lost(w, FXS_UE_NO_MODULE);
 		key = ri;
-		r = bpf_map_lookup_elem(&cfi_ranges, &key);
-		if (!r)
-			return cfi_lost(w, FXS_UE_NO_MODULE);
-		w->last_range = key + 1;
+		r = ri < 0 ? NULL : bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (r)
+			w->last_range = key + 1;
 	}
-	if (w->nr_stale && cfi_stale_range(w, r))
-		return cfi_lost(w, FXS_UE_NO_MODULE);
-	if (r->kind == FXS_CFI_RANGE_FP)
-		return cfi_fp_frame(w);
-	if (r->kind != FXS_CFI_RANGE_TABLE)
-		return cfi_lost(w, FXS_UE_NO_TABLE);
-	rel = look - r->bias;
-	key = r->table;
+	if (r && w->nr_stale && cfi_stale_range(w, r))
+		r = NULL;
+	if (r) {
+		if (r->kind == FXS_CFI_RANGE_FP)
+			return cfi_fp_frame(w);
+		if (r->kind != FXS_CFI_RANGE_TABLE)
+			return cfi_lost(w, FXS_UE_NO_TABLE);
+		bias = r->bias;
+		key = r->table;
+	} else {
+		/* no range of the process holds it (yet): the file mapped there */
+		v = cfi_by_file(w, look);
+		if (!v)
+			return cfi_lost(w, w->have_proc ? FXS_UE_NO_MODULE : FXS_UE_NO_PROC);
+		w->by_file = 1;
+		bias = v->bias;
+		key = v->table;
+	}
+	rel = look - bias;
 	t = bpf_map_lookup_elem(&cfi_tables, &key);
 	if (t && !t->nr_rows && t->first_row == FXS_CFI_TABLE_FP)
 		return cfi_fp_frame(w);
@@ -523,9 +558,12 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	if (!row)
 		return cfi_apply(w, FXS_CFI_NONE);
 	rule = row->rule;
-	h->pc = look;
-	h->range = w->last_range - 1;
-	h->row = key;
+	/* a hint names a range of the process: none for a module found by its file */
+	if (r) {
+		h->pc = look;
+		h->range = w->last_range - 1;
+		h->row = key;
+	}
 found:
 	w->last_look = look;
 	w->last_rule = rule;
@@ -709,6 +747,8 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->last_range = 0;
 	w->last_rule_ok = 0;
 	w->win_len = 0;
+	w->by_file = 0;
+	w->nr_vmas = 0;
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	/* an empty entry: a child forked before its parent's ranges were published */
 	w->have_proc = proc && proc->nr_ranges;
@@ -733,7 +773,7 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 		n = 1;
 	bpf_probe_read_kernel(&frames[1], (n - 1) * sizeof(__u64), &w->frames[1]);
 	*flags |= w->flags;
-	*end = w->end;
+	*end = w->end | (w->by_file ? FXS_UE_BY_FILE : 0);
 	return n;
 }
 

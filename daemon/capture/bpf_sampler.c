@@ -349,6 +349,12 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	/* bpf/vma.bpf.h: a pc no published range holds, by its file (Linux 5.17) */
+	b->find_vma =
+		b->opts.unwind != FXS_UNWIND_FP &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) > 0;
+	b->skel->rodata->cfg_find_vma = b->find_vma;
+	b->skel->rodata->cfg_page_shift = (uint32_t)__builtin_ctzl((unsigned long)getpagesize());
 	/*
 	 * Children that are never sampled leave the targets map at their exit;
 	 * with CFI, every process's ranges go at its exit.
