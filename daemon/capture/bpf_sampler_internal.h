@@ -60,6 +60,7 @@ struct bpf_sampler {
 	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */
 	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
 	bool find_vma;	       /* the walker finds modules by their file (bpf/vma.bpf.h) */
+	bool find_vma_refused; /* ... and the kernel's verifier refused that */
 };
 
 /* The rings' callbacks, and the drain (capture/bpf_sampler_read.c). */
