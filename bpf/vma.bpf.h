@@ -15,6 +15,13 @@
  * space fills for each module file it has a table for
  * (daemon/capture/cfi_files.c).
  *
+ * From a perf_event or sched_switch program (interrupts off), the kernel
+ * defers bpf_find_vma()'s unlock to one per-CPU irq_work, and refuses a
+ * second call until it ran: one call per walk. So the walker keeps what it
+ * found, per CPU, for the next walks of the same address space, and finds
+ * the program itself without the lock: its file and text are the mm's
+ * (exe_file, start_code..end_code, what the ELF loader set at the exec).
+ *
  * Included by walk_cfi.bpf.h.
  */
 #ifndef FXS_BPF_VMA_BPF_H
@@ -78,28 +85,66 @@ static __always_inline void vma_inode_mtime(struct inode *in, __s64 *sec, __u32 
 	}
 }
 
-/* bpf_find_vma()'s callback: the vma that holds the pc, mmap_lock held. */
-static long vma_found(struct task_struct *task, struct vm_area_struct *vma, void *data)
+/* in's entry in cfi_files, if it is the very file the entry was made of. */
+static __always_inline struct fxs_cfi_file *vma_file(struct inode *in)
 {
-	struct fxs_cfi_vma *out = data;
 	struct fxs_cfi_file_key key = {0};
 	struct fxs_cfi_file *f;
-	struct inode *in;
 	__u32 nsec;
 	__s64 sec;
 
-	if (!(BPF_CORE_READ(vma, vm_flags) & FXS_VM_EXEC))
-		return 0;
-	in = BPF_CORE_READ(vma, vm_file, f_inode);
 	if (!in)
-		return 0;
+		return NULL;
 	key.ino = BPF_CORE_READ(in, i_ino);
 	key.dev = BPF_CORE_READ(in, i_sb, s_dev);
 	f = bpf_map_lookup_elem(&cfi_files, &key);
 	if (!f)
-		return 0;
+		return NULL;
 	vma_inode_mtime(in, &sec, &nsec);
 	if (sec != f->mtime_sec || nsec != f->mtime_nsec || BPF_CORE_READ(in, i_size) != f->size)
+		return NULL;
+	return f;
+}
+
+/*
+ * The current task's program, without its mmap_lock: the mm's exe_file and
+ * its text, start_code..end_code (the lowest executable segment's p_vaddr
+ * and the highest one's end, + the load bias). 0 with *out, or -1.
+ * Global: verified once, on its own.
+ */
+__noinline int vma_exe(struct fxs_cfi_vma *out)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fxs_cfi_file *f;
+	struct mm_struct *mm;
+
+	if (!out)
+		return -1;
+	out->ok = 0;
+	mm = BPF_CORE_READ(task, mm);
+	if (!mm)
+		return -1;
+	f = vma_file(BPF_CORE_READ(mm, exe_file, f_inode));
+	if (!f)
+		return -1;
+	out->start = BPF_CORE_READ(mm, start_code);
+	out->end = BPF_CORE_READ(mm, end_code);
+	out->bias = out->start - f->text_vaddr;
+	out->table = f->table;
+	out->ok = out->start < out->end;
+	return out->ok ? 0 : -1;
+}
+
+/* bpf_find_vma()'s callback: the vma that holds the pc, mmap_lock held. */
+static long vma_found(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct fxs_cfi_vma *out = data;
+	struct fxs_cfi_file *f;
+
+	if (!(BPF_CORE_READ(vma, vm_flags) & FXS_VM_EXEC))
+		return 0;
+	f = vma_file(BPF_CORE_READ(vma, vm_file, f_inode));
+	if (!f)
 		return 0;
 	out->start = BPF_CORE_READ(vma, vm_start);
 	out->end = BPF_CORE_READ(vma, vm_end);
@@ -127,6 +172,84 @@ __noinline int vma_module(__u64 pc, struct fxs_cfi_vma *out)
 		return -1;
 	*out = found;
 	return 0;
+}
+
+/*
+ * The modules walks found by their file, kept per CPU (in the walker's
+ * per-CPU state) for the next walks of the same address space, for at most
+ * FXS_VMA_CACHE_NS: what a process maps moves little in its first
+ * milliseconds, when they serve.
+ */
+#define FXS_VMA_CACHE	 8
+#define FXS_VMA_CACHE_NS 100000000ULL
+struct fxs_vma_cache {
+	__u8 nr;	/* found so far: v[] holds the last (slot nr % FXS_VMA_CACHE next) */
+	__u8 exe_tried; /* vma_exe() was asked, for mm */
+	__u8 find_used; /* this walk called bpf_find_vma() (once a walk) */
+	__u8 pad;
+	__u32 pid;
+	__u64 mm, since; /* whose address space v[] is of, since when */
+	struct fxs_cfi_vma v[FXS_VMA_CACHE], found;
+};
+
+/* A walk of pid's begins: what earlier walks found, if of its address space and recent. */
+static __always_inline void vma_cache_walk(struct fxs_vma_cache *c, __u32 pid)
+{
+	__u64 mm, now;
+
+	c->find_used = 0;
+	if (!cfg_find_vma)
+		return;
+	mm = (__u64)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
+	now = bpf_ktime_get_ns();
+	if (c->pid != pid || c->mm != mm || now - c->since > FXS_VMA_CACHE_NS) {
+		c->nr = 0;
+		c->exe_tried = 0;
+		c->pid = pid;
+		c->mm = mm;
+		c->since = now;
+	}
+}
+
+static __always_inline struct fxs_cfi_vma *vma_cache_add(struct fxs_vma_cache *c)
+{
+	struct fxs_cfi_vma *v = &c->v[c->nr % FXS_VMA_CACHE];
+
+	*v = c->found;
+	c->nr++;
+	return v;
+}
+
+/*
+ * The module of look (a pc no published range holds) by the file mapped
+ * there: one found before, the program's text, or the kernel's vma (once a
+ * walk); NULL.
+ */
+static __always_inline struct fxs_cfi_vma *vma_cache_find(struct fxs_vma_cache *c, __u64 look)
+{
+	struct fxs_cfi_vma *v;
+
+	for (int i = 0; i < FXS_VMA_CACHE; i++) {
+		v = &c->v[i];
+		if (i < c->nr && look >= v->start && look < v->end)
+			return v;
+	}
+	if (!cfg_find_vma)
+		return NULL;
+	if (!c->exe_tried) {
+		c->exe_tried = 1;
+		if (!vma_exe(&c->found)) {
+			v = vma_cache_add(c);
+			if (look >= v->start && look < v->end)
+				return v;
+		}
+	}
+	if (c->find_used)
+		return NULL;
+	c->find_used = 1;
+	if (vma_module(look, &c->found) || !c->found.ok)
+		return NULL;
+	return vma_cache_add(c);
 }
 
 #endif /* FXS_BPF_VMA_BPF_H */

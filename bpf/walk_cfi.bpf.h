@@ -84,8 +84,6 @@ struct fxs_cfi_regs {
  * over 256 KiB, most of them cache misses) for two reads of adjacent rows.
  */
 #define FXS_CFI_HINTS 512
-/* The modules a walk found by their file (vma.bpf.h), kept for its next frames. */
-#define FXS_CFI_VMAS 4
 struct fxs_cfi_hint {
 	__u64 pc;
 	__u32 range; /* index in cfi_ranges */
@@ -100,13 +98,12 @@ struct fxs_cfi_walk {
 	/* the range of the last frame + 1 (0: none): the next frame is often in it */
 	__u32 last_range;
 	__u8 have_proc;
-	__u8 fallback; /* walking the frame-pointer chain for the rest of the stack */
-	__u8 flags;    /* FXS_SF_* stop flags */
-	__u8 end;      /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
-	__u8 by_file;  /* a frame's module was found by its file: FXS_UE_BY_FILE */
-	__u8 nr_vmas;  /* found so far: vmas[] holds the last (slot nr_vmas % FXS_CFI_VMAS next) */
-	struct fxs_cfi_vma vmas[FXS_CFI_VMAS], vma_new;
-	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
+	__u8 fallback;		   /* walking the frame-pointer chain for the rest of the stack */
+	__u8 flags;		   /* FXS_SF_* stop flags */
+	__u8 end;		   /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u8 by_file;		   /* a frame's module was found by its file: FXS_UE_BY_FILE */
+	struct fxs_vma_cache vmas; /* what walks found by file (vma.bpf.h), kept across walks */
+	__u64 last_wake;	   /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	/*
 	 * The last frame's lookup pc and rule (last_rule_ok 0: none yet): a
 	 * recursion's frames return to the same pc, and the maps do not change
@@ -473,28 +470,6 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 	return true;
 }
 
-/*
- * The module of look by the file mapped there (vma.bpf.h), for a pc that no
- * range of the process holds: one of the walk's last FXS_CFI_VMAS, or the
- * kernel's vma, or NULL.
- */
-static __always_inline struct fxs_cfi_vma *cfi_by_file(struct fxs_cfi_walk *w, __u64 look)
-{
-	struct fxs_cfi_vma *v;
-
-	for (int i = 0; i < FXS_CFI_VMAS; i++) {
-		v = &w->vmas[i];
-		if (i < w->nr_vmas && look >= v->start && look < v->end)
-			return v;
-	}
-	if (!cfg_find_vma || vma_module(look, &w->vma_new) || !w->vma_new.ok)
-		return NULL;
-	v = &w->vmas[w->nr_vmas % FXS_CFI_VMAS];
-	*v = w->vma_new;
-	w->nr_vmas++;
-	return v;
-}
-
 /* One frame: find the pc's module and table, apply its rule. 1: the walk is over. */
 static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 {
@@ -537,7 +512,7 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		key = r->table;
 	} else {
 		/* no range of the process holds it (yet): the file mapped there */
-		v = cfi_by_file(w, look);
+		v = vma_cache_find(&w->vmas, look);
 		if (!v)
 			return cfi_lost(w, w->have_proc ? FXS_UE_NO_MODULE : FXS_UE_NO_PROC);
 		w->by_file = 1;
@@ -748,7 +723,7 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->last_rule_ok = 0;
 	w->win_len = 0;
 	w->by_file = 0;
-	w->nr_vmas = 0;
+	vma_cache_walk(&w->vmas, pid);
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	/* an empty entry: a child forked before its parent's ranges were published */
 	w->have_proc = proc && proc->nr_ranges;

@@ -107,6 +107,7 @@ struct fxs_cfi_file {
 	__s64 mtime_sec;
 	__u64 size;
 	__u64 delta;
+	__u64 text_vaddr; /* the lowest executable segment's p_vaddr: at mm->start_code */
 	__u32 mtime_nsec;
 	__u32 table; /* index in cfi_tables */
 };

@@ -38,12 +38,12 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return (size_t)n == len ? 0 : -ENOEXEC;
 }
 
-int cfi_files_delta(int fd, uint64_t *ret_delta)
+int cfi_files_delta(int fd, uint64_t *ret_delta, uint64_t *ret_text)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	bool found = false;
-	uint64_t delta = 0;
+	uint64_t delta = 0, text = UINT64_MAX;
 	int err;
 
 	err = read_at(fd, &eh, sizeof(eh), 0);
@@ -61,11 +61,14 @@ int cfi_files_delta(int fd, uint64_t *ret_delta)
 		if (found && ph.p_vaddr - ph.p_offset != delta)
 			return -ERANGE;
 		delta = ph.p_vaddr - ph.p_offset;
+		if (ph.p_vaddr < text)
+			text = ph.p_vaddr;
 		found = true;
 	}
 	if (!found)
 		return -ENOEXEC;
 	*ret_delta = delta;
+	*ret_text = text;
 	return 0;
 }
 
@@ -74,7 +77,7 @@ int cfi_files_entry(const char *key, int fd, uint32_t table, struct fxs_cfi_file
 {
 	struct fxs_cfi_file_key k;
 	struct stat st;
-	uint64_t delta;
+	uint64_t delta, text;
 	int err;
 
 	if (fd < 0 || cfi_files_key(key, &k) || k.ino == 0)
@@ -85,7 +88,7 @@ int cfi_files_entry(const char *key, int fd, uint32_t table, struct fxs_cfi_file
 	if ((uint64_t)st.st_ino != k.ino || major(st.st_dev) != k.dev >> 20 ||
 	    minor(st.st_dev) != (k.dev & ((1U << 20) - 1)))
 		return -ESTALE;
-	err = cfi_files_delta(fd, &delta);
+	err = cfi_files_delta(fd, &delta, &text);
 	if (err)
 		return err;
 	*ret_key = k;
@@ -94,6 +97,7 @@ int cfi_files_entry(const char *key, int fd, uint32_t table, struct fxs_cfi_file
 		.mtime_nsec = (uint32_t)st.st_mtim.tv_nsec,
 		.size = (uint64_t)st.st_size,
 		.delta = delta,
+		.text_vaddr = text,
 		.table = table,
 	};
 	return 0;

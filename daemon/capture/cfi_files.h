@@ -24,11 +24,13 @@ int cfi_files_key(const char *key, struct fxs_cfi_file_key *ret);
 
 /*
  * The p_vaddr - p_offset of the executable PT_LOAD segments of the 64-bit
- * ELF file behind fd (pread, so the fd's offset is kept): 0, -ENOEXEC when
- * it is not such a file or has none, -ERANGE when two give different values
- * (no one delta turns its pcs into vaddrs), -errno on a read error.
+ * ELF file behind fd (pread, so the fd's offset is kept), and the lowest
+ * one's p_vaddr (where the kernel's mm->start_code points in a program): 0,
+ * -ENOEXEC when it is not such a file or has none, -ERANGE when two give
+ * different deltas (no one delta turns its pcs into vaddrs), -errno on a
+ * read error.
  */
-int cfi_files_delta(int fd, uint64_t *ret_delta);
+int cfi_files_delta(int fd, uint64_t *ret_delta, uint64_t *ret_text);
 
 /*
  * The entry of table id's file, opened as fd, named by key: 0 with *ret_key

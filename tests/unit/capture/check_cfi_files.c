@@ -72,12 +72,13 @@ START_TEST(test_delta)
 		 .p_vaddr = 0x403e10},
 		{.p_type = PT_DYNAMIC, .p_flags = PF_R | PF_X, .p_offset = 0, .p_vaddr = 0x10},
 	};
-	uint64_t delta = 1;
+	uint64_t delta = 1, text = 1;
 	int fd = elf_file(ph, 4, ELFCLASS64);
 
 	/* the executable PT_LOAD's alone (a PT_DYNAMIC marked X is no code) */
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), 0);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), 0);
 	ck_assert_uint_eq(delta, 0x400000);
+	ck_assert_uint_eq(text, 0x401000);
 	/* the fd's offset is the caller's: read with pread */
 	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), sizeof(Elf64_Ehdr) + 4 * sizeof(Elf64_Phdr));
 	close(fd);
@@ -85,40 +86,41 @@ START_TEST(test_delta)
 	/* a PIE or a library: p_vaddr - p_offset 0 */
 	ph[1].p_vaddr = ph[1].p_offset;
 	fd = elf_file(ph, 2, ELFCLASS64);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), 0);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), 0);
 	ck_assert_uint_eq(delta, 0);
 	close(fd);
 
-	/* two executable segments that agree: the one delta */
+	/* two executable segments that agree: the one delta, the lower one's vaddr */
 	ph[2].p_flags = PF_R | PF_X;
 	ph[2].p_vaddr = ph[2].p_offset;
 	fd = elf_file(ph, 3, ELFCLASS64);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), 0);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), 0);
 	ck_assert_uint_eq(delta, 0);
+	ck_assert_uint_eq(text, 0x1000);
 	close(fd);
 
 	/* ... that do not: no one delta turns the file's pcs into vaddrs */
 	ph[2].p_vaddr = ph[2].p_offset + 0x200000;
 	fd = elf_file(ph, 3, ELFCLASS64);
 	delta = 7;
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), -ERANGE);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), -ERANGE);
 	ck_assert_uint_eq(delta, 7);
 	close(fd);
 
 	/* no executable segment, a 32-bit file, headers cut short, not an ELF */
 	fd = elf_file(ph, 1, ELFCLASS64);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), -ENOEXEC);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), -ENOEXEC);
 	close(fd);
 	fd = elf_file(ph, 2, ELFCLASS32);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), -ENOEXEC);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), -ENOEXEC);
 	close(fd);
 	fd = elf_file(ph, 2, ELFCLASS64);
 	ck_assert_int_eq(ftruncate(fd, sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr) + 8), 0);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), -ENOEXEC);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), -ENOEXEC);
 	ck_assert_int_eq(ftruncate(fd, 3), 0);
-	ck_assert_int_eq(cfi_files_delta(fd, &delta), -ENOEXEC);
+	ck_assert_int_eq(cfi_files_delta(fd, &delta, &text), -ENOEXEC);
 	close(fd);
-	ck_assert_int_lt(cfi_files_delta(-1, &delta), 0);
+	ck_assert_int_lt(cfi_files_delta(-1, &delta, &text), 0);
 }
 END_TEST
 
@@ -144,6 +146,7 @@ START_TEST(test_entry)
 	ck_assert_uint_eq(k.dev, major(st.st_dev) << 20 | minor(st.st_dev));
 	ck_assert_uint_eq(e.table, 42);
 	ck_assert_uint_eq(e.delta, 0x200000);
+	ck_assert_uint_eq(e.text_vaddr, 0x201000);
 	ck_assert_uint_eq(e.size, st.st_size);
 	ck_assert_int_eq(e.mtime_sec, st.st_mtim.tv_sec);
 	ck_assert_uint_eq(e.mtime_nsec, st.st_mtim.tv_nsec);
