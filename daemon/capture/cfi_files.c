@@ -80,10 +80,21 @@ int cfi_files_entry(const char *key, int fd, uint32_t table, struct fxs_cfi_file
 	uint64_t delta, text;
 	int err;
 
-	if (fd < 0 || cfi_files_key(key, &k) || k.ino == 0)
+	/* "major:minor:inode:/path[:build-id]": a file, not the vdso */
+	if (fd < 0 || cfi_files_key(key, &k) || !strchr(key, '/'))
 		return -ENOENT;
 	if (fstat(fd, &st))
 		return -errno;
+	/*
+	 * A mapping event with the build id has no dev and inode (perf gives
+	 * one or the other): fd is the file opened by path with that build id.
+	 */
+	if (!k.ino && !k.dev) {
+		if (major(st.st_dev) >= 1U << 12 || minor(st.st_dev) >= 1U << 20)
+			return -ENOENT;
+		k.ino = st.st_ino;
+		k.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	}
 	/* glibc's major()/minor() read st_dev as /proc/PID/maps prints the kernel's */
 	if ((uint64_t)st.st_ino != k.ino || major(st.st_dev) != k.dev >> 20 ||
 	    minor(st.st_dev) != (k.dev & ((1U << 20) - 1)))

@@ -35,7 +35,9 @@ int cfi_files_delta(int fd, uint64_t *ret_delta, uint64_t *ret_text);
 /*
  * The entry of table id's file, opened as fd, named by key: 0 with *ret_key
  * and *ret; -ENOENT for a file the kernel cannot name so (not a path: the
- * vdso), -ESTALE when fd is not the inode the key names, or as above.
+ * vdso), -ESTALE when fd is not the inode the key names, or as above. A key
+ * without dev and inode (0:0:0:, a mapping event that gave the build id
+ * instead) takes fd's.
  */
 int cfi_files_entry(const char *key, int fd, uint32_t table, struct fxs_cfi_file_key *ret_key,
 		    struct fxs_cfi_file *ret);

@@ -158,6 +158,11 @@ START_TEST(test_entry)
 	snprintf(key, sizeof(key), "%u:%u:%llu:/tmp/lib.so", major(st.st_dev), minor(st.st_dev) + 1,
 		 (unsigned long long)st.st_ino);
 	ck_assert_int_eq(cfi_files_entry(key, fd, 42, &k, &e), -ESTALE);
+	/* a mapping event with the build id: no dev and inode, fd's are taken */
+	ck_assert_int_eq(cfi_files_entry("0:0:0:/tmp/lib.so:0badc0de", fd, 7, &k, &e), 0);
+	ck_assert_uint_eq(k.ino, st.st_ino);
+	ck_assert_uint_eq(k.dev, major(st.st_dev) << 20 | minor(st.st_dev));
+	ck_assert_uint_eq(e.table, 7);
 	/* the vdso and the like: not a file the kernel maps */
 	ck_assert_int_eq(cfi_files_entry("0:0:0:[vdso]", fd, 42, &k, &e), -ENOENT);
 	ck_assert_int_eq(cfi_files_entry(key, -1, 42, &k, &e), -ENOENT);
