@@ -272,12 +272,11 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 # Debian's own python3.11, xz, sqlite3 and perl (no frame pointers) under the
 # CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh);
 # then a big program: clang++ -O2 -c against perf dwarf,65528, and below its
-# tables' working set (tests/cfi/clang.sh); then record -a during a make -j2
-# of a C++ project of its own (tests/cfi/cxxbuild.sh).
+# tables' working set (tests/cfi/clang.sh). tests/cfi/cxxbuild.sh (record -a
+# during a make -j2 of a C++ project, issue 37) is not in it yet: not run.
 check-cfi: all
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/clang.sh
-	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/cxxbuild.sh
 
 # Debian's own kernels booted under qemu (TCG) with an initramfs of the static
 # `make cross` builds: the live capture checks on each arch and kernel, and
@@ -336,7 +335,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
-	command -v javac >/dev/null && command -v g++ >/dev/null && \
+	command -v javac >/dev/null && \
 	test -f /usr/share/bash-completion/bash_completion && command -v dh >/dev/null && \
 	command -v lintian >/dev/null && \
 	command -v file >/dev/null && command -v qemu-aarch64-static >/dev/null && \
@@ -476,8 +475,6 @@ TEST_DEPS  += libc6-arm64-cross libc6-riscv64-cross
 # check-report's demangle tier: Debian's rustc (legacy and v0 mangling), and
 # clang++ (from clang) compiling a C++ source, named as c++filt (binutils) names them.
 TEST_DEPS  += rustc
-# check-cfi's host-wide capture of a C++ build (tests/cfi/cxxbuild.sh): g++'s cc1plus.
-TEST_DEPS  += g++
 # check_kernel (check-live) compares record --kernel with perf record -g.
 TEST_DEPS  += linux-perf
 # check-perfetto's trace_processor_shell (Perfetto v58.2) links libprotobuf.so.32.
