@@ -273,7 +273,8 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 # CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh);
 # then a big program: clang++ -O2 -c against perf dwarf,65528, and below its
 # tables' working set (tests/cfi/clang.sh). tests/cfi/cxxbuild.sh (record -a
-# during a make -j2 of a C++ project, issue 37) is not in it yet: not run.
+# during a make -j2 of a C++ project, issue 37; g++, about 75 s) is not in it,
+# run by hand: 98.9 % of cc1plus' 24,326 stacks reached the entry (2026-12-05).
 check-cfi: all
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/clang.sh
