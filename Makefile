@@ -275,10 +275,13 @@ check-live: all $(LIVE_BINS) $(PROG_BINS)
 # Debian's own python3.11, xz, sqlite3 and perl (no frame pointers) under the
 # CFI walker and perf --call-graph dwarf, side by side (tests/cfi/debian.sh);
 # then a big program: clang++ -O2 -c against perf dwarf,65528, and below its
-# tables' working set (tests/cfi/clang.sh).
+# tables' working set (tests/cfi/clang.sh); then record -a during a make -j2
+# of a C++ project of its own (tests/cfi/cxxbuild.sh, issue 37: g++'s cc1plus,
+# each a new process; about 30 s).
 check-cfi: all
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/debian.sh
 	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/clang.sh
+	@FXS_BIN=$(CURDIR)/fxsampler sh tests/cfi/cxxbuild.sh
 
 # Debian's own kernels booted under qemu (TCG) with an initramfs of the static
 # `make cross` builds: the live capture checks on each arch and kernel, and
@@ -333,7 +336,7 @@ HAVE_DEPS = $(shell command -v clang >/dev/null && command -v $(BPFTOOL) >/dev/n
 	command -v clang-format >/dev/null && \
 	pkg-config --exists libbpf libelf zlib check libsystemd libdw libdebuginfod libmicrohttpd && command -v valgrind >/dev/null && \
 	test -f /usr/include/libiberty/demangle.h && command -v c++filt >/dev/null && test -x /usr/bin/rustc && \
-	command -v go >/dev/null && command -v debootstrap >/dev/null && \
+	command -v go >/dev/null && command -v debootstrap >/dev/null && command -v g++ >/dev/null && \
 	command -v systemd-nspawn >/dev/null && test -x /usr/sbin/setcap && \
 	command -v debuginfod >/dev/null && command -v curl >/dev/null && \
 	command -v node >/dev/null && command -v npm >/dev/null && command -v chromium >/dev/null && \
@@ -468,7 +471,7 @@ BUILD_DEPS := clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev check pkg-conf
 BUILD_DEPS += file python3
 TEST_DEPS  := bash-completion debhelper lintian valgrind golang-go debootstrap systemd-container util-linux procps passwd \
 	      libclang-rt-14-dev libcap2-bin debuginfod curl iproute2 chromium nodejs \
-	      libbpf-tools strace
+	      libbpf-tools strace g++
 # check-cross runs the other arches' static binaries under qemu-user.
 TEST_DEPS  += qemu-user-static
 # make check compares the CFI tables of Debian's arm64 and riscv64 libc and

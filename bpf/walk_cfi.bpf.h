@@ -20,6 +20,7 @@
 
 #include "unwind.h"
 #include "unwind_maps.h"
+#include "vma.bpf.h"
 
 /* enum fxs_unwind_mode; FXS_UNWIND_FP leaves this whole file unused. */
 const volatile __u32 cfg_unwind = FXS_UNWIND_FP;
@@ -97,10 +98,12 @@ struct fxs_cfi_walk {
 	/* the range of the last frame + 1 (0: none): the next frame is often in it */
 	__u32 last_range;
 	__u8 have_proc;
-	__u8 fallback;	 /* walking the frame-pointer chain for the rest of the stack */
-	__u8 flags;	 /* FXS_SF_* stop flags */
-	__u8 end;	 /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
-	__u64 last_wake; /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
+	__u8 fallback;		   /* walking the frame-pointer chain for the rest of the stack */
+	__u8 flags;		   /* FXS_SF_* stop flags */
+	__u8 end;		   /* FXS_UE_* (| FXS_UE_FP_FALLBACK) */
+	__u8 by_file;		   /* a frame's module was found by its file: FXS_UE_BY_FILE */
+	struct fxs_vma_cache vmas; /* what walks found by file (vma.bpf.h), kept across walks */
+	__u64 last_wake;	   /* bpf_ktime_get_ns() of cfi_wants_reader()'s last yes */
 	/*
 	 * The last frame's lookup pc and rule (last_rule_ok 0: none yet): a
 	 * recursion's frames return to the same pc, and the maps do not change
@@ -474,14 +477,13 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	struct fxs_cfi_range *r;
 	struct fxs_cfi_table *t;
 	struct fxs_cfi_row *row;
-	__u64 look, rel;
+	struct fxs_cfi_vma *v;
+	__u64 look, rel, bias;
 	__u32 key, rule;
 	int ri;
 
 	if (w->fallback)
 		return cfi_fp_frame(w);
-	if (!w->have_proc)
-		return cfi_lost(w, FXS_UE_NO_PROC);
 	/* A return address is past its call: the call's own rule is one byte back. */
 	look = w->n > 1 ? w->pc - 1 : w->pc;
 	if (w->last_rule_ok && look == w->last_look)
@@ -494,22 +496,30 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	r = w->last_range ? bpf_map_lookup_elem(&cfi_ranges, &key) : NULL;
 	if (!r || look < r->start || look >= r->end) {
 		ri = cfi_find_range(w->first_range, w->nr_ranges, look);
-		if (ri < 0)
-			return cfi_lost(w, FXS_UE_NO_MODULE);
 		key = ri;
-		r = bpf_map_lookup_elem(&cfi_ranges, &key);
-		if (!r)
-			return cfi_lost(w, FXS_UE_NO_MODULE);
-		w->last_range = key + 1;
+		r = ri < 0 ? NULL : bpf_map_lookup_elem(&cfi_ranges, &key);
+		if (r)
+			w->last_range = key + 1;
 	}
-	if (w->nr_stale && cfi_stale_range(w, r))
-		return cfi_lost(w, FXS_UE_NO_MODULE);
-	if (r->kind == FXS_CFI_RANGE_FP)
-		return cfi_fp_frame(w);
-	if (r->kind != FXS_CFI_RANGE_TABLE)
-		return cfi_lost(w, FXS_UE_NO_TABLE);
-	rel = look - r->bias;
-	key = r->table;
+	if (r && w->nr_stale && cfi_stale_range(w, r))
+		r = NULL;
+	if (r) {
+		if (r->kind == FXS_CFI_RANGE_FP)
+			return cfi_fp_frame(w);
+		if (r->kind != FXS_CFI_RANGE_TABLE)
+			return cfi_lost(w, FXS_UE_NO_TABLE);
+		bias = r->bias;
+		key = r->table;
+	} else {
+		/* no range of the process holds it (yet): the file mapped there */
+		v = vma_cache_find(&w->vmas, look);
+		if (!v)
+			return cfi_lost(w, w->have_proc ? FXS_UE_NO_MODULE : FXS_UE_NO_PROC);
+		w->by_file = 1;
+		bias = v->bias;
+		key = v->table;
+	}
+	rel = look - bias;
 	t = bpf_map_lookup_elem(&cfi_tables, &key);
 	if (t && !t->nr_rows && t->first_row == FXS_CFI_TABLE_FP)
 		return cfi_fp_frame(w);
@@ -523,9 +533,12 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	if (!row)
 		return cfi_apply(w, FXS_CFI_NONE);
 	rule = row->rule;
-	h->pc = look;
-	h->range = w->last_range - 1;
-	h->row = key;
+	/* a hint names a range of the process: none for a module found by its file */
+	if (r) {
+		h->pc = look;
+		h->range = w->last_range - 1;
+		h->row = key;
+	}
 found:
 	w->last_look = look;
 	w->last_rule = rule;
@@ -709,6 +722,8 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 	w->last_range = 0;
 	w->last_rule_ok = 0;
 	w->win_len = 0;
+	w->by_file = 0;
+	vma_cache_walk(&w->vmas, pid);
 	proc = bpf_map_lookup_elem(&cfi_procs, &pid);
 	/* an empty entry: a child forked before its parent's ranges were published */
 	w->have_proc = proc && proc->nr_ranges;
@@ -733,7 +748,7 @@ static __always_inline __u32 walk_cfi(__u64 *frames, const struct fxs_cfi_regs *
 		n = 1;
 	bpf_probe_read_kernel(&frames[1], (n - 1) * sizeof(__u64), &w->frames[1]);
 	*flags |= w->flags;
-	*end = w->end;
+	*end = w->end | (w->by_file ? FXS_UE_BY_FILE : 0);
 	return n;
 }
 

@@ -148,7 +148,14 @@ enum fxs_unwind_end {
 	FXS_UE_BAD_FRAME = 10,	/* the CFA did not grow, or was misaligned */
 	FXS_UE_NR = 11,
 };
-#define FXS_UE_REASON(u)   ((u)&0x7f)
+#define FXS_UE_REASON(u) ((u)&0x3f)
+/*
+ * Some frame's module was found by the file the kernel maps at its pc
+ * (bpf/vma.bpf.h), not by the ranges user space published for the process:
+ * its first milliseconds, or a library mapped since. Not a mark on the
+ * stack: the rule applied is the module's own, as with a range.
+ */
+#define FXS_UE_BY_FILE	   0x40
 #define FXS_UE_FP_FALLBACK 0x80
 
 /*

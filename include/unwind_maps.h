@@ -14,6 +14,10 @@
  *   cfi_procs   pid -> its slice of cfi_ranges (struct fxs_cfi_proc)
  *   cfi_stale   pid -> its ranges the kernel has since put other mappings
  *               over (struct fxs_cfi_stale): written by BPF alone
+ *   cfi_files   a module's file (the kernel's dev and inode) -> its table
+ *               and how a pc maps to the table's addresses (struct
+ *               fxs_cfi_file): for a pc no range of its process holds yet
+ *               (bpf/vma.bpf.h finds the file through the kernel's vma)
  *
  * User space writes rows and ranges first (both arrays are mmapped), then
  * publishes them with one map update (the table's slice, the process's
@@ -82,6 +86,32 @@ struct fxs_cfi_stale {
 	struct fxs_cfi_stale_range r[FXS_CFI_STALE];
 };
 
+/*
+ * A module's file as the kernel names it: i_sb->s_dev (MAJOR << 20 | MINOR,
+ * what /proc/PID/maps prints as major:minor) and i_ino.
+ */
+struct fxs_cfi_file_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+/*
+ * What the walker needs of the file to use its table. The module vaddr of a
+ * pc in a mapping of it is pc - vm_start + (vm_pgoff << PAGE_SHIFT) + delta,
+ * delta being its executable segment's p_vaddr - p_offset. mtime and size
+ * are the file's when the table was made: an inode rewritten in place, or
+ * freed and given to another file, is not taken for it.
+ */
+struct fxs_cfi_file {
+	__s64 mtime_sec;
+	__u64 size;
+	__u64 delta;
+	__u64 text_vaddr; /* the lowest executable segment's p_vaddr: at mm->start_code */
+	__u32 mtime_nsec;
+	__u32 table; /* index in cfi_tables */
+};
+
 /* Largest slices the walker's binary searches reach (2^k entries). */
 #define FXS_CFI_ROWS_LOG 24
 /* The rows of all tables together, at most (1 GiB: --cfi-memory's bound). */
@@ -89,5 +119,6 @@ struct fxs_cfi_stale {
 #define FXS_CFI_RANGES_LOG 12
 #define FXS_CFI_MAX_TABLES 8192
 #define FXS_CFI_MAX_PROCS  16384
+#define FXS_CFI_MAX_FILES  FXS_CFI_MAX_TABLES
 
 #endif /* FXS_INCLUDE_UNWIND_MAPS_H */

@@ -101,7 +101,8 @@ def m_build_once(kind):
             return None
         mc = fxt_counter(fxt, "mmap")
         uw = fxt_counter(fxt, "unwind")
-        walks = sum(v for k, v in uw.items() if k != "fp_fallback")
+        # fp_fallback and by_file count walks also counted by how they ended
+        walks = sum(v for k, v in uw.items() if k not in ("fp_fallback", "by_file"))
         out.update({"record_cpu_s": ru.ru_utime + ru.ru_stime,
                     "samples": fxs_summary(err).get("samples"),
                     "unknown_pct": m_unknown_share(fxt),

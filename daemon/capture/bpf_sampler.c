@@ -371,6 +371,12 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
 	offcpu_rewalk_setup(b);
+	/* bpf/vma.bpf.h: a pc no published range holds, by its file (Linux 5.17) */
+	b->find_vma =
+		b->opts.unwind != FXS_UNWIND_FP && !b->find_vma_refused &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) > 0;
+	b->skel->rodata->cfg_find_vma = b->find_vma;
+	b->skel->rodata->cfg_page_shift = (uint32_t)__builtin_ctzl((unsigned long)getpagesize());
 	/*
 	 * Children that are never sampled leave the targets map at their exit;
 	 * with CFI, every process's ranges go at its exit.
@@ -498,6 +504,14 @@ static int bpf_alloc(void *ctx, const struct sampler_config *cfg, uint64_t **ret
 	if (err && b->py_refused) {
 		b->opts.python = false;
 		b->py_off = "this kernel's verifier refused the Python walk";
+		free(b->armed_ns);
+		b->armed_ns = NULL;
+		b->cfi_refused = false;
+		err = alloc_once(b, cfg, ret_state);
+	}
+	/* A verifier that refuses the walk by file (bpf/vma.bpf.h): the CFI walker without it. */
+	if (err && b->cfi_refused && b->find_vma) {
+		b->find_vma_refused = true;
 		free(b->armed_ns);
 		b->armed_ns = NULL;
 		b->cfi_refused = false;

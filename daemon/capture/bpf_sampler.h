@@ -129,6 +129,13 @@ int bpf_sampler_mmap_counters(const struct bpf_sampler *b, struct fxs_mmap_count
  */
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops);
 /*
+ * cfi_files[*k] = *f (include/unwind_maps.h): the walker may find a module by
+ * its file (bpf/vma.bpf.h). 0 or -errno; 0 and nothing done when the kernel
+ * lacks bpf_find_vma() (the walker never looks).
+ */
+int bpf_sampler_cfi_file(struct bpf_sampler *b, const struct fxs_cfi_file_key *k,
+			 const struct fxs_cfi_file *f);
+/*
  * Whether the program walks Python frames (after setup); *ret_why (may be
  * NULL): when they were asked for and are not walked, why (for the one line
  * the capture says), else NULL.

@@ -63,6 +63,8 @@ struct bpf_sampler {
 	bool py_refused;       /* the load with the Python walk failed */
 	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */
 	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
+	bool find_vma;	       /* the walker finds modules by their file (bpf/vma.bpf.h) */
+	bool find_vma_refused; /* ... and the kernel's verifier refused that */
 };
 
 /* The rings' callbacks, and the drain (capture/bpf_sampler_read.c). */

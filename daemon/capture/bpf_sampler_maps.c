@@ -80,6 +80,16 @@ static bool cfi_has_proc(void *ctx, uint32_t pid)
 	return !bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.cfi_procs), &pid, &p);
 }
 
+int bpf_sampler_cfi_file(struct bpf_sampler *b, const struct fxs_cfi_file_key *k,
+			 const struct fxs_cfi_file *f)
+{
+	if (!b->skel || !b->find_vma)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.cfi_files), k, f, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
 {
 	if (!b->skel || !b->cfi_rows || !b->cfi_ranges)

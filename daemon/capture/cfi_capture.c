@@ -7,6 +7,7 @@
 
 #include "util/containers.h"
 #include "capture/cfi_capture.h"
+#include "capture/cfi_files.h"
 #include "capture/cfi_workers.h"
 #include "capture/mapped_file.h"
 #include "capture/proc_maps.h"
@@ -32,6 +33,7 @@ struct file_key {
 };
 
 struct cfi_capture {
+	struct bpf_sampler *bpf;
 	struct cfi_tables *tables;
 	struct cfi_workers *workers;
 	struct cfi_counts counts;
@@ -48,6 +50,7 @@ static const char *const count_names[CFI_COUNT_NR] = {
 	[FXS_UE_NO_ROW] = "no_cfi_row",	  [FXS_UE_UNSUPPORTED] = "unsupported_rule",
 	[FXS_UE_SIGNAL] = "signal_frame", [FXS_UE_FAULT] = "fault",
 	[FXS_UE_BAD_FRAME] = "bad_frame", [CFI_COUNT_FP_FALLBACK] = "fp_fallback",
+	[CFI_COUNT_BY_FILE] = "by_file",
 };
 
 const char *cfi_count_name(unsigned slot)
@@ -214,6 +217,20 @@ static int reopen(void *ctx, uint32_t id)
 	return fd < 0 ? -ENOENT : fd;
 }
 
+/*
+ * The walker may find this module by its file from now on (bpf/vma.bpf.h),
+ * in a process whose ranges are not published yet. A file it cannot be
+ * found by (two executable segments apart, no room) is walked as before.
+ */
+static void publish_file(struct cfi_capture *cc, const char *key, int fd, uint32_t id)
+{
+	struct fxs_cfi_file_key k;
+	struct fxs_cfi_file f;
+
+	if (!cfi_files_entry(key, fd, id, &k, &f))
+		bpf_sampler_cfi_file(cc->bpf, &k, &f);
+}
+
 static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, const char *key, int fd)
 {
 	struct cfi_capture *cc = ctx;
@@ -230,6 +247,8 @@ static int on_file(void *ctx, const uint8_t *build_id, size_t build_id_len, cons
 	if (id >= 0 && (cfi_tables_name(cc->tables, id, path) ||
 			keep_key(cc, id, key, build_id, build_id_len)))
 		return -1;
+	if (id >= 0 && path[0] == '/')
+		publish_file(cc, key, fd, (uint32_t)id);
 	/* No table for it (no room, no memory): its frames end with a reason. */
 	return id < 0 ? -1 : id;
 }
@@ -261,6 +280,7 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 
 	if (!cc)
 		return NULL;
+	cc->bpf = b;
 	err = bpf_sampler_cfi_maps(b, &ops);
 	if (err) {
 		free(cc);
@@ -327,6 +347,8 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 	v[reason < FXS_UE_NR ? reason : FXS_UE_NONE]++;
 	if (s->unwind_end & FXS_UE_FP_FALLBACK)
 		v[CFI_COUNT_FP_FALLBACK]++;
+	if (s->unwind_end & FXS_UE_BY_FILE)
+		v[CFI_COUNT_BY_FILE]++;
 	/* the frames follow an on-CPU sample's header (an off-CPU one's come later) */
 	if ((s->unwind_end & FXS_UE_FP_FALLBACK) && reason == FXS_UE_NO_TABLE &&
 	    !(s->flags & FXS_SF_OFFCPU))

@@ -17,9 +17,13 @@
 #include "fxt/fxt_stream.h"
 #include "sampler.h"
 
-/* One slot per FXS_UE_* reason, then the walks that fell back to frame pointers. */
+/*
+ * One slot per FXS_UE_* reason, then the walks that fell back to frame
+ * pointers, and those that found a module by its file (FXS_UE_BY_FILE).
+ */
 #define CFI_COUNT_FP_FALLBACK FXS_UE_NR
-#define CFI_COUNT_NR	      (FXS_UE_NR + 1)
+#define CFI_COUNT_BY_FILE     (FXS_UE_NR + 1)
+#define CFI_COUNT_NR	      (FXS_UE_NR + 2)
 
 struct cfi_counts {
 	uint64_t samples[CFI_COUNT_NR];

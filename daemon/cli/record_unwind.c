@@ -102,9 +102,11 @@ void record_unwind_print(const struct capture_stats *st)
 					len ? ", " : "", (unsigned long long)(u[k] + o[k]),
 					cfi_count_name(k));
 	cli_say("unwind: %llu stacks whole (to the outermost frame), %llu went on by frame "
-		"pointers; ended early: %s",
+		"pointers, %llu found a module by its file (before its process's ranges were "
+		"published); ended early: %s",
 		(unsigned long long)(u[FXS_UE_END] + o[FXS_UE_END]),
 		(unsigned long long)(u[CFI_COUNT_FP_FALLBACK] + o[CFI_COUNT_FP_FALLBACK]),
+		(unsigned long long)(u[CFI_COUNT_BY_FILE] + o[CFI_COUNT_BY_FILE]),
 		len ? early : "none");
 	cli_say("unwind tables: %llu modules, %llu KiB of %llu KiB loaded, %llu evicted, %llu "
 		"left out, %llu without CFI, %llu failed; made in %llu ms",

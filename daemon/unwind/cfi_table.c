@@ -317,6 +317,70 @@ static int build_rows(struct builder *b, const struct fde_ref *refs, size_t n)
 	return 0;
 }
 
+/*
+ * The ELF's entry point when no FDE covers it: ld.so's _start (glibc's
+ * RTLD_START, assembly without CFI) on Debian's x86-64, arm64 and riscv64.
+ * The kernel jumps there with nothing to return to, so it is the process's
+ * outermost frame, as a program's own _start says with an undefined return
+ * address: END from the entry to the next FDE (or the end of its segment),
+ * not NONE, which took every stack of ld.so's first milliseconds (relocating
+ * the program and its libraries, before the program's _start) to the
+ * frame-pointer walk, marked. Code of the gap below the entry stays NONE.
+ */
+static int end_at_entry(struct builder *b, uint64_t entry, uint64_t seg_end)
+{
+	uint32_t lo = 0, hi = b->nrows, i, add;
+	uint64_t gap_end;
+
+	if (!entry || entry >= seg_end || seg_end > UINT32_MAX)
+		return 0;
+	/* i: the first row above entry; row i - 1, if any, covers it */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->rows[mid].pc <= entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (i && b->rows[i - 1].rule != FXS_CFI_NONE)
+		return 0;
+	gap_end = i < b->nrows ? b->rows[i].pc : seg_end;
+	if (entry >= gap_end)
+		return 0;
+	/* the END row (unless the NONE row at entry becomes it), a NONE row at the segment's end */
+	add = (i && b->rows[i - 1].pc == entry ? 0 : 1) + (i == b->nrows ? 1 : 0);
+	if (add && b->nrows + add > b->max_rows)
+		return 0; /* the cap: the entry stays NONE */
+	if (add && b->nrows + add > b->cap) {
+		struct fxs_cfi_row *tmp = realloc(b->rows, (b->nrows + add) * sizeof(*tmp));
+
+		if (!tmp)
+			return -ENOMEM;
+		b->rows = tmp;
+		b->cap = b->nrows + add;
+	}
+	if (i == b->nrows) {
+		b->rows[b->nrows++] =
+			(struct fxs_cfi_row){.pc = (uint32_t)seg_end, .rule = FXS_CFI_NONE};
+		add--;
+	}
+	if (add) {
+		memmove(&b->rows[i + 1], &b->rows[i], (b->nrows - i) * sizeof(b->rows[0]));
+		b->rows[i] = (struct fxs_cfi_row){.pc = (uint32_t)entry, .rule = FXS_CFI_END};
+		b->nrows++;
+	} else if (i >= 2 && b->rows[i - 2].rule == FXS_CFI_END) {
+		/* an END just before: one row (merged, as add_row() merges) */
+		memmove(&b->rows[i - 1], &b->rows[i], (b->nrows - i) * sizeof(b->rows[0]));
+		b->nrows--;
+	} else {
+		b->rows[i - 1].rule = FXS_CFI_END;
+	}
+	b->stats->entry_end = 1;
+	return 0;
+}
+
 static int section_of(Elf *elf, const char *name, struct cfi_section *sec)
 {
 	GElf_Shdr shdr;
@@ -398,6 +462,25 @@ static uint64_t section_addr(Elf *elf, const char *name)
 	return elf_find_section(elf, name, &shdr) ? shdr.sh_addr : 0;
 }
 
+/* sec->entry and the end of the executable segment that holds it, if one does. */
+static void entry_segment(Elf *elf, uint64_t entry, struct cfi_section *sec)
+{
+	size_t phnum;
+	GElf_Phdr ph;
+
+	if (!entry || elf_getphdrnum(elf, &phnum))
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (entry >= ph.p_vaddr && entry - ph.p_vaddr < ph.p_memsz) {
+			sec->entry = entry;
+			sec->entry_seg_end = ph.p_vaddr + ph.p_memsz;
+			return;
+		}
+	}
+}
+
 static int count_kinds(struct cfi_table *t)
 {
 	for (uint32_t i = 0; i < t->nrows; i++) {
@@ -435,6 +518,8 @@ int cfi_table_from_section(uint16_t machine, const struct cfi_section *sec,
 	b.stats = &t->stats;
 	b.max_rows = opts && opts->max_rows ? opts->max_rows : CFI_TABLE_MAX_ROWS;
 	err = build_rows(&b, refs, n);
+	if (!err)
+		err = end_at_entry(&b, sec->entry, sec->entry_seg_end);
 	free(refs);
 	t->rows = b.rows;
 	t->nrows = b.nrows;
@@ -479,6 +564,7 @@ int cfi_table_from_elf(Elf *elf, const struct cfi_table_opts *opts, struct cfi_t
 		return err;
 	sec.text_vaddr = section_addr(elf, ".text");
 	sec.data_vaddr = section_addr(elf, ".got");
+	entry_segment(elf, ehdr.e_entry, &sec);
 	err = cfi_table_from_section(ehdr.e_machine, &sec, opts, ret);
 	if (!err)
 		(*ret)->stats.gen_ns = mono_ns() - t0;

@@ -55,6 +55,7 @@ struct cfi_table_stats {
 	uint64_t bytes;		  /* rows * sizeof(struct fxs_cfi_row) */
 	uint64_t text_bytes;	  /* bytes of code the FDEs cover */
 	uint64_t gen_ns;	  /* CLOCK_MONOTONIC time cfi_table_from_*() took */
+	uint32_t entry_end;	  /* 1: the entry point had no FDE, its code made END */
 };
 
 struct cfi_table {

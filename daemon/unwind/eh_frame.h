@@ -22,6 +22,12 @@ struct cfi_section {
 	uint64_t text_vaddr; /* base of textrel pointers (.text), 0: none */
 	uint64_t data_vaddr; /* base of datarel pointers (.got), 0: none */
 	bool debug_frame;    /* .debug_frame: CIE ids and pointers differ */
+	/*
+	 * The ELF's entry point and the end of the executable segment that
+	 * holds it (0: none): code there that no FDE covers is the process's
+	 * outermost frame (cfi_table.c's end_at_entry()).
+	 */
+	uint64_t entry, entry_seg_end;
 };
 
 struct cfi_cie {

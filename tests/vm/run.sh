@@ -125,7 +125,7 @@ wait
 # One table per kernel, and the summary for the README.
 fail=0
 summary=$out/summary.md
-checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn filter fork counters maxframes deep badfp kstack python oldkernel olddaemon"
+checks="norun nobtf fallback record chain threads leaf fpleaf offleaf nofp nofpdyn byfile filter fork counters maxframes deep badfp kstack python oldkernel olddaemon"
 {
 	printf '| arch | kernel | boot |'
 	for c in $checks; do printf ' %s |' "$c"; done

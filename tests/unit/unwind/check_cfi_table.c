@@ -391,6 +391,23 @@ static void section_range(const char *path, const char *name, uint64_t *lo, uint
 	pclose(p);
 }
 
+/* The ELF's entry point (readelf -h). */
+static uint64_t entry_of(const char *path)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "readelf -hW '%s'", path);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, " Entry point address: %" SCNx64, &addr) == 1)
+			break;
+	pclose(p);
+	return addr;
+}
+
 /*
  * Build path's table and check every readelf row and every gap; returns the
  * table for more checks.
@@ -463,7 +480,8 @@ static struct cfi_table *check_against_readelf(const char *path, const char *sec
 			for (unsigned g = 0; g < re.nfdes; g++)
 				if (re.fdes[g].begin <= fde->end && fde->end < re.fdes[g].end)
 					next = true;
-			if (!next)
+			/* or the entry point's END (end_at_entry()) */
+			if (!next && !(t->stats.entry_end && fde->end == entry_of(path)))
 				ck_assert_msg(rule_at(t, fde->end) == FXS_CFI_NONE,
 					      "%s: pc %#" PRIx64 " after an FDE is not NONE", path,
 					      fde->end);
@@ -498,6 +516,25 @@ static uint64_t symbol(const char *path, const char *name)
 	}
 	pclose(p);
 	return addr;
+}
+
+/*
+ * ld.so's entry, _start, ends the stack: on x86-64 glibc's RTLD_START has
+ * no FDE there (end_at_entry() makes it END: stats.entry_end), on arm64 its
+ * FDE says the return address is undefined (after its first instruction).
+ */
+static void check_ldso_entry(const struct cfi_table *t, const char *path)
+{
+	uint64_t e = entry_of(path);
+
+	ck_assert_msg(e, "%s: no entry point", path);
+	ck_assert_msg(FXS_CFI_RULE_KIND(rule_at(t, e + 8)) == FXS_CFI_END,
+		      "%s: entry %#" PRIx64 " + 8: rule %#x, not END", path, e, rule_at(t, e + 8));
+	printf("%s: entry %#" PRIx64 ", %s\n", path, e,
+	       t->stats.entry_end ? "no FDE: END from it" : "its FDE ends the stack");
+	if (t->machine == EM_X86_64)
+		ck_assert_msg(t->stats.entry_end && rule_at(t, e) == FXS_CFI_END,
+			      "%s: entry %#" PRIx64 ": rule %#x, not END", path, e, rule_at(t, e));
 }
 
 static void build_fixtures(void)
@@ -640,6 +677,8 @@ START_TEST(test_debian_objects)
 	struct cfi_table *t = check_against_readelf(path, ".eh_frame");
 
 	ck_assert_uint_gt(t->stats.fdes, 200);
+	if (!strcmp(path, LDSO))
+		check_ldso_entry(t, path);
 	/* Issue 22: libc's table is at most 256 KiB. */
 	if (!strcmp(path, LIBC)) {
 		ck_assert_uint_le(t->stats.bytes, 256 << 10);
@@ -689,6 +728,8 @@ START_TEST(test_debian_cross_objects)
 	ck_assert_uint_gt(t->stats.fdes, 10);
 	/* Both arches' libc: a few rows the walker cannot apply, not whole functions. */
 	ck_assert_uint_lt(t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED], 10);
+	if (strstr(path, "/ld-linux"))
+		check_ldso_entry(t, path);
 	if (strstr(path, "aarch64") && strstr(path, "libc.so"))
 		ck_assert_uint_gt(t->stats.rows_by_kind[FXS_CFI_LOW], 50);
 	cfi_table_free(t);
@@ -800,6 +841,99 @@ START_TEST(test_gaps_merges_overlaps)
 	ck_assert_uint_eq(cfi_table_lookup(t, 0xffffffff)->rule, FXS_CFI_NONE);
 	ck_assert_ptr_null(cfi_table_lookup(t, 0x100000000ull));
 	cfi_table_free(t);
+}
+END_TEST
+
+/* The table of w's section with the ELF's entry at entry, in a segment ending at seg_end. */
+static struct cfi_table *table_with_entry(uint64_t entry, uint64_t seg_end)
+{
+	struct cfi_section sec = {.data = w.b,
+				  .size = w.n,
+				  .vaddr = 0x10000,
+				  .entry = entry,
+				  .entry_seg_end = seg_end};
+	struct cfi_table *t = NULL;
+
+	ck_assert_int_eq(cfi_table_from_section(EM_X86_64, &sec, NULL, &t), 0);
+	return t;
+}
+
+/*
+ * An entry point no FDE covers (ld.so's _start) is END to the next FDE or
+ * its segment's end; one an FDE covers, or none, leaves the table as it was.
+ */
+START_TEST(test_entry_without_fde)
+{
+	static const uint64_t same[][2] = {
+		{0x1008, 0x2000}, {0, 0}, {0x1020, 0x1020}, {0x1020, 1ull << 33}};
+	struct cfi_table *t;
+	size_t cie;
+
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1040, 0x10, INSNS(0));
+	/* in the gap between the two: END from the entry to the second FDE */
+	t = table_with_entry(0x1020, 0x2000);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1010, FXS_CFI_NONE},
+			    {0x1020, FXS_CFI_END},
+			    {0x1040, X86_ENTRY},
+			    {0x1050, FXS_CFI_NONE},
+		    },
+		    5);
+	ck_assert_uint_eq(t->stats.entry_end, 1);
+	ck_assert_uint_eq(t->stats.rows_by_kind[FXS_CFI_END], 1);
+	ck_assert_uint_eq(t->stats.bytes, 5 * 8);
+	cfi_table_free(t);
+	/* at the gap's first byte: that NONE row becomes END */
+	t = table_with_entry(0x1010, 0x2000);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1010, FXS_CFI_END},
+			    {0x1040, X86_ENTRY},
+			    {0x1050, FXS_CFI_NONE},
+		    },
+		    4);
+	cfi_table_free(t);
+	/* past the last FDE: END to the segment's end, NONE after */
+	t = table_with_entry(0x1060, 0x1800);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1010, FXS_CFI_NONE},
+			    {0x1040, X86_ENTRY},
+			    {0x1050, FXS_CFI_NONE},
+			    {0x1060, FXS_CFI_END},
+			    {0x1800, FXS_CFI_NONE},
+		    },
+		    6);
+	cfi_table_free(t);
+	/* below the first FDE */
+	t = table_with_entry(0x800, 0x2000);
+	ck_assert_uint_eq(t->rows[0].pc, 0x800);
+	ck_assert_uint_eq(t->rows[0].rule, FXS_CFI_END);
+	ck_assert_uint_eq(t->rows[1].pc, 0x1000);
+	ck_assert_uint_eq(t->nrows, 5);
+	ck_assert_ptr_null(cfi_table_lookup(t, 0x7ff));
+	cfi_table_free(t);
+	/* covered by an FDE, no entry, or outside its segment: as before */
+	for (unsigned k = 0; k < 4; k++) {
+		t = table_with_entry(same[k][0], same[k][1]);
+		expect_rows(t,
+			    (const struct fxs_cfi_row[]){
+				    {0x1000, X86_ENTRY},
+				    {0x1010, FXS_CFI_NONE},
+				    {0x1040, X86_ENTRY},
+				    {0x1050, FXS_CFI_NONE},
+			    },
+			    4);
+		ck_assert_uint_eq(t->stats.entry_end, 0);
+		cfi_table_free(t);
+	}
 }
 END_TEST
 
@@ -950,6 +1084,7 @@ static Suite *cfi_table_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("crafted");
 	tcase_add_test(tc, test_gaps_merges_overlaps);
+	tcase_add_test(tc, test_entry_without_fde);
 	tcase_add_test(tc, test_rules);
 	tcase_add_test(tc, test_crafted_errors);
 	suite_add_tcase(s, tc);
