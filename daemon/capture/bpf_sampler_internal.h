@@ -53,8 +53,8 @@ struct bpf_sampler {
 	 * while that record waits, the next drain comes early (bpf_sampler_wait).
 	 */
 	uint64_t urgent_ns, horizon_ns;
-	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
-	size_t cfi_rows_len, cfi_ranges_len;
+	void *cfi_rows, *cfi_ranges, *cfi_rules; /* the CFI walker's arrays, mmapped */
+	size_t cfi_rows_len, cfi_ranges_len, cfi_rules_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
 	bool py_refused;       /* the load with the Python walk failed */
 	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */
