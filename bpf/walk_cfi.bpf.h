@@ -270,17 +270,19 @@ static __always_inline bool cfi_page(const struct fxs_cfi_table *t, __u32 rel,
 }
 
 /*
- * The index in cfi_rows of the row covering vaddr rel in table t (loaded), or
- * -1 (below its first row: as FXS_CFI_NONE). The last row of rel's page at
- * or below it, or the row before the page's first (the last of an earlier
- * page): one page's rows searched, not the table's.
+ * The index in cfi_rows of the row covering vaddr rel in table (its key in
+ * cfi_tables, loaded), or -1 (below its first row: as FXS_CFI_NONE). The last
+ * row of rel's page at or below it, or the row before the page's first (the
+ * last of an earlier page): one page's rows searched, not the table's.
+ * Global: verified once, on its own.
  */
-static __always_inline int cfi_table_row(const struct fxs_cfi_table *t, __u32 rel)
+__noinline int cfi_table_row(__u32 table, __u32 rel)
 {
+	struct fxs_cfi_table *t = bpf_map_lookup_elem(&cfi_tables, &table);
 	struct fxs_cfi_page p;
 	int ri;
 
-	if (!cfi_page(t, rel, &p))
+	if (!t || !t->nr_rows || !cfi_page(t, rel, &p))
 		return -1;
 	if (p.last)
 		return p.rows + t->nr_rows - 1;
@@ -288,6 +290,35 @@ static __always_inline int cfi_table_row(const struct fxs_cfi_table *t, __u32 re
 	if (ri >= 0)
 		return ri;
 	return p.lo ? (int)(p.rows + p.lo - 1) : -1;
+}
+
+/*
+ * Whether row (an index in cfi_rows) is the one cfi_table_row() finds for
+ * rel in table, by the page index and the rows beside it alone (a hint's
+ * check): 1 or 0. Global: verified once, on its own.
+ */
+__noinline int cfi_row_holds(__u32 table, __u32 rel, __u32 row)
+{
+	struct fxs_cfi_table *t = bpf_map_lookup_elem(&cfi_tables, &table);
+	__u32 i, off = rel & 0xffff, *w, *next;
+	struct fxs_cfi_page p;
+
+	if (!t || !t->nr_rows || !cfi_page(t, rel, &p))
+		return 0;
+	i = row - p.rows; /* the row, counted from the table's first */
+	w = cfi_word(&cfi_rows, row);
+	next = cfi_word(&cfi_rows, row + 1);
+	if (!w || i >= t->nr_rows)
+		return 0;
+	if (p.last)
+		return i + 1 == t->nr_rows;
+	if (i + 1 == p.lo)
+		/* the row before the page's first: the page has none at or below off */
+		return p.lo == p.hi || (next && FXS_CFI_WORD_OFF(*next) > off);
+	/* the page's last row at or below off */
+	if (i < p.lo || i >= p.hi || FXS_CFI_WORD_OFF(*w) > off)
+		return 0;
+	return i + 1 == p.hi || (next && FXS_CFI_WORD_OFF(*next) > off);
 }
 
 /* The rule of a row (a word of cfi_rows): unsupported if its index is no rule's. */
@@ -519,9 +550,7 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 				       __u64 look, __u32 *rule)
 {
 	struct fxs_cfi_range *r;
-	struct fxs_cfi_table *t;
-	struct fxs_cfi_page p;
-	__u32 key = h->range, *row, *next, i, off;
+	__u32 key = h->range, *row;
 	__u64 rel;
 
 	if (h->pc != look || key - w->first_range >= w->nr_ranges)
@@ -532,30 +561,11 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 	if (w->nr_stale && cfi_stale_range(w, r))
 		return false;
 	rel = look - r->bias;
-	key = r->table;
-	t = bpf_map_lookup_elem(&cfi_tables, &key);
-	if (!t || !t->nr_rows || (rel >> 32) || !cfi_page(t, (__u32)rel, &p))
+	if ((rel >> 32) || !cfi_row_holds(r->table, (__u32)rel, h->row))
 		return false;
-	i = h->row - p.rows; /* the row, counted from the table's first */
-	off = rel & 0xffff;
 	row = cfi_word(&cfi_rows, h->row);
-	next = cfi_word(&cfi_rows, h->row + 1);
-	if (!row || i >= t->nr_rows)
+	if (!row)
 		return false;
-	if (p.last) {
-		if (i + 1 != t->nr_rows)
-			return false;
-	} else if (i + 1 == p.lo) {
-		/* the row before the page's first: the page has none at or below off */
-		if (p.lo < p.hi && (!next || FXS_CFI_WORD_OFF(*next) <= off))
-			return false;
-	} else {
-		/* the page's last row at or below off */
-		if (i < p.lo || i >= p.hi || FXS_CFI_WORD_OFF(*row) > off)
-			return false;
-		if (i + 1 < p.hi && (!next || FXS_CFI_WORD_OFF(*next) <= off))
-			return false;
-	}
 	w->last_range = h->range + 1;
 	*rule = cfi_rule_of(*row);
 	return true;
@@ -610,14 +620,14 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		return cfi_lost(w, FXS_UE_NO_TABLE);
 	if (rel >> 32)
 		return cfi_end(w, FXS_UE_NO_ROW);
-	ri = cfi_table_row(t, (__u32)rel);
+	ri = cfi_table_row(r->table, (__u32)rel);
 	row = ri < 0 ? NULL : cfi_word(&cfi_rows, ri);
 	if (!row)
 		return cfi_apply(w, FXS_CFI_NONE);
 	rule = cfi_rule_of(*row);
 	h->pc = look;
 	h->range = w->last_range - 1;
-	h->row = key;
+	h->row = ri;
 found:
 	w->last_look = look;
 	w->last_rule = rule;
