@@ -3,7 +3,11 @@
  * Bench of the CFI table generator (issue 22, daemon/unwind/cfi_table.h):
  * for each module, its table's bytes, rows and FDEs, how many FDEs keep a
  * frame pointer, and the generation time (median and min of ROUNDS builds).
- * One JSON object a line on stdout.
+ * Rows as the walker reads them (issue 37, daemon/unwind/cfi_pages.h): bytes
+ * of the 4-byte rows and page index ("bytes"; "bytes_8" is rows * 8, the
+ * rows before), pages, the module's distinct rules and the time to encode.
+ * One JSON object a line on stdout, and last {"rules_shared": N}: the rules
+ * of all the modules together, each once (what the cfi_rules map holds).
  *
  *   cfigen [-r ROUNDS] FILE...   the named modules
  *   cfigen [-r ROUNDS] --host    every ELF file mapped executable by a
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "symbols/elf_file.h"
+#include "unwind/cfi_pages.h"
 #include "unwind/cfi_table.h"
 #include "util/clock.h"
 
@@ -49,10 +54,46 @@ static uint64_t text_size(const char *path)
 	return size;
 }
 
+/* Every module's rules, each once (the cfi_rules map's content). */
+static uint32_t shared_store[FXS_CFI_RULES_MAX];
+static struct cfi_rules shared;
+
+/*
+ * t's rows encoded: their words (page index and rows), pages, the module's
+ * own distinct rules, and the time of one encoding (with the rules new to
+ * it). 0, or the error.
+ */
+static int compact(const struct cfi_table *t, uint64_t *words, struct cfi_pages *g,
+		   uint32_t *rules, uint64_t *enc_ns)
+{
+	static uint32_t own_store[FXS_CFI_RULES_MAX];
+	struct cfi_rules own;
+	uint32_t *out;
+	uint64_t t0;
+	int err;
+
+	*words = cfi_pages_words(t->rows, t->nrows, g);
+	out = malloc((*words + 1) * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	cfi_rules_init(&own, own_store, FXS_CFI_RULES_MAX);
+	err = cfi_pages_encode(t->rows, t->nrows, &own, out, *words, NULL);
+	*rules = own.n;
+	cfi_rules_free(&own);
+	t0 = mono_ns();
+	if (!err)
+		err = cfi_pages_encode(t->rows, t->nrows, &shared, out, *words, NULL);
+	*enc_ns = mono_ns() - t0;
+	free(out);
+	return err;
+}
+
 static int one(const char *path, int rounds)
 {
-	uint64_t ns[64];
+	uint64_t ns[64], words = 0, enc_ns = 0;
 	struct cfi_table *t = NULL;
+	struct cfi_pages g = {0};
+	uint32_t rules = 0;
 	int err = 0;
 
 	for (int r = 0; r < rounds; r++) {
@@ -69,13 +110,21 @@ static int one(const char *path, int rounds)
 		return err;
 	}
 	qsort(ns, (size_t)rounds, sizeof(ns[0]), cmp_u64);
+	err = compact(t, &words, &g, &rules, &enc_ns);
+	if (err) {
+		printf("{\"path\": \"%s\", \"error\": \"rules: %s\"}\n", path, strerror(-err));
+		cfi_table_free(t);
+		return err;
+	}
 	printf("{\"path\": \"%s\", \"fdes\": %u, \"fdes_fp\": %u, \"fdes_bad\": %u, "
-	       "\"rows\": %u, \"rows_unmerged\": %u, \"bytes\": %llu, \"text_bytes\": %llu, "
+	       "\"rows\": %u, \"rows_unmerged\": %u, \"bytes\": %llu, \"bytes_8\": %llu, "
+	       "\"pages\": %u, \"rules\": %u, \"encode_ns\": %llu, \"text_bytes\": %llu, "
 	       "\"rows_unsupported\": %u, \"rows_fp\": %u, \"rows_end\": %u, \"rows_plt\": %u, "
 	       "\"rows_signal\": %u, \"debug_frame\": %s, \"gen_ns_median\": %llu, "
 	       "\"gen_ns_min\": %llu, \"text_size\": %llu}\n",
 	       path, t->stats.fdes, t->stats.fdes_fp, t->stats.fdes_bad, t->stats.rows,
-	       t->stats.rows_unmerged, (unsigned long long)t->stats.bytes,
+	       t->stats.rows_unmerged, (unsigned long long)words * 4,
+	       (unsigned long long)t->stats.bytes, g.nr_pages, rules, (unsigned long long)enc_ns,
 	       (unsigned long long)t->stats.text_bytes, t->stats.rows_by_kind[FXS_CFI_UNSUPPORTED],
 	       t->stats.rows_by_kind[FXS_CFI_FP], t->stats.rows_by_kind[FXS_CFI_END],
 	       t->stats.rows_by_kind[FXS_CFI_PLT], t->stats.rows_by_kind[FXS_CFI_SIGNAL],
@@ -145,6 +194,8 @@ int main(int argc, char **argv)
 {
 	int rounds = 5, i = 1;
 
+	cfi_rules_init(&shared, shared_store, FXS_CFI_RULES_MAX);
+
 	if (argc > 2 && !strcmp(argv[1], "-r")) {
 		rounds = atoi(argv[2]);
 		if (rounds < 1 || rounds > 64)
@@ -164,9 +215,11 @@ int main(int argc, char **argv)
 			free(paths[k]);
 		}
 		free(paths);
+		printf("{\"rules_shared\": %u}\n", shared.n);
 		return 0;
 	}
 	for (; i < argc; i++)
 		one(argv[i], rounds);
+	printf("{\"rules_shared\": %u}\n", shared.n);
 	return 0;
 }

@@ -25,14 +25,36 @@
 /* enum fxs_unwind_mode; FXS_UNWIND_FP leaves this whole file unused. */
 const volatile __u32 cfg_unwind = FXS_UNWIND_FP;
 
-/* Sized by user space before load (the table memory cap); 1 when unused. */
+/*
+ * Sized by user space before load (the table memory cap); 1 when unused.
+ * Words: the modules' page indexes and 4-byte rows (include/unwind.h),
+ * FXS_CFI_WORDS a value (cfi_word()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fxs_cfi_row);
+	__type(value, struct fxs_cfi_words);
 } cfi_rows SEC(".maps");
+
+/* The rules the rows index (FXS_CFI_RULES_MAX words once sized; 1 value when unused). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fxs_cfi_words);
+} cfi_rules SEC(".maps");
+
+/* Word i of an array of words (cfi_rows, cfi_rules), or NULL past its end. */
+static __always_inline __u32 *cfi_word(void *map, __u32 i)
+{
+	__u32 key = i >> FXS_CFI_WORDS_LOG;
+	struct fxs_cfi_words *v = bpf_map_lookup_elem(map, &key);
+
+	return v ? &v->w[i & (FXS_CFI_WORDS - 1)] : NULL;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -80,8 +102,9 @@ struct fxs_cfi_regs {
  * against the maps as they are now (cfi_hinted()), so a stale one (a process
  * that exited, a table evicted, a slice reused) costs a search, never a wrong
  * rule. Sampled stacks repeat their return addresses, and each hit saves the
- * two binary searches (a table like libc's has 2^15 rows: 16 reads scattered
- * over 256 KiB, most of them cache misses) for two reads of adjacent rows.
+ * two binary searches (the range's, and the row's in its 64 KiB page: a page
+ * of libc has 2^10 to 2^11 rows, 11 reads, most of them cache misses) for the
+ * page's two index words and two adjacent rows.
  */
 #define FXS_CFI_HINTS 512
 struct fxs_cfi_hint {
@@ -192,23 +215,22 @@ static __always_inline int cfi_find_range(__u32 first, __u32 nr, __u64 pc)
 }
 
 /*
- * The index in cfi_rows of the last row of [first, first + nr) at or below
- * pc (a module vaddr), or -1. Global: verified once, on its own.
+ * The index in cfi_rows of the last row of [first, first + nr) (one page's
+ * rows) whose offset in the page is at or below off, or -1. Global:
+ * verified once, on its own.
  */
-__noinline int cfi_find_row(__u32 first, __u32 nr, __u32 pc)
+__noinline int cfi_find_row(__u32 first, __u32 nr, __u32 off)
 {
-	struct fxs_cfi_row *row;
-	__u32 lo = 0, hi = nr, mid, key;
+	__u32 lo = 0, hi = nr, mid, *row;
 
 	if (nr == 0 || nr > (1U << FXS_CFI_ROWS_LOG))
 		return -1;
 	for (int i = 0; i <= FXS_CFI_ROWS_LOG && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
-		key = first + mid;
-		row = bpf_map_lookup_elem(&cfi_rows, &key);
+		row = cfi_word(&cfi_rows, first + mid);
 		if (!row)
 			return -1;
-		if (row->pc <= pc)
+		if (FXS_CFI_WORD_OFF(*row) <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -216,6 +238,98 @@ __noinline int cfi_find_row(__u32 first, __u32 nr, __u32 pc)
 	if (lo == 0)
 		return -1;
 	return first + lo - 1;
+}
+
+/* A table's rows that may hold vaddr rel's row, from its page index. */
+struct fxs_cfi_page {
+	__u32 rows; /* the index in cfi_rows of the table's first row */
+	__u32 lo;   /* the page's first row (counted from the table's first) */
+	__u32 hi;   /* its end: the next page's first */
+	__u32 last; /* rel lies past the last row's page: its row is the table's last */
+};
+
+/* rel's page of table t into *p: false when rel lies below the table's first page. */
+static __always_inline bool cfi_page(const struct fxs_cfi_table *t, __u32 rel,
+				     struct fxs_cfi_page *p)
+{
+	__u32 page = rel >> FXS_CFI_PAGE_SHIFT, *lo, *hi;
+
+	p->rows = t->first + t->nr_pages + 1;
+	p->last = 0;
+	if (page < t->first_page)
+		return false;
+	page -= t->first_page;
+	if (page >= t->nr_pages) {
+		p->last = 1;
+		return true;
+	}
+	lo = cfi_word(&cfi_rows, t->first + page);
+	hi = cfi_word(&cfi_rows, t->first + page + 1);
+	if (!lo || !hi || *lo > *hi || *hi > t->nr_rows)
+		return false;
+	p->lo = *lo;
+	p->hi = *hi;
+	return true;
+}
+
+/*
+ * The index in cfi_rows of the row covering vaddr rel in table (its key in
+ * cfi_tables, loaded), or -1 (below its first row: as FXS_CFI_NONE). The last
+ * row of rel's page at or below it, or the row before the page's first (the
+ * last of an earlier page): one page's rows searched, not the table's.
+ * Global: verified once, on its own.
+ */
+__noinline int cfi_table_row(__u32 table, __u32 rel)
+{
+	struct fxs_cfi_table *t = bpf_map_lookup_elem(&cfi_tables, &table);
+	struct fxs_cfi_page p;
+	int ri;
+
+	if (!t || !t->nr_rows || !cfi_page(t, rel, &p))
+		return -1;
+	if (p.last)
+		return p.rows + t->nr_rows - 1;
+	ri = cfi_find_row(p.rows + p.lo, p.hi - p.lo, rel & 0xffff);
+	if (ri >= 0)
+		return ri;
+	return p.lo ? (int)(p.rows + p.lo - 1) : -1;
+}
+
+/*
+ * Whether row (an index in cfi_rows) is the one cfi_table_row() finds for
+ * rel in table, by the page index and the rows beside it alone (a hint's
+ * check): 1 or 0. Global: verified once, on its own.
+ */
+__noinline int cfi_row_holds(__u32 table, __u32 rel, __u32 row)
+{
+	struct fxs_cfi_table *t = bpf_map_lookup_elem(&cfi_tables, &table);
+	__u32 i, off = rel & 0xffff, *w, *next;
+	struct fxs_cfi_page p;
+
+	if (!t || !t->nr_rows || !cfi_page(t, rel, &p))
+		return 0;
+	i = row - p.rows; /* the row, counted from the table's first */
+	w = cfi_word(&cfi_rows, row);
+	next = cfi_word(&cfi_rows, row + 1);
+	if (!w || i >= t->nr_rows)
+		return 0;
+	if (p.last)
+		return i + 1 == t->nr_rows;
+	if (i + 1 == p.lo)
+		/* the row before the page's first: the page has none at or below off */
+		return p.lo == p.hi || (next && FXS_CFI_WORD_OFF(*next) > off);
+	/* the page's last row at or below off */
+	if (i < p.lo || i >= p.hi || FXS_CFI_WORD_OFF(*w) > off)
+		return 0;
+	return i + 1 == p.hi || (next && FXS_CFI_WORD_OFF(*next) > off);
+}
+
+/* The rule of a row (a word of cfi_rows): unsupported if its index is no rule's. */
+static __always_inline __u32 cfi_rule_of(__u32 word)
+{
+	__u32 *rule = cfi_word(&cfi_rules, FXS_CFI_WORD_RULE(word));
+
+	return rule ? *rule : FXS_CFI_UNSUPPORTED;
 }
 
 /*
@@ -432,15 +546,14 @@ static __always_inline bool cfi_stale_range(const struct fxs_cfi_walk *w,
 /*
  * The rule of look from its hint, if the hint is right: its range is the
  * process's and holds look, and its row is the last of that range's table
- * at or below look's vaddr. Exactly what the searches would find, or false.
+ * at or below look's vaddr (by the page index, as cfi_table_row() finds it).
+ * Exactly what the searches would find, or false.
  */
 static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_cfi_hint *h,
 				       __u64 look, __u32 *rule)
 {
-	struct fxs_cfi_row *row, *next;
 	struct fxs_cfi_range *r;
-	struct fxs_cfi_table *t;
-	__u32 key = h->range;
+	__u32 key = h->range, *row;
 	__u64 rel;
 
 	if (h->pc != look || key - w->first_range >= w->nr_ranges)
@@ -451,22 +564,13 @@ static __always_inline bool cfi_hinted(struct fxs_cfi_walk *w, const struct fxs_
 	if (w->nr_stale && cfi_stale_range(w, r))
 		return false;
 	rel = look - r->bias;
-	key = r->table;
-	t = bpf_map_lookup_elem(&cfi_tables, &key);
-	if (!t || !t->nr_rows || h->row - t->first_row >= t->nr_rows || (rel >> 32))
+	if ((rel >> 32) || !cfi_row_holds(r->table, (__u32)rel, h->row))
 		return false;
-	key = h->row;
-	row = bpf_map_lookup_elem(&cfi_rows, &key);
-	if (!row || row->pc > (__u32)rel)
+	row = cfi_word(&cfi_rows, h->row);
+	if (!row)
 		return false;
-	if (h->row - t->first_row + 1 < t->nr_rows) {
-		key = h->row + 1;
-		next = bpf_map_lookup_elem(&cfi_rows, &key);
-		if (!next || next->pc <= (__u32)rel)
-			return false;
-	}
 	w->last_range = h->range + 1;
-	*rule = row->rule;
+	*rule = cfi_rule_of(*row);
 	return true;
 }
 
@@ -476,10 +580,9 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 	struct fxs_cfi_hint *h;
 	struct fxs_cfi_range *r;
 	struct fxs_cfi_table *t;
-	struct fxs_cfi_row *row;
 	struct fxs_cfi_vma *v;
+	__u32 key, rule, table, *row;
 	__u64 look, rel, bias;
-	__u32 key, rule;
 	int ri;
 
 	if (w->fallback)
@@ -509,7 +612,7 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 		if (r->kind != FXS_CFI_RANGE_TABLE)
 			return cfi_lost(w, FXS_UE_NO_TABLE);
 		bias = r->bias;
-		key = r->table;
+		table = r->table;
 	} else {
 		/* no range of the process holds it (yet): the file mapped there */
 		v = vma_cache_find(&w->vmas, look);
@@ -517,27 +620,27 @@ static __always_inline long cfi_frame(struct fxs_cfi_walk *w)
 			return cfi_lost(w, w->have_proc ? FXS_UE_NO_MODULE : FXS_UE_NO_PROC);
 		w->by_file = 1;
 		bias = v->bias;
-		key = v->table;
+		table = v->table;
 	}
 	rel = look - bias;
+	key = table;
 	t = bpf_map_lookup_elem(&cfi_tables, &key);
-	if (t && !t->nr_rows && t->first_row == FXS_CFI_TABLE_FP)
+	if (t && !t->nr_rows && t->first == FXS_CFI_TABLE_FP)
 		return cfi_fp_frame(w);
 	if (!t || !t->nr_rows)
 		return cfi_lost(w, FXS_UE_NO_TABLE);
 	if (rel >> 32)
 		return cfi_end(w, FXS_UE_NO_ROW);
-	ri = cfi_find_row(t->first_row, t->nr_rows, (__u32)rel);
-	key = ri;
-	row = ri < 0 ? NULL : bpf_map_lookup_elem(&cfi_rows, &key);
+	ri = cfi_table_row(table, (__u32)rel);
+	row = ri < 0 ? NULL : cfi_word(&cfi_rows, ri);
 	if (!row)
 		return cfi_apply(w, FXS_CFI_NONE);
-	rule = row->rule;
+	rule = cfi_rule_of(*row);
 	/* a hint names a range of the process: none for a module found by its file */
 	if (r) {
 		h->pc = look;
 		h->range = w->last_range - 1;
-		h->row = key;
+		h->row = ri;
 	}
 found:
 	w->last_look = look;

@@ -73,9 +73,30 @@ enum fxs_cfi_kind {
 #define FXS_CFI_RULE_RA(r)   ((__s64)(__s8)(((r) >> FXS_CFI_RA_SHIFT) & 0xff) * 8)
 #define FXS_CFI_RULE_FP(r)   ((__s64)(__s8)(((r) >> FXS_CFI_FP_SHIFT) & 0xff) * 8)
 
+/*
+ * A row as the generator makes it (daemon/unwind/cfi_table): the vaddr it
+ * starts at and its rule. The walker reads rows compacted (below).
+ */
 struct fxs_cfi_row {
 	__u32 pc;
 	__u32 rule;
 };
+
+/*
+ * Compact rows (daemon/unwind/cfi_pages.h), what the walker reads: a module's
+ * vaddr is cut in 64 KiB pages, and a row is one 32-bit word of cfi_rows,
+ *   bits  0..15  the pc's offset in its page
+ *   bits 16..31  the rule's index in cfi_rules (the rules of every module,
+ *                each once: a few thousand on a host)
+ * A module's slice starts with its page index, nr_pages + 1 words: the rows
+ * of page first_page + i are [index[i], index[i + 1]) of the rows that
+ * follow. A pc before its page's first row takes the row before (the last of
+ * an earlier page).
+ */
+#define FXS_CFI_PAGE_SHIFT   16
+#define FXS_CFI_RULES_MAX    (1u << 16)
+#define FXS_CFI_WORD(off, i) ((__u32)(off) | ((__u32)(i) << 16))
+#define FXS_CFI_WORD_OFF(w)  ((w)&0xffff)
+#define FXS_CFI_WORD_RULE(w) ((w) >> 16)
 
 #endif /* FXS_INCLUDE_UNWIND_H */

@@ -3,11 +3,14 @@
  * The CFI walker's maps (bpf/walk_cfi.bpf.h), as user space fills them
  * (daemon/capture/cfi_tables.c). The rows themselves are include/unwind.h's.
  *
- *   cfi_rows    one array of struct fxs_cfi_row; every module's table is a
- *               slice of it, written once and shared by every process that
- *               maps the module (keyed by build id in user space)
+ *   cfi_rows    one array of 32-bit words; every module's table is a slice
+ *               of it (its page index, then its 4-byte rows: include/unwind.h's
+ *               compact rows), written once and shared by every process
+ *               that maps the module (keyed by build id in user space)
+ *   cfi_rules   the rules the rows index, every module's, each once:
+ *               append-only, a rule once written never changes
  *   cfi_tables  table id -> its slice (struct fxs_cfi_table); nr_rows 0: not
- *               loaded (being generated, or evicted), or, with first_row
+ *               loaded (being generated, or evicted), or, with first
  *               FXS_CFI_TABLE_FP, a module without CFI: frame pointers
  *   cfi_ranges  one array of struct fxs_cfi_range; every process's executable
  *               mappings are a slice of it, sorted by start
@@ -45,9 +48,23 @@ enum fxs_cfi_range_kind {
 	FXS_CFI_RANGE_NONE = 2,	 /* a module no table can be made for (the vdso, too many) */
 };
 
+/*
+ * The values of cfi_rows and cfi_rules: FXS_CFI_WORDS words each, word i of
+ * the array in value i / FXS_CFI_WORDS. The kernel lays an array map's values
+ * out 8-byte aligned, so a value of one word would take 8 bytes (and the
+ * mmapped array would not be the words side by side).
+ */
+#define FXS_CFI_WORDS_LOG 4
+#define FXS_CFI_WORDS	  (1u << FXS_CFI_WORDS_LOG)
+struct fxs_cfi_words {
+	__u32 w[FXS_CFI_WORDS];
+};
+
 struct fxs_cfi_table {
-	__u32 first_row; /* FXS_CFI_TABLE_FP with nr_rows 0: the module has no CFI */
-	__u32 nr_rows;	 /* 0: not loaded */
+	__u32 first;	  /* its slice; FXS_CFI_TABLE_FP with nr_rows 0: the module has no CFI */
+	__u32 nr_rows;	  /* 0: not loaded */
+	__u32 first_page; /* vaddr >> FXS_CFI_PAGE_SHIFT of its first row */
+	__u32 nr_pages;	  /* its page index: nr_pages + 1 words, then the rows */
 };
 #define FXS_CFI_TABLE_FP 0xffffffffu
 
@@ -112,10 +129,13 @@ struct fxs_cfi_file {
 	__u32 table; /* index in cfi_tables */
 };
 
-/* Largest slices the walker's binary searches reach (2^k entries). */
-#define FXS_CFI_ROWS_LOG 24
-/* The rows of all tables together, at most (1 GiB: --cfi-memory's bound). */
-#define FXS_CFI_ROWS_TOTAL (1U << 27)
+/*
+ * Largest slices the walker's binary searches reach (2^k entries): the rows
+ * of one page (their offsets in it are unique).
+ */
+#define FXS_CFI_ROWS_LOG 16
+/* The words of all tables together, at most (1 GiB: --cfi-memory's bound). */
+#define FXS_CFI_ROWS_TOTAL (1U << 28)
 #define FXS_CFI_RANGES_LOG 12
 #define FXS_CFI_MAX_TABLES 8192
 #define FXS_CFI_MAX_PROCS  16384

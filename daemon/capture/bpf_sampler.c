@@ -100,7 +100,9 @@ static void bpf_release(void *ctx)
 		munmap(b->cfi_rows, b->cfi_rows_len);
 	if (b->cfi_ranges)
 		munmap(b->cfi_ranges, b->cfi_ranges_len);
-	b->cfi_rows = b->cfi_ranges = NULL;
+	if (b->cfi_rules)
+		munmap(b->cfi_rules, b->cfi_rules_len);
+	b->cfi_rows = b->cfi_ranges = b->cfi_rules = NULL;
 	for (int i = 0; b->ring_fds && i < b->nr_cpus; i++)
 		if (b->ring_fds[i] >= 0)
 			close(b->ring_fds[i]);
@@ -394,13 +396,16 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind != FXS_UNWIND_FP &&
 			libbpf_find_vmlinux_btf_id("vm_unmapped_area", BPF_TRACE_RAW_TP) > 0);
 	if (b->opts.unwind != FXS_UNWIND_FP) {
-		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_row);
+		/* words of page index and 4-byte rows; the rules besides (256 KiB) */
+		uint64_t rows = b->opts.cfi_cap_bytes / sizeof(struct fxs_cfi_words);
 
-		if (rows < 1 || rows > FXS_CFI_ROWS_TOTAL) {
+		if (rows < 1 || rows > FXS_CFI_ROWS_TOTAL / FXS_CFI_WORDS) {
 			err = -EINVAL;
 			goto fail;
 		}
 		bpf_map__set_max_entries(b->skel->maps.cfi_rows, (uint32_t)rows);
+		bpf_map__set_max_entries(b->skel->maps.cfi_rules,
+					 FXS_CFI_RULES_MAX / FXS_CFI_WORDS);
 		bpf_map__set_max_entries(b->skel->maps.cfi_ranges, CFI_RANGES);
 	}
 	/* Half full: wake the reader early rather than lose samples. */

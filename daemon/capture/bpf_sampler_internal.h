@@ -57,8 +57,8 @@ struct bpf_sampler {
 	uint64_t urgent_ns, horizon_ns;
 	/* the horizon of the last drain that read the rings whole: bpf_sampler_horizon() */
 	uint64_t read_all_ns;
-	void *cfi_rows, *cfi_ranges; /* the CFI walker's arrays, mmapped */
-	size_t cfi_rows_len, cfi_ranges_len;
+	void *cfi_rows, *cfi_ranges, *cfi_rules; /* the CFI walker's arrays, mmapped */
+	size_t cfi_rows_len, cfi_ranges_len, cfi_rules_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
 	bool py_refused;       /* the load with the Python walk failed */
 	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */

@@ -26,11 +26,14 @@ static void *map_array(struct bpf_map *map, size_t *ret_len)
 	return p;
 }
 
-/* The CFI walker's two arrays, written by user space in place. */
+/* The CFI walker's three arrays, written by user space in place. */
 int bpf_sampler_map_cfi(struct bpf_sampler *b)
 {
 	b->cfi_rows = map_array(b->skel->maps.cfi_rows, &b->cfi_rows_len);
 	if (!b->cfi_rows)
+		return -errno;
+	b->cfi_rules = map_array(b->skel->maps.cfi_rules, &b->cfi_rules_len);
+	if (!b->cfi_rules)
 		return -errno;
 	b->cfi_ranges = map_array(b->skel->maps.cfi_ranges, &b->cfi_ranges_len);
 	return b->cfi_ranges ? 0 : -errno;
@@ -92,10 +95,13 @@ int bpf_sampler_cfi_file(struct bpf_sampler *b, const struct fxs_cfi_file_key *k
 
 int bpf_sampler_cfi_maps(struct bpf_sampler *b, struct cfi_tables_ops *ops)
 {
-	if (!b->skel || !b->cfi_rows || !b->cfi_ranges)
+	if (!b->skel || !b->cfi_rows || !b->cfi_ranges || !b->cfi_rules)
 		return -ENOENT;
-	ops->rows = b->cfi_rows;
-	ops->nr_rows = bpf_map__max_entries(b->skel->maps.cfi_rows);
+	ops->words = b->cfi_rows;
+	/* FXS_CFI_WORDS words a value, side by side */
+	ops->nr_words = bpf_map__max_entries(b->skel->maps.cfi_rows) * FXS_CFI_WORDS;
+	ops->rules = b->cfi_rules;
+	ops->nr_rules = bpf_map__max_entries(b->skel->maps.cfi_rules) * FXS_CFI_WORDS;
 	ops->ranges = b->cfi_ranges;
 	ops->nr_ranges = bpf_map__max_entries(b->skel->maps.cfi_ranges);
 	ops->set_table = cfi_set_table;

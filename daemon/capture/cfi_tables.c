@@ -56,13 +56,18 @@ struct cfi_tables *cfi_tables__new(const struct cfi_tables_ops *ops)
 	if (!t)
 		return NULL;
 	t->ops = *ops;
-	if (cfi_extents_init(&t->free_rows, ops->nr_rows) ||
+	if (cfi_rules_init(&t->rules, ops->rules, ops->nr_rules)) {
+		free(t);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (cfi_extents_init(&t->free_rows, ops->nr_words) ||
 	    cfi_extents_init(&t->free_ranges, ops->nr_ranges)) {
 		cfi_tables__free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->stats.cap_bytes = (uint64_t)ops->nr_rows * sizeof(struct fxs_cfi_row);
+	t->stats.cap_bytes = (uint64_t)ops->nr_words * sizeof(uint32_t);
 	return t;
 }
 
@@ -84,6 +89,7 @@ void cfi_tables__free(struct cfi_tables *t)
 	free(t->free_rows.e);
 	free(t->free_ranges.e);
 	free(t->held);
+	cfi_rules_free(&t->rules);
 	free(t);
 }
 
@@ -329,10 +335,13 @@ void cfi_tables_handed(struct cfi_tables *t, uint64_t ns)
 		t->handed = ns;
 }
 
-static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, uint32_t n)
+/* Table id's slice from first (nr_rows 0: none), geometry g (NULL: none). */
+static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, const struct cfi_pages *g)
 {
-	struct fxs_cfi_table v = {first, n};
+	struct fxs_cfi_table v = {first, 0, 0, 0};
 
+	if (g)
+		v = (struct fxs_cfi_table){first, g->nr_rows, g->first_page, g->nr_pages};
 	t->ops.set_table(t->ops.ctx, id, &v);
 }
 
@@ -369,9 +378,9 @@ static uint64_t rows_coming(const struct cfi_tables *t)
 
 static void evict(struct cfi_tables *t, struct mod *m)
 {
-	set_table(t, (uint32_t)(m - t->mods), 0, 0);
+	set_table(t, (uint32_t)(m - t->mods), 0, NULL);
 	hold(t, m->first, m->n, true);
-	t->stats.row_bytes -= (uint64_t)m->n * sizeof(struct fxs_cfi_row);
+	t->stats.row_bytes -= (uint64_t)m->n * sizeof(uint32_t);
 	t->stats.loaded--;
 	t->stats.evicted++;
 	m->state = CFI_MOD_EVICTED;
@@ -443,7 +452,7 @@ static void leave_out(struct cfi_tables *t, struct mod *m)
 	m->state = CFI_MOD_LEFT_OUT;
 	if (!m->tries++)
 		t->stats.left_out++;
-	if (m->tries > LEFT_OUT_TRIES || m->need > t->ops.nr_rows) {
+	if (m->tries > LEFT_OUT_TRIES || m->need > t->ops.nr_words) {
 		/* larger than the whole memory, or room never came whole: it stays out */
 		mod_close(t, m);
 		m->reopen = false;
@@ -477,8 +486,8 @@ static int make_one(struct cfi_tables *t, size_t id)
 {
 	struct mod *m = &t->mods[id];
 	struct fxs_cfi_row *rows = m->ready;
-	uint64_t t0 = mono_ns();
-	uint32_t n = m->need;
+	uint64_t t0 = mono_ns(), words;
+	uint32_t n = m->nready;
 	int64_t first;
 	int err = 0;
 
@@ -504,45 +513,58 @@ static int make_one(struct cfi_tables *t, size_t id)
 		mod_done(t, m, err ? CFI_MOD_NO_CFI : CFI_MOD_NO_CODE);
 		if (err)
 			t->stats.no_cfi++;
-		set_table(t, (uint32_t)id, FXS_CFI_TABLE_FP, 0);
+		set_table(t, (uint32_t)id, FXS_CFI_TABLE_FP, NULL);
 		return 0;
 	}
+	words = cfi_pages_words(rows, n, NULL);
+	if (!err && words > UINT32_MAX)
+		err = -E2BIG;
 	if (err) {
 		free(rows);
 		fail(t, m, err);
 		return err == -ENOMEM ? err : 0;
 	}
-	m->need = n;
+	m->need = (uint32_t)words;
 	m->ready = NULL;
-	first = cfi_extents_alloc(&t->free_rows, n);
+	first = cfi_extents_alloc(&t->free_rows, m->need);
 	if (first < 0) {
-		int r = n > t->ops.nr_rows ? 0 : evict_for(t, n, id);
+		int r = m->need > t->ops.nr_words ? 0 : evict_for(t, m->need, id);
 
 		if (r < 0) {
 			free(rows);
 			return r;
 		}
 		if (r) {
-			m->ready = rows; /* the room comes when what was evicted is released */
+			/* the room comes when what was evicted is released */
+			m->ready = rows;
+			m->nready = n;
 			return -EAGAIN;
 		}
 		free(rows);
 		leave_out(t, m);
 		return 0;
 	}
-	memcpy(&t->ops.rows[first], rows, (size_t)n * sizeof(*rows));
+	/* the words and the new rules written before the table is published */
+	err = cfi_pages_encode(rows, n, &t->rules, &t->ops.words[first], words, &m->pages);
 	free(rows);
+	if (err) {
+		/* never published: free at once; -ENOSPC: its rules do not fit, named */
+		cfi_extents_free(&t->free_rows, (struct extent){(uint32_t)first, m->need});
+		fail(t, m, err);
+		return err == -ENOMEM ? err : 0;
+	}
+	t->stats.rules = t->rules.n;
 	m->first = (uint32_t)first;
-	m->n = n;
+	m->n = m->need;
 	mod_done(t, m, CFI_MOD_LOADED);
-	set_table(t, (uint32_t)id, m->first, n);
+	set_table(t, (uint32_t)id, m->first, &m->pages);
 	m->loaded_ns = t->ops.now ? t->ops.now(t->ops.ctx) : 0;
 	if (!m->tries)
 		t->stats.generated++;
 	else
 		t->stats.left_out--; /* room came: it is in after all */
 	t->stats.loaded++;
-	t->stats.row_bytes += (uint64_t)n * sizeof(struct fxs_cfi_row);
+	t->stats.row_bytes += (uint64_t)m->n * sizeof(uint32_t);
 	return 1;
 }
 

@@ -11,7 +11,10 @@
  * module's table is loaded, a frame ends with FXS_UE_NO_TABLE (or, under
  * --unwind=auto, goes on by the frame-pointer chain, marked).
  *
- * Memory: the rows of every table share one array of a fixed size (the cap).
+ * Memory: the rows of every table share one array of a fixed size (the cap),
+ * 4 bytes a row and a word of page index per 64 KiB of the module's code;
+ * their rules, each once, one array of FXS_CFI_RULES_MAX. A module whose new
+ * rules do not fit there gets no table (failed, named: -ENOSPC).
  * A table that does not fit evicts the least recently used tables that no
  * process of the capture maps now (a table is used when a process that maps
  * it is published); an evicted table is not made again in this capture, and
@@ -37,8 +40,11 @@
 #include "unwind/cfi_status.h"
 
 struct cfi_tables_ops {
-	struct fxs_cfi_row *rows; /* the cfi_rows array, nr_rows long */
-	uint32_t nr_rows;
+	/* the cfi_rows array (page indexes and 4-byte rows, unwind/cfi_pages.h) */
+	uint32_t *words;
+	uint32_t nr_words;
+	uint32_t *rules; /* the cfi_rules array, nr_rules long (<= FXS_CFI_RULES_MAX) */
+	uint32_t nr_rules;
 	struct fxs_cfi_range *ranges; /* the cfi_ranges array, nr_ranges long */
 	uint32_t nr_ranges;
 	/* cfi_tables[id] = *t */
@@ -96,7 +102,8 @@ struct cfi_tables_stats {
 	uint64_t no_cfi;       /* modules without CFI: frame pointers */
 	uint64_t failed;       /* modules no table could be made for (or larger than the cap) */
 	uint64_t evicted;      /* tables evicted for the cap */
-	uint64_t row_bytes;    /* bytes of rows loaded now */
+	uint64_t row_bytes;    /* bytes of rows and page indexes loaded now */
+	uint64_t rules;	       /* rules in the shared array */
 	uint64_t cap_bytes;    /* the cap */
 	uint64_t gen_ns;       /* time spent making tables */
 	uint64_t proc_dropped; /* processes whose ranges did not fit */

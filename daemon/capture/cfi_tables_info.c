@@ -35,7 +35,7 @@ size_t cfi_tables_modules(const struct cfi_tables *t, struct cfi_mod_info *out, 
 				.name = m->name ? m->name : "?",
 				.state = m->state,
 				.err = m->err,
-				.bytes = (uint64_t)m->need * sizeof(struct fxs_cfi_row),
+				.bytes = (uint64_t)m->need * sizeof(uint32_t),
 			};
 		n++;
 	}

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "util/rangemap.h"
+#include "unwind/cfi_pages.h"
 #include "capture/cfi_extents.h"
 #include "capture/cfi_tables.h"
 
@@ -25,13 +26,15 @@ struct mod {
 	size_t key_len;
 	char *name; /* its path, for the summary (cfi_tables_name) */
 	enum cfi_mod_state state;
-	int err;	 /* CFI_MOD_FAILED: why (-errno) */
-	int fd;		 /* open while QUEUED or LEFT_OUT: the table may still be made */
-	bool reopenable; /* ops.reopen() can open its file again */
-	bool reopen;	 /* fd not kept (CFI_TABLES_MAX_FDS): ops.reopen() at its turn */
-	uint32_t first, n;
-	uint32_t need;		   /* rows it needs (once generated) */
+	int err;		   /* CFI_MOD_FAILED: why (-errno) */
+	int fd;			   /* open while QUEUED or LEFT_OUT: the table may still be made */
+	bool reopenable;	   /* ops.reopen() can open its file again */
+	bool reopen;		   /* fd not kept (CFI_TABLES_MAX_FDS): ops.reopen() at its turn */
+	uint32_t first, n;	   /* its slice of words (page index and rows) */
+	struct cfi_pages pages;	   /* its geometry, once loaded */
+	uint32_t need;		   /* words it needs (once generated) */
 	struct fxs_cfi_row *ready; /* rows made, waiting for the room evictions give */
+	uint32_t nready;	   /* how many */
 	unsigned tries;		   /* times it was left out */
 	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
 	uint64_t last_used;
@@ -68,8 +71,9 @@ struct cfi_tables {
 	size_t next_queued;  /* mods before it are not MOD_QUEUED */
 	struct cproc *procs; /* sorted by pid */
 	size_t nr_procs, cap_procs;
-	size_t sweep_at; /* where the next sweep() looks */
-	struct free_list free_rows, free_ranges;
+	size_t sweep_at;			 /* where the next sweep() looks */
+	struct free_list free_rows, free_ranges; /* free_rows: of words */
+	struct cfi_rules rules;			 /* the cfi_rules array's */
 	struct held *held;
 	size_t nr_held, cap_held;
 	uint64_t gen, tick;

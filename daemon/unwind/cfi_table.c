@@ -672,6 +672,8 @@ const char *cfi_table_strerror(int err)
 		return "more FDEs or rows than the table's cap";
 	case -ENOMEM:
 		return "out of memory";
+	case -ENOSPC:
+		return "its rules do not fit the 65,536 that all modules share";
 	default:
 		return "cannot read the ELF file";
 	}

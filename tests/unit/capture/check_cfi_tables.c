@@ -3,7 +3,8 @@
  * capture/cfi_tables against arrays and maps of its own: tables shared by
  * build id, each process's ranges sorted and published, the memory cap with
  * LRU eviction, slices reused only two works after they were freed (and
- * after every record before the free was read), forks.
+ * after every record before the free was read), forks. A slice is the
+ * module's page index and 4-byte rows (unwind/cfi_pages.h): NR_ROWS words.
  */
 #include <check.h>
 #include <errno.h>
@@ -14,18 +15,22 @@
 #include <unistd.h>
 
 #include "capture/cfi_tables.h"
+#include "unwind/cfi_pages.h"
 #include "check_main.h"
 
 #define NR_ROWS	  64
 #define NR_RANGES 16
 
 struct fake {
-	struct fxs_cfi_row rows[NR_ROWS];
+	uint32_t words[NR_ROWS];
+	uint32_t rules[FXS_CFI_RULES_MAX];
+	uint32_t nr_rules; /* the rules array's size: FXS_CFI_RULES_MAX when 0 */
+	uint32_t gen_salt; /* added to the rules generate() makes */
 	struct fxs_cfi_range ranges[NR_RANGES];
 	struct fxs_cfi_table tables[FXS_CFI_MAX_TABLES];
 	struct fxs_cfi_proc procs[64];
 	bool has_proc[64];
-	/* what generate() gives: rows per fd (the fd's number picks it) */
+	/* what generate() gives: rows, two rules alternating (1 and 2, + gen_salt) */
 	uint32_t gen_rows;
 	int gen_err;
 	unsigned generated;
@@ -87,7 +92,8 @@ static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *
 		return fk.gen_err;
 	*ret_rows = calloc(fk.gen_rows, sizeof(**ret_rows));
 	for (uint32_t i = 0; i < fk.gen_rows; i++)
-		(*ret_rows)[i] = (struct fxs_cfi_row){.pc = i * 16, .rule = FXS_CFI_SP | (fd << 8)};
+		(*ret_rows)[i] = (struct fxs_cfi_row){
+			.pc = i * 16, .rule = FXS_CFI_SP | ((1 + fk.gen_salt + i % 2) << 8)};
 	*ret_n = fk.gen_rows;
 	return 0;
 }
@@ -114,8 +120,10 @@ static struct cfi_tables *make_with(bool (*start)(void *, uint32_t, int),
 						   uint32_t *, uint64_t *))
 {
 	struct cfi_tables_ops ops = {
-		.rows = fk.rows,
-		.nr_rows = NR_ROWS,
+		.words = fk.words,
+		.nr_words = NR_ROWS,
+		.rules = fk.rules,
+		.nr_rules = fk.nr_rules ? fk.nr_rules : FXS_CFI_RULES_MAX,
 		.ranges = fk.ranges,
 		.nr_ranges = NR_RANGES,
 		.set_table = set_table,
@@ -129,8 +137,10 @@ static struct cfi_tables *make_with(bool (*start)(void *, uint32_t, int),
 		.reopen = reopen,
 	};
 	struct cfi_tables *t;
+	uint32_t nr_rules = fk.nr_rules;
 
 	memset(&fk, 0, sizeof(fk));
+	fk.nr_rules = nr_rules;
 	t = cfi_tables__new(&ops);
 	ck_assert_ptr_nonnull(t);
 	return t;
@@ -160,11 +170,25 @@ START_TEST(test_shared_by_build_id)
 	/* each table its own slice, published */
 	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
 	ck_assert_uint_eq(fk.tables[c].nr_rows, 10);
-	ck_assert_uint_ne(fk.tables[a].first_row, fk.tables[c].first_row);
+	ck_assert_uint_ne(fk.tables[a].first, fk.tables[c].first);
+	/* one page: 2 words of page index, 10 rows of 4 bytes; the rules each once */
+	ck_assert_uint_eq(fk.tables[a].first_page, 0);
+	ck_assert_uint_eq(fk.tables[a].nr_pages, 1);
+	for (uint32_t i = 0; i < 10; i++) {
+		struct cfi_pages g = {0, 1, 10};
+		const uint32_t *w = &fk.words[fk.tables[a].first];
+		struct cfi_rules r = {.rules = fk.rules, .cap = FXS_CFI_RULES_MAX, .n = 2};
+		struct fxs_cfi_row row = cfi_pages_row(w, &g, &r, i);
+
+		ck_assert_int_eq(cfi_pages_lookup(w, &g, i * 16 + 3), i);
+		ck_assert_uint_eq(row.pc, i * 16);
+		ck_assert_uint_eq(row.rule, FXS_CFI_SP | ((1 + i % 2) << 8));
+	}
 	cfi_tables_stats(t, &st);
 	ck_assert_uint_eq(st.tables, 2);
 	ck_assert_uint_eq(st.loaded, 2);
-	ck_assert_uint_eq(st.row_bytes, 20 * sizeof(struct fxs_cfi_row));
+	ck_assert_uint_eq(st.rules, 2);
+	ck_assert_uint_eq(st.row_bytes, 2 * 12 * sizeof(uint32_t));
 	close(fd);
 	cfi_tables__free(t);
 }
@@ -295,7 +319,7 @@ START_TEST(test_cap_evicts_least_recent)
 	cfi_tables_mapping(t, 2, 0x1000, 0x2000, 0, b);
 	cfi_tables_publish(t, 2);
 	cfi_tables_forget(t, 1);
-	/* 64 rows: a third table of 30 evicts a, and loads once a's rows come back */
+	/* 64 words: a third table of 30 rows (32 words) evicts a, and loads once a's come back */
 	c = cfi_tables_module(t, "c", 1, fd);
 	cfi_tables_name(t, a, "/lib/a.so");
 	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
@@ -324,7 +348,7 @@ START_TEST(test_cap_evicts_least_recent)
 	ck_assert_uint_eq(st.evicted, 1);
 	ck_assert_uint_eq(cfi_tables_modules(t, info, 4), 2);
 	ck_assert_int_eq(info[1].state, CFI_MOD_LEFT_OUT);
-	ck_assert_uint_eq(info[1].bytes, (NR_ROWS + 1) * sizeof(struct fxs_cfi_row));
+	ck_assert_uint_eq(info[1].bytes, (NR_ROWS + 3) * sizeof(uint32_t));
 	close(fd);
 	cfi_tables__free(t);
 }
@@ -366,7 +390,7 @@ START_TEST(test_in_use_never_evicted)
 	ck_assert_uint_eq(cfi_tables_modules(t, info, 2), 1);
 	ck_assert_str_eq(info[0].name, "/usr/lib/libclang-cpp.so.14");
 	ck_assert_int_eq(info[0].state, CFI_MOD_LEFT_OUT);
-	ck_assert_uint_eq(info[0].bytes, 40 * sizeof(struct fxs_cfi_row));
+	ck_assert_uint_eq(info[0].bytes, 42 * sizeof(uint32_t));
 
 	/* every process that mapped a goes, b's process stays: b comes in */
 	for (int pid = 1; pid < 12; pid++)
@@ -482,8 +506,56 @@ START_TEST(test_no_code_is_no_failure)
 	cfi_tables_work(t, 1000000000ULL);
 	cfi_tables_stats(t, &st);
 	ck_assert_uint_eq(st.failed, 0);
-	ck_assert_uint_eq(fk.tables[a].first_row, FXS_CFI_TABLE_FP);
+	ck_assert_uint_eq(fk.tables[a].first, FXS_CFI_TABLE_FP);
 	ck_assert_uint_eq(cfi_tables_modules(t, info, 1), 0);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * The rules every table shares are full: a module with new ones gets no
+ * table (failed, named, its words given back); one with known rules still
+ * loads, and the rules already written stay as they were.
+ */
+START_TEST(test_rules_full)
+{
+	struct cfi_tables *t;
+	int fd = devnull(), a, b, c;
+	struct cfi_tables_stats st;
+	struct cfi_mod_info info[2];
+
+	fk.nr_rules = 3;
+	t = make();
+	fk.gen_rows = 10;
+	a = cfi_tables_module(t, "a", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	/* b's two rules: one new fits, the next does not */
+	fk.gen_salt = 2;
+	b = cfi_tables_module(t, "b", 1, fd);
+	cfi_tables_name(t, b, "/usr/lib/libmany-rules.so");
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 0);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.failed, 1);
+	ck_assert_uint_eq(st.rules, 2);
+	ck_assert_uint_eq(st.row_bytes, 12 * sizeof(uint32_t));
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 2), 1);
+	ck_assert_str_eq(info[0].name, "/usr/lib/libmany-rules.so");
+	ck_assert_int_eq(info[0].state, CFI_MOD_FAILED);
+	ck_assert_int_eq(info[0].err, -ENOSPC);
+	/* one new rule fits; its words go where b's would have */
+	fk.gen_salt = 1;
+	c = cfi_tables_module(t, "c", 1, fd);
+	ck_assert_int_eq(cfi_tables_work(t, 1000000000ULL), 1);
+	ck_assert_uint_eq(fk.tables[c].nr_rows, 10);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 10);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.rules, 3);
+	ck_assert_uint_eq(fk.rules[0], FXS_CFI_SP | (1 << 8));
+	ck_assert_uint_eq(fk.rules[1], FXS_CFI_SP | (2 << 8));
+	ck_assert_uint_eq(fk.rules[2], FXS_CFI_SP | (3 << 8));
+	fk.nr_rules = 0;
 	close(fd);
 	cfi_tables__free(t);
 }
@@ -500,10 +572,10 @@ START_TEST(test_no_cfi_is_frame_pointers)
 	/* nothing to read (the vdso of a process gone): no table, never queued */
 	v = cfi_tables_module(t, "vdso", 4, -1);
 	cfi_tables_work(t, 1000000000ULL);
-	ck_assert_uint_eq(fk.tables[a].first_row, FXS_CFI_TABLE_FP);
+	ck_assert_uint_eq(fk.tables[a].first, FXS_CFI_TABLE_FP);
 	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
 	ck_assert_uint_eq(fk.tables[v].nr_rows, 0);
-	ck_assert_uint_ne(fk.tables[v].first_row, FXS_CFI_TABLE_FP);
+	ck_assert_uint_ne(fk.tables[v].first, FXS_CFI_TABLE_FP);
 	cfi_tables_stats(t, &st);
 	ck_assert_uint_eq(st.no_cfi, 1);
 	ck_assert_uint_eq(st.failed, 1);
@@ -848,6 +920,7 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_freed_ranges_held);
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_in_use_never_evicted);
+	tcase_add_test(tc, test_rules_full);
 	tcase_add_test(tc, test_no_code_is_no_failure);
 	tcase_add_test(tc, test_made_off_the_loop_in_order);
 	tcase_add_test(tc, test_short_room_by_order_mapped);
