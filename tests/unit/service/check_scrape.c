@@ -379,6 +379,27 @@ START_TEST(test_remapped)
 END_TEST
 
 /*
+ * A window open from open_ns with one sample of pid's pc at sample_ns,
+ * closed 1 ms later: its profile names want, and not not_want (if given).
+ */
+static void one_sample_window(struct scrape_tap *t, struct fxt_stream *s, uint64_t open_ns,
+			      uint64_t sample_ns, uint64_t pid, uint64_t pc, const char *want,
+			      const char *not_want)
+{
+	struct scrape_window *w = scrape_window_open(t, open_ns, 1, PERIOD, false);
+	struct profile pr;
+
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(fxt_stream_backtrace(s, sample_ns, pid, pid, 0, &pc, 1), 0);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	close_into(t, w, sample_ns + MS, &pr);
+	ck_assert(has_string(&pr, want));
+	if (not_want)
+		ck_assert(!has_string(&pr, not_want));
+	free_profile(&pr);
+}
+
+/*
  * Frames are resolved once across windows (sym_cache.h): a second window of
  * the same pcs asks the symbolizer nothing; a library opened at the same
  * address is a new mapping, not the old name; a process recorded again by
@@ -388,12 +409,10 @@ END_TEST
 START_TEST(test_cache_across_windows)
 {
 	const uint64_t OTHER_SHIFT = 0x10000000;
-	const uint64_t pc[] = {BASE + a_alpha + 1}, other[] = {BASE + OTHER_SHIFT + a_alpha + 1};
+	const uint64_t pc = BASE + a_alpha + 1, other = BASE + OTHER_SHIFT + a_alpha + 1;
 	struct scrape_tap *t = scrape_tap__new(NULL);
 	struct sym_cache_stats st, st2;
-	struct scrape_window *w;
 	struct fxt_stream *s;
-	struct profile pr;
 
 	ck_assert_ptr_nonnull(t);
 	s = begin(t, 0);
@@ -401,35 +420,19 @@ START_TEST(test_cache_across_windows)
 	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
 	stream_prog_at(s, 0, 0, 1 * MS);
 	/* the first window resolves the pc */
-	w = scrape_window_open(t, 0, 1, PERIOD, false);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 2 * MS, 100, 100, 0, pc, 1), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	close_into(t, w, 5 * MS, &pr);
-	ck_assert(has_string(&pr, "fxs_alpha"));
-	free_profile(&pr);
+	one_sample_window(t, s, 0, 2 * MS, 100, pc, "fxs_alpha", NULL);
 	scrape_tap_cache_stats(t, &st);
 	ck_assert_uint_eq(st.hits, 0);
 	ck_assert_uint_ge(st.misses, 1);
 	ck_assert_uint_ge(st.entries, 1);
 	/* the second one finds it kept */
-	w = scrape_window_open(t, 5 * MS, 2, PERIOD, false);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 6 * MS, 100, 100, 0, pc, 1), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	close_into(t, w, 8 * MS, &pr);
-	ck_assert(has_string(&pr, "fxs_alpha"));
-	free_profile(&pr);
+	one_sample_window(t, s, 5 * MS, 6 * MS, 100, pc, "fxs_alpha", NULL);
 	scrape_tap_cache_stats(t, &st2);
 	ck_assert_uint_eq(st2.misses, st.misses);
 	ck_assert_uint_ge(st2.hits, 1);
 	/* another library at the same address: the same pc is named by it */
-	w = scrape_window_open(t, 8 * MS, 3, PERIOD, false);
 	stream_prog_at(s, 1, a_beta - a_alpha, 10 * MS);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 11 * MS, 100, 100, 0, pc, 1), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	close_into(t, w, 12 * MS, &pr);
-	ck_assert(has_string(&pr, "fxs_beta"));
-	ck_assert(!has_string(&pr, "fxs_alpha"));
-	free_profile(&pr);
+	one_sample_window(t, s, 8 * MS, 11 * MS, 100, pc, "fxs_beta", "fxs_alpha");
 	fxt_stream__free(s);
 	/* a new capture records the process again: the file's frames are kept, named alike */
 	scrape_tap_cache_stats(t, &st);
@@ -437,12 +440,7 @@ START_TEST(test_cache_across_windows)
 	ck_assert_int_eq(fxt_stream_process(s, 100, "prog"), 0);
 	ck_assert_int_eq(fxt_stream_thread(s, 100, 100, "prog"), 0);
 	stream_prog_at(s, 1, a_beta - a_alpha, 21 * MS);
-	w = scrape_window_open(t, 20 * MS, 4, PERIOD, false);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 22 * MS, 100, 100, 0, pc, 1), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	close_into(t, w, 23 * MS, &pr);
-	ck_assert(has_string(&pr, "fxs_beta"));
-	free_profile(&pr);
+	one_sample_window(t, s, 20 * MS, 22 * MS, 100, pc, "fxs_beta", NULL);
 	scrape_tap_cache_stats(t, &st2);
 	ck_assert_uint_eq(st2.misses, st.misses);
 	ck_assert_uint_gt(st2.hits, st.hits);
@@ -451,12 +449,7 @@ START_TEST(test_cache_across_windows)
 	ck_assert_int_eq(fxt_stream_process(s, 200, "other"), 0);
 	ck_assert_int_eq(fxt_stream_thread(s, 200, 200, "other"), 0);
 	stream_prog_of(s, 200, BASE + OTHER_SHIFT, 1, a_beta - a_alpha, 24 * MS);
-	w = scrape_window_open(t, 24 * MS, 5, PERIOD, false);
-	ck_assert_int_eq(fxt_stream_backtrace(s, 25 * MS, 200, 200, 0, other, 1), 0);
-	ck_assert_int_eq(fxt_stream_flush(s), 0);
-	close_into(t, w, 26 * MS, &pr);
-	ck_assert(has_string(&pr, "fxs_beta"));
-	free_profile(&pr);
+	one_sample_window(t, s, 24 * MS, 25 * MS, 200, other, "fxs_beta", NULL);
 	scrape_tap_cache_stats(t, &st2);
 	ck_assert_uint_eq(st2.misses, st.misses);
 	ck_assert_uint_gt(st2.hits, st.hits);
