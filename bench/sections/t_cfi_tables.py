@@ -6,7 +6,9 @@ the arm64 and riscv64 libc when installed) and of every file mapped executable
 on the host: rows, bytes before (8-byte rows: rows * 8, what the generator
 makes) and after (the walker's 4-byte rows in 64 KiB pages with their page
 index, daemon/unwind/cfi_pages.h), the rules they share, and the time to
-generate and to encode.
+generate and to encode; and the tables a C++ build needs on the host (each
+compiler's programs and the libraries ldd finds for them: what record -a
+during a build loads).
 """
 import os
 import subprocess
@@ -22,6 +24,48 @@ T_MODULES = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2",
              "/usr/bin/python3.11",
              # Debian 12's arm64 and riscv64 libc (make deps: libc6-ARCH-cross)
              "/usr/aarch64-linux-gnu/lib/libc.so.6", "/usr/riscv64-linux-gnu/lib/libc.so.6"]
+# A C++ build's programs (Debian 12): g++'s driver, compiler, assembler and
+# linker; clang++'s one binary (its libLLVM and libclang-cpp come by ldd).
+T_BUILDS = {
+    "g++ -O2": ["/usr/bin/x86_64-linux-gnu-g++-12", "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus",
+                "/usr/lib/gcc/x86_64-linux-gnu/12/collect2", "/usr/bin/x86_64-linux-gnu-as",
+                "/usr/bin/x86_64-linux-gnu-ld.bfd"],
+    "clang++ -O2": ["/usr/lib/llvm-14/bin/clang", "/usr/bin/x86_64-linux-gnu-ld.bfd"],
+}
+
+
+def with_libraries(programs):
+    """The programs and every library ldd resolves for them, each file once."""
+    files = []
+    for prog in programs:
+        if not os.path.exists(prog):
+            continue
+        out = subprocess.run(["ldd", prog], capture_output=True, text=True).stdout
+        libs = [ln.split("=>")[1].split("(")[0].strip() for ln in out.splitlines() if "=>" in ln]
+        libs += [ln.split("(")[0].strip() for ln in out.splitlines()
+                 if "=>" not in ln and ln.strip().startswith("/")]
+        for f in [prog] + [lib for lib in libs if lib]:
+            real = os.path.realpath(f)
+            if real not in files:
+                files.append(real)
+    return files
+
+
+def build_totals():
+    """Per build: its modules' tables together, before and after."""
+    totals = {}
+    for name, progs in T_BUILDS.items():
+        files = with_libraries(progs)
+        if not files:
+            continue
+        mods, rules = cfigen(["-r", "1"] + files)
+        ok = [m for m in mods if "error" not in m]
+        totals[name] = {"modules": len(mods), "without_table": len(mods) - len(ok),
+                        "rows": sum(m["rows"] for m in ok), "rules_shared": rules,
+                        "bytes": sum(m["bytes"] for m in ok),
+                        "bytes_8": sum(m["bytes_8"] for m in ok),
+                        "gen_ns": sum(m["gen_ns_median"] for m in ok)}
+    return totals
 
 
 def cfigen(args):
@@ -45,7 +89,8 @@ def measure():
         "gen_ns": sum(m["gen_ns_median"] for m in ok),
         "encode_ns": sum(m["encode_ns"] for m in ok),
         "fdes": fdes, "fdes_fp": sum(m["fdes_fp"] for m in ok),
-        "max_fp_share": max((m["fdes_fp"] / m["fdes"] for m in ok if m["fdes"]), default=0)}}
+        "max_fp_share": max((m["fdes_fp"] / m["fdes"] for m in ok if m["fdes"]), default=0)},
+        "builds": build_totals()}
     results["sections"][KEY] = sec
     libc = next((m for m in per if m["path"].endswith("libc.so.6") and "error" not in m), None)
     target("t: libc's unwind table <= 256 KiB", "%.1f KiB" % (libc["bytes"] / 1024)
@@ -89,3 +134,9 @@ def table(t):
               h.get("bytes_8", 0) / 2**20, h.get("rules_shared", 0), h["gen_ns"] / 1e6,
               h.get("encode_ns", 0) / 1e6, 100.0 * h["fdes_fp"] / max(1, h["fdes"]), h["fdes"],
               100.0 * h["max_fp_share"]))
+    for name, b in t.get("builds", {}).items():
+        print("   a C++ build's tables, %s (its programs and their libraries): %d modules (%d "
+              "without a table), %d rows, %.1f MiB (%.1f MiB as 8-byte rows), %d rules, %.0f ms "
+              "to generate" % (name, b["modules"], b["without_table"], b["rows"],
+                               b["bytes"] / 2**20, b["bytes_8"] / 2**20, b["rules_shared"],
+                               b["gen_ns"] / 1e6))
