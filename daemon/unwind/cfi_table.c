@@ -317,6 +317,17 @@ static int build_rows(struct builder *b, const struct fde_ref *refs, size_t n)
 	return 0;
 }
 
+/* Rows that repeat the rule of the row before them go (the fuzzer's invariant). */
+static void merge_repeated_rules(struct builder *b)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < b->nrows; i++)
+		if (!n || b->rows[i].rule != b->rows[n - 1].rule)
+			b->rows[n++] = b->rows[i];
+	b->nrows = n;
+}
+
 /*
  * The ELF's entry point when no FDE covers it: ld.so's _start (glibc's
  * RTLD_START, assembly without CFI) on Debian's x86-64, arm64 and riscv64.
@@ -377,6 +388,8 @@ static int end_at_entry(struct builder *b, uint64_t entry, uint64_t seg_end)
 	} else {
 		b->rows[i - 1].rule = FXS_CFI_END;
 	}
+	/* the next FDE's first row may end the stack too: one row, as add_row() merges */
+	merge_repeated_rules(b);
 	b->stats->entry_end = 1;
 	return 0;
 }
