@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +88,8 @@ static void bpf_release(void *ctx)
 	b->sb = NULL;
 	bpf_link__destroy(b->off_link);
 	b->off_link = NULL;
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	free(b->links);
 	b->links = NULL;
 	free(b->armed_since);
@@ -213,6 +218,22 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 {
 	(void)level;
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
+}
+
+/*
+ * With --off-cpu and the CFI walker, an interval whose stack lacked its
+ * tables is walked again once the thread runs again (bpf/offcpu_rewalk.bpf.h),
+ * by a hook on rseq_update where the kernel has it; elsewhere, and with
+ * make bench's FXS_BENCH_OFFCPU_REWALK=off (bpf_sampler_knobs.c), not.
+ */
+static void offcpu_rewalk_setup(struct bpf_sampler *b)
+{
+	bool on = b->opts.offcpu && b->opts.unwind != FXS_UNWIND_FP &&
+		  !bpf_sampler_knob_no_offcpu_rewalk() &&
+		  libbpf_find_vmlinux_btf_id("rseq_update", BPF_TRACE_RAW_TP) > 0;
+
+	bpf_program__set_autoload(b->skel->progs.fxs_off_resume, on);
+	b->skel->rodata->cfg_offcpu_rewalk = on;
 }
 
 /*
@@ -351,6 +372,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	offcpu_rewalk_setup(b);
 	/* bpf/vma.bpf.h: a pc no published range holds, by its file (Linux 5.17) */
 	b->find_vma =
 		b->opts.unwind != FXS_UNWIND_FP && !b->find_vma_refused &&
@@ -462,6 +484,14 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	}
 	/* __u64 and uint64_t are the same 64 bits under different names. */
 	*ret_state = (uint64_t *)&b->skel->bss->fxs_state;
+	/*
+	 * libbpf parsed the kernel's BTF (~6 MB) for the load and for each
+	 * tracepoint looked up, and freed it: glibc keeps up to twice a freed
+	 * chunk's size in the heap, ~10 MB of a capture's RSS never used again.
+	 */
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	return 0;
 fail:
 	bpf_release(b);
@@ -564,6 +594,11 @@ static int bpf_arm(void *ctx, uint32_t session)
 		b->off_link = bpf_program__attach(b->skel->progs.fxs_offcpu);
 		if (!b->off_link)
 			return -errno;
+	}
+	/* Not attached: the intervals are written with the stacks of the switch, counted. */
+	if (bpf_program__autoload(b->skel->progs.fxs_off_resume)) {
+		b->resume_link = bpf_program__attach(b->skel->progs.fxs_off_resume);
+		b->skel->bss->offcpu_rewalk_on = b->resume_link != NULL;
 	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
 		if (!cpu_is_online(cpu))
@@ -713,6 +748,10 @@ static int bpf_disarm(void *ctx)
 
 	b->armed = false;
 	release_links(b);
+	/* the held intervals too go out through the sweep, never twice */
+	b->skel->bss->offcpu_rewalk_on = 0;
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	if (b->off_link) {
 		bpf_link__destroy(b->off_link);
 		b->off_link = NULL;

@@ -33,11 +33,13 @@ struct bpf_sampler {
 	uint64_t *last_look_ns;	   /* when that was */
 	uint32_t session;	   /* the cookie of the armed session */
 	struct bpf_link *off_link; /* the sched_switch program while armed */
-	bool armed;		   /* between arm and disarm: CPUs are followed */
-	uint64_t drain_until;	   /* while armed: a drain returns by then (0: no limit) */
-	unsigned drained;	   /* records in this drain */
-	bool over_budget;	   /* the drain stopped at drain_until */
-	bool draining_last;	   /* the drain after disarm: what was mapped before counts */
+	/* and its walk again once the tables are ready (bpf/offcpu_rewalk.bpf.h) */
+	struct bpf_link *resume_link;
+	bool armed;	      /* between arm and disarm: CPUs are followed */
+	uint64_t drain_until; /* while armed: a drain returns by then (0: no limit) */
+	unsigned drained;     /* records in this drain */
+	bool over_budget;     /* the drain stopped at drain_until */
+	bool draining_last;   /* the drain after disarm: what was mapped before counts */
 	/* Mapping events: the kernel's perf side-band records (capture/sideband). */
 	bool mmap_on;
 	struct sideband *sb;
@@ -53,6 +55,8 @@ struct bpf_sampler {
 	 * while that record waits, the next drain comes early (bpf_sampler_wait).
 	 */
 	uint64_t urgent_ns, horizon_ns;
+	/* the horizon of the last drain that read the rings whole: bpf_sampler_horizon() */
+	uint64_t read_all_ns;
 	void *cfi_rows, *cfi_ranges, *cfi_rules; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len, cfi_rules_len;
 	bool cfi_refused;      /* the load with the CFI walker failed */
@@ -70,6 +74,8 @@ int bpf_sampler_drain(void *ctx);
 
 /* The environment's knobs for measuring (capture/bpf_sampler_knobs.c), before load. */
 void bpf_sampler_env_knobs(struct sampler_bpf *skel);
+/* FXS_BENCH_OFFCPU_REWALK=off: make bench's off-CPU stacks of before (section o). */
+bool bpf_sampler_knob_no_offcpu_rewalk(void);
 
 /* Map the CFI walker's rows and ranges arrays, which user space writes in place. */
 int bpf_sampler_map_cfi(struct bpf_sampler *b);

@@ -664,8 +664,12 @@ int capture_poll(struct capture *c, int timeout_ms)
 					cfi_capture_forget(c->cfi, gone[i]);
 				if (c->py)
 					python_capture_forget(c->py, gone[i]);
+				e = capture_target_exited(c, gone[i]);
+				if (e && !c->err)
+					c->err = e;
 			}
 		} while (n == 64);
+		capture_forget_exited(c);
 	} else if (!c->err && clock_ns(CLOCK_MONOTONIC) >= c->perfmap_reap_ns) {
 		/* host-wide, no pidfd tells of an exit: a map is read soon after it */
 		c->perfmap_reap_ns = clock_ns(CLOCK_MONOTONIC) + PERFMAP_REAP_NS;
@@ -736,6 +740,7 @@ void capture__free(struct capture *c)
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);
 	idset_free(&c->tids);
+	free(c->exited);
 	thread_names_free(&c->names);
 	modules__free(c->modules);
 	targets__free(c->targets);
