@@ -24,6 +24,7 @@
  *    the tracepoint turns on every task's slow syscall path);
  *  - the thread's next switch out, if it blocks again before that;
  *  - the stop's sweep (iter/task), with the stack of the switch.
+ * A thread woken to die (offcpu_dying()) is not held: it would not come back.
  * Each walks it again from the registers saved at the switch if they are
  * still the thread's, and takes that stack if it did not lack a table.
  * Without the tracepoint (or for a thread without rseq) nothing is held: the
@@ -36,7 +37,9 @@
 #ifndef FXS_BPF_OFFCPU_REWALK_BPF_H
 #define FXS_BPF_OFFCPU_REWALK_BPF_H
 
-#define PF_EXITING 0x00000004 /* include/linux/sched.h */
+#define PF_EXITING	  0x00000004 /* include/linux/sched.h */
+#define SIGNAL_GROUP_EXIT 0x00000004 /* include/linux/sched/signal.h */
+#define FXS_SIGKILL	  9
 
 /* fxs_off_resume is loaded (the kernel has rseq_update): set by user space. */
 const volatile bool cfg_offcpu_rewalk = false;
@@ -104,6 +107,19 @@ static __always_inline bool offcpu_has_rseq(struct task_struct *t)
 }
 
 /*
+ * Whether t, woken, is dying: a fatal signal (the group's exit, a SIGKILL)
+ * makes every thread of the process exit from the kernel, never back in user
+ * space, and the last switch of a thread comes after its process's exit can
+ * be seen: the capture may have stopped by then, and the task is gone from
+ * the stop's sweep (CI saw one interval so lost of 61).
+ */
+static __always_inline bool offcpu_dying(struct task_struct *t)
+{
+	return (t->flags & PF_EXITING) || (BPF_CORE_READ(t, signal, flags) & SIGNAL_GROUP_EXIT) ||
+	       (BPF_CORE_READ(t, pending.signal.sig[0]) & (1ULL << (FXS_SIGKILL - 1)));
+}
+
+/*
  * The interval (from start) has ended and t runs again: hold it for its walk
  * if a hook will come in t. False: write it now.
  */
@@ -114,6 +130,10 @@ static __always_inline bool offcpu_hold(struct fxs_offcpu_counters *c, struct fx
 		return false;
 	if (!cfg_offcpu_rewalk || !*(volatile __u32 *)&offcpu_rewalk_on || !offcpu_has_rseq(t)) {
 		off_count(c, FXS_OC_REWALK_NO_HOOK);
+		return false;
+	}
+	if (offcpu_dying(t)) {
+		off_count(c, FXS_OC_REWALK_MISSED);
 		return false;
 	}
 	__sync_fetch_and_add(&offcpu_nr_held, 1);
