@@ -385,10 +385,11 @@ enum fxs_offcpu_counter {
 	 * table (a process's first milliseconds), walked again when the thread
 	 * ran again, still in the same kernel entry, with the tables user space
 	 * had published by then (bpf/offcpu_rewalk.bpf.h); those that could
-	 * not be (the tables still missing, the thread gone from that entry, a
-	 * sample in the middle of the walk, the capture's stop), written with
-	 * the stack of the switch; and those that lacked a table and were not
-	 * held for it (a kernel without the hook, a thread without rseq).
+	 * not be (the tables still missing, the thread gone from that entry or
+	 * woken to die, a sample in the middle of the walk, the capture's stop),
+	 * written with the stack of the switch; and those that lacked a table
+	 * and were not held for it (a kernel without the hook or that preempts
+	 * kernel code, a thread without rseq).
 	 * An FXT record holds 15 arguments at most: the file's "offcpu"
 	 * counter has those before these, its "offcpu_rewalk" these.
 	 */

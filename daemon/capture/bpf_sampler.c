@@ -220,68 +220,6 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
 }
 
-/*
- * With --off-cpu and the CFI walker, an interval whose stack lacked its
- * tables is walked again once the thread runs again (bpf/offcpu_rewalk.bpf.h),
- * by a hook on rseq_update where the kernel has it; elsewhere, and with
- * make bench's FXS_BENCH_OFFCPU_REWALK=off (bpf_sampler_knobs.c), not.
- */
-static void offcpu_rewalk_setup(struct bpf_sampler *b)
-{
-	bool on = b->opts.offcpu && b->opts.unwind != FXS_UNWIND_FP &&
-		  !bpf_sampler_knob_no_offcpu_rewalk() &&
-		  libbpf_find_vmlinux_btf_id("rseq_update", BPF_TRACE_RAW_TP) > 0;
-
-	bpf_program__set_autoload(b->skel->progs.fxs_off_resume, on);
-	b->skel->rodata->cfg_offcpu_rewalk = on;
-}
-
-/*
- * Whether the Python walk is offered on the running kernel (uname -r): 6.1
- * and later. Measured on Debian 12's 6.1 (the oldest verifier it was made
- * to fit: docs/testing.md, check-vm's python check), Debian 13's 6.12 and
- * the host's 6.18; the releases between prune at least as well as 6.1, and
- * a verifier that refuses the walk anyway gets native frames, said once.
- */
-static bool python_kernel(void)
-{
-	struct utsname u;
-	unsigned a = 0, b = 0;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &a, &b) != 2)
-		return false;
-	return a > 6 || (a == 6 && b >= 1);
-}
-
-bool bpf_sampler_python(const struct bpf_sampler *b, const char **ret_why)
-{
-	if (ret_why)
-		*ret_why = b->py_off;
-	return b->opts.python;
-}
-
-/* Whether the kernel's BPF JIT is off (net.core.bpf_jit_enable 0: Debian's riscv64). */
-static bool jit_off(void)
-{
-	char on = 0;
-	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (read(fd, &on, 1) != 1)
-		on = 0;
-	close(fd);
-	return on == '0';
-}
-
-unsigned bpf_sampler_cfi_cause(void)
-{
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0)
-		return BPF_CFI_NO_LOOP;
-	/* bpf_loop()'s callback runs only in JITed code (Debian's riscv64 kernel: JIT off) */
-	return jit_off() ? BPF_CFI_NO_JIT : BPF_CFI_REJECTED;
-}
-
 unsigned bpf_sampler_cfi_fallback(const struct bpf_sampler *b)
 {
 	return b->cfi_fallback;
@@ -332,19 +270,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
-	/*
-	 * The Python walk from Linux 6.1 (python_kernel()). Not with the JIT
-	 * off: each load's verification then took Debian 13's riscv64 kernel
-	 * under qemu past the VM tier's 300 s, and the interpreter would walk
-	 * it slowly.
-	 */
-	if (b->opts.python && !python_kernel())
-		b->py_off = "the Python walk needs Linux 6.1 or later";
-	else if (b->opts.python && jit_off())
-		b->py_off = "the Python walk needs the BPF JIT (net.core.bpf_jit_enable is 0)";
-	if (b->py_off)
-		b->opts.python = false;
-	b->skel->rodata->cfg_python = b->opts.python;
+	bpf_sampler_offer_python(b);
 	/* make bench's section p: the walks of before, measured beside today's */
 	bpf_sampler_env_knobs(b->skel);
 	b->mmap_on = b->opts.mmap_events;
@@ -372,7 +298,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
-	offcpu_rewalk_setup(b);
+	bpf_sampler_offer_rewalk(b);
 	/* bpf/vma.bpf.h: a pc no published range holds, by its file (Linux 5.17) */
 	b->find_vma =
 		b->opts.unwind != FXS_UNWIND_FP && !b->find_vma_refused &&

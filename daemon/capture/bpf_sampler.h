@@ -141,6 +141,12 @@ int bpf_sampler_cfi_file(struct bpf_sampler *b, const struct fxs_cfi_file_key *k
  * the capture says), else NULL.
  */
 bool bpf_sampler_python(const struct bpf_sampler *b, const char **ret_why);
+
+/*
+ * Whether off-CPU stacks that lacked their tables are walked again
+ * (bpf/offcpu_rewalk.bpf.h); if not, with --off-cpu and the CFI walker, why.
+ */
+bool bpf_sampler_offcpu_rewalk(const struct bpf_sampler *b, const char **ret_why);
 /*
  * pid's interpreter for the Python walk (bpf/python.bpf.h), or none (p NULL):
  * 0 or -errno; -ENOENT without opts.python.

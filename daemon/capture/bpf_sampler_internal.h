@@ -59,18 +59,23 @@ struct bpf_sampler {
 	uint64_t read_all_ns;
 	void *cfi_rows, *cfi_ranges, *cfi_rules; /* the CFI walker's arrays, mmapped */
 	size_t cfi_rows_len, cfi_ranges_len, cfi_rules_len;
-	bool cfi_refused;      /* the load with the CFI walker failed */
-	bool py_refused;       /* the load with the Python walk failed */
-	const char *py_off;    /* asked for, not walked: why (the gate, or py_refused) */
-	unsigned cfi_fallback; /* enum bpf_cfi_cause: why auto walks frame pointers */
-	bool find_vma;	       /* the walker finds modules by their file (bpf/vma.bpf.h) */
-	bool find_vma_refused; /* ... and the kernel's verifier refused that */
+	bool cfi_refused;	/* the load with the CFI walker failed */
+	bool py_refused;	/* the load with the Python walk failed */
+	const char *py_off;	/* asked for, not walked: why (the gate, or py_refused) */
+	const char *rewalk_off; /* off-CPU with CFI, no walk again: why (offcpu_rewalk_setup) */
+	unsigned cfi_fallback;	/* enum bpf_cfi_cause: why auto walks frame pointers */
+	bool find_vma;		/* the walker finds modules by their file (bpf/vma.bpf.h) */
+	bool find_vma_refused;	/* ... and the kernel's verifier refused that */
 };
 
 /* The rings' callbacks, and the drain (capture/bpf_sampler_read.c). */
 int bpf_sampler_on_ring_record(void *ctx, void *data, size_t size);
 int bpf_sampler_on_sideband(void *ctx, const struct fxs_sample *rec, size_t size);
 int bpf_sampler_drain(void *ctx);
+
+/* The walks the kernel is offered, before load (capture/bpf_sampler_offered.c). */
+void bpf_sampler_offer_python(struct bpf_sampler *b);
+void bpf_sampler_offer_rewalk(struct bpf_sampler *b);
 
 /* The environment's knobs for measuring (capture/bpf_sampler_knobs.c), before load. */
 void bpf_sampler_env_knobs(struct sampler_bpf *skel);

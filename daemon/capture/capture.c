@@ -470,9 +470,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.max_frames = opts->max_frames,
 	};
 	struct bpf_sampler_opts bopts = {0};
-	const char *py_off = NULL;
+	const char *py_off = NULL, *rewalk_off = NULL;
 	struct capture *c;
-	char line[160];
+	char line[256];
 	int err;
 
 	err = check_opts(opts);
@@ -558,6 +558,13 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 			err = -errno;
 			goto fail;
 		}
+	}
+	if (!bpf_sampler_offcpu_rewalk(c->bpf, &rewalk_off) && rewalk_off && opts->warn) {
+		snprintf(line, sizeof(line),
+			 "off-cpu: %s: a stack taken before its tables were made is not walked "
+			 "again",
+			 rewalk_off);
+		opts->warn(opts->warn_ctx, line);
 	}
 	if (opts->python && !bpf_sampler_python(c->bpf, &py_off) && py_off && opts->warn) {
 		snprintf(line, sizeof(line), "python: %s: native frames only", py_off);
