@@ -208,6 +208,9 @@ $(OUTPUT)/progs/nofp: tests/progs/nofp.c | $(OUTPUT)/progs
 $(OUTPUT)/progs/recurse_nofp: tests/progs/recurse.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -fomit-frame-pointer $< -o $@
+# Threads that block in their first millisecond, without frame pointers
+# (check_offcpu: their off-CPU stacks walked again once the tables are there).
+$(OUTPUT)/progs/earlywait: PROG_CFLAGS := $(NOFP_CFLAGS) -fomit-frame-pointer -pthread
 $(OUTPUT)/progs/nofp_leaf: tests/progs/nofp.c | $(OUTPUT)/progs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -fno-omit-frame-pointer -momit-leaf-frame-pointer $< -o $@

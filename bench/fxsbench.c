@@ -12,7 +12,9 @@
  * PROG: a walker of bpf/sampler.bpf.c (enum fxs_walker): fast, simple, ab
  * (both on every sample, mismatches counted), plain (the textbook walker),
  * getstack (bpf_get_stack), nowalk (the program without its walk); or empty
- * (bench/empty.bpf.c, an empty program). --kernel turns on the kernel stacks
+ * (bench/empty.bpf.c, an empty program); or sysexit (an empty program on
+ * every syscall's exit, host-wide: no event, no target but the one to wait
+ * for). --kernel turns on the kernel stacks
  * of record --kernel (cfg_kernel). Everything but the walk is
  * fxsampler's program as it ships. By default the event is per task (pid =
  * target, cpu = -1), so every firing is a sample of the target; --per-cpu
@@ -48,6 +50,7 @@ struct bench {
 	double seconds;
 	bool per_cpu;
 	bool kernel; /* cfg_kernel: the kernel stack of each sample in the kernel */
+	bool tracing; /* sysexit: a tracepoint program, attached once */
 	unsigned walker; /* enum fxs_walker */
 	FILE *stacks;
 	int nr_cpus;
@@ -103,13 +106,18 @@ static int open_sampler(struct bench *b)
 
 static int open_empty(struct bench *b)
 {
-	struct empty_bpf *s = empty_bpf__open_and_load();
+	struct empty_bpf *s = empty_bpf__open();
 
 	if (!s)
 		return -errno;
+	bpf_program__set_autoload(s->progs.fxs_sysexit, b->tracing);
+	if (empty_bpf__load(s)) {
+		empty_bpf__destroy(s);
+		return -errno;
+	}
 	b->skel = s;
 	b->destroy = (void (*)(void *))empty_bpf__destroy;
-	b->prog = s->progs.fxs_empty;
+	b->prog = b->tracing ? s->progs.fxs_sysexit : s->progs.fxs_empty;
 	return 0;
 }
 
@@ -176,7 +184,7 @@ static unsigned long long now_ns(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fxsbench fast|simple|ab|plain|getstack|nowalk|empty [-F HZ] [-d SEC] "
+	fprintf(stderr, "usage: fxsbench fast|simple|ab|plain|getstack|nowalk|empty|sysexit [-F HZ] [-d SEC] "
 			"[--per-cpu] [--max-frames N] [--kernel] [--stacks FILE] (-p PID | -- CMD..)\n");
 	exit(2);
 }
@@ -239,7 +247,8 @@ int main(int argc, char **argv)
 	if (i < sizeof(walkers) / sizeof(walkers[0])) {
 		b.walker = walkers[i].walker;
 		err = open_sampler(&b);
-	} else if (!strcmp(b.prog_name, "empty")) {
+	} else if (!strcmp(b.prog_name, "empty") || !strcmp(b.prog_name, "sysexit")) {
+		b.tracing = !strcmp(b.prog_name, "sysexit");
 		err = open_empty(&b);
 	} else {
 		usage();
@@ -282,7 +291,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxsbench: bpf_enable_stats failed; is kernel.bpf_stats_enabled on?\n");
 	bpf_obj_get_info_by_fd(bpf_program__fd(b.prog), &info0, &info_len);
 
-	for (int cpu = b.per_cpu ? 0 : -1; cpu < (b.per_cpu ? b.nr_cpus : 0); cpu++) {
+	if (b.tracing) {
+		links[0] = bpf_program__attach(b.prog);
+		nlinks = links[0] != NULL;
+	}
+	for (int cpu = b.per_cpu ? 0 : -1; !b.tracing && cpu < (b.per_cpu ? b.nr_cpus : 0);
+	     cpu++) {
 		LIBBPF_OPTS(bpf_perf_event_opts, popts, .bpf_cookie = 1);
 		int fd = open_clock(b.per_cpu ? -1 : pid, cpu, b.hz);
 

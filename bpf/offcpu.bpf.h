@@ -120,28 +120,14 @@ static __always_inline void offcpu_names(struct fxs_offcpu_slot *slot, struct ta
 	BPF_CORE_READ_STR_INTO(&slot->comm.process, t, group_leader, comm);
 }
 
-/* The thread runs again on cpu at now: write its interval into that CPU's ring. */
-static __always_inline void offcpu_end(struct fxs_offcpu_counters *c, struct fxs_offcpu_slot *slot,
-				       struct task_struct *t, __u64 now, __u32 cpu)
+/* Write the slot's interval, which has ended, into cpu's ring. */
+static __always_inline void offcpu_write(struct fxs_offcpu_counters *c,
+					 struct fxs_offcpu_slot *slot, __u32 cpu)
 {
-	__u64 start, old, session = slot->session;
+	__u64 old, session = slot->session;
 	void *ring;
 	long err = -1;
 
-	if (!offcpu_take(slot, &start))
-		return;
-	if (!session_running(*(volatile __u64 *)&fxs_state, session)) {
-		off_count(c, FXS_OC_CLOSED_NOT_RUNNING);
-		return;
-	}
-	if (now - start < cfg_offcpu_min_ns) {
-		off_count(c, FXS_OC_SHORT);
-		return;
-	}
-	slot->iv.end_ns = now;
-	slot->iv.end_cpu = cpu;
-	slot->iv.at_stop = 0;
-	offcpu_names(slot, t);
 	/* Announce the write, then re-check: stop waits for this count to drain. */
 	old = __sync_fetch_and_add(&fxs_state, FXS_INFLIGHT_ONE);
 	if (!session_running(old, session)) {
@@ -159,6 +145,34 @@ static __always_inline void offcpu_end(struct fxs_offcpu_counters *c, struct fxs
 	}
 	__sync_fetch_and_sub(&fxs_state, FXS_INFLIGHT_ONE);
 	off_count(c, err ? FXS_OC_RING_FULL : FXS_OC_WRITTEN);
+}
+
+#include "offcpu_rewalk.bpf.h"
+
+/* The thread runs again on cpu at now: write its interval into that CPU's ring. */
+static __always_inline void offcpu_end(struct fxs_offcpu_counters *c, struct fxs_offcpu_slot *slot,
+				       struct task_struct *t, __u64 now, __u32 cpu)
+{
+	__u64 start;
+
+	if (!offcpu_take(slot, &start))
+		return;
+	if (!session_running(*(volatile __u64 *)&fxs_state, slot->session)) {
+		off_count(c, FXS_OC_CLOSED_NOT_RUNNING);
+		return;
+	}
+	if (now - start < cfg_offcpu_min_ns) {
+		off_count(c, FXS_OC_SHORT);
+		return;
+	}
+	slot->iv.end_ns = now;
+	slot->iv.end_cpu = cpu;
+	slot->iv.at_stop = 0;
+	/* Its stack lacked a table: written once the thread can be walked again. */
+	if (slot->rewalk && offcpu_hold(c, slot, t, start))
+		return;
+	offcpu_names(slot, t);
+	offcpu_write(c, slot, cpu);
 }
 
 /*
@@ -188,6 +202,8 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 		now = bpf_ktime_get_boot_ns();
 		offcpu_end(c, slot, next, now, cpu);
 	}
+	/* The outgoing thread's interval that waits for its walk: now or never. */
+	offcpu_flush_at_switch(prev);
 
 	off_count(c, FXS_OC_SWITCHES);
 	session = *(volatile __u64 *)&fxs_off_session;
@@ -237,12 +253,15 @@ int BPF_PROG(fxs_offcpu, bool preempt, struct task_struct *prev, struct task_str
 	ra = PT_REGS_RET_CORE(uregs);
 	slot->hdr.flags = FXS_SF_OFFCPU | FXS_SF_HAS_COMM | FXS_SF_PC_IS_RETURN;
 	slot->hdr.nr_frames = 0;
+	slot->rewalk = 0;
 	if (ip) {
 		slot->frames[0] = ip;
 		if (cfg_unwind != FXS_UNWIND_FP) {
 			cfi_regs_task(uregs, &regs);
 			slot->hdr.nr_frames = walk_cfi(slot->frames, &regs, pid, cfg_max_frames,
 						       &slot->hdr.flags, &unwind_end);
+			slot->regs = regs;
+			slot->rewalk = offcpu_wants_rewalk(unwind_end, prev);
 		} else {
 			slot->hdr.nr_frames = walk_fp(slot->frames, fp, sp, ra, &slot->hdr.flags);
 		}
@@ -289,6 +308,22 @@ int fxs_offcpu_sweep(struct bpf_iter__task *ctx)
 	slot = bpf_task_storage_get(&offcpu_slots, task, 0, 0);
 	if (!slot || slot->session != fxs_off_session)
 		return 0;
+	/* Ended, waiting for a walk that will not come now: its stack of the switch. */
+	start = slot->held;
+	if (start) {
+		if (!offcpu_unhold(slot))
+			return 0;
+		offcpu_names(slot, task);
+		/* not written: held again, for the run again for the task */
+		if (bpf_seq_write(ctx->meta->seq, &slot->hdr, offcpu_rec_size(slot))) {
+			__sync_fetch_and_add(&offcpu_nr_held, 1);
+			slot->held = start;
+			return 0;
+		}
+		off_count(c, FXS_OC_WRITTEN);
+		off_count(c, FXS_OC_REWALK_MISSED);
+		return 0;
+	}
 	start = slot->start;
 	if (!start)
 		return 0;

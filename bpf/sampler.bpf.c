@@ -154,7 +154,10 @@ struct fxs_offcpu_slot {
 	__u64 start; /* 0: no interval open; taken back to 0 by whoever closes it */
 	__u64 session;
 	__u32 py_len; /* the bytes of the Python section after the frames (python.bpf.h) */
-	__u32 py_pad;
+	__u32 rewalk; /* the walk at the switch lacked a table (offcpu_rewalk.bpf.h) */
+	/* ended, its write waiting for that walk again: its start; else 0 */
+	__u64 held;
+	struct fxs_cfi_regs regs; /* the user registers the stack was walked from */
 	struct fxs_sample hdr;
 	struct fxs_offcpu iv;
 	struct fxs_comm comm;

@@ -380,6 +380,22 @@ enum fxs_offcpu_counter {
 	 * the CPU (see filtered_creds); last, so older readers keep their order.
 	 */
 	FXS_OC_FILTERED_CREDS,
+	/*
+	 * Of the written: intervals whose stack at the switch lacked a CFI
+	 * table (a process's first milliseconds), walked again when the thread
+	 * ran again, still in the same kernel entry, with the tables user space
+	 * had published by then (bpf/offcpu_rewalk.bpf.h); those that could
+	 * not be (the tables still missing, the thread gone from that entry or
+	 * woken to die, a sample in the middle of the walk, the capture's stop),
+	 * written with the stack of the switch; and those that lacked a table
+	 * and were not held for it (a kernel without the hook or that preempts
+	 * kernel code, a thread without rseq).
+	 * An FXT record holds 15 arguments at most: the file's "offcpu"
+	 * counter has those before these, its "offcpu_rewalk" these.
+	 */
+	FXS_OC_REWALKED,
+	FXS_OC_REWALK_MISSED,
+	FXS_OC_REWALK_NO_HOOK,
 	FXS_OC_NR,
 };
 

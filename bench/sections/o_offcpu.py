@@ -4,6 +4,14 @@ Section o: off-CPU. A context-switch-heavy target (bench/progs/pingpong: two
 processes on one CPU passing a byte over pipes) unprofiled and under
 fxsampler record --off-cpu, its variants, and libbpf-tools' offcputime: the
 target's slowdown and the switch programs' cost per run (bpf_stats).
+fxsampler-before is --off-cpu without the walk again of the stacks that lacked
+their CFI tables (FXS_BENCH_OFFCPU_REWALK=off): what that hook on rseq_update,
+run on every return to user space after a switch, costs. And beside it what a
+hook on every syscall's exit would cost each syscall instead (getppid() in a
+loop, bench/progs/syscalls): unprofiled, under an empty tp_btf/sys_exit
+program (bench/fxsbench sysexit: the least such a hook costs), and under
+record --off-cpu of another process (the switch program and the rseq_update
+hook host-wide).
 """
 import os
 import random
@@ -13,12 +21,17 @@ import subprocess
 import time
 
 from .bpfstats import prog_ns_per_run
-from .common import FXS, OUT, ROUNDS, TMP, fmt, have, log, results, stats, sysctl, target
+from .common import (FXS, LOADER, OUT, ROUNDS, TMP, fmt, have, log, results, stats, sysctl,
+                     target)
 
 LETTER, KEY = "o", "o_offcpu"
 PINGPONG = os.path.join(OUT, "pingpong")
 PINGPONG_SECONDS = float(os.environ.get("FXS_BENCH_PINGPONG_SECONDS", "1"))
-O_KINDS = ["fxsampler", "fxsampler-min0", "offcputime", "sampler-only", "non-target"]
+SYSCALLS = os.path.join(OUT, "syscalls")
+SYSCALL_ITERS = 500000
+S_KINDS = ["none", "sys_exit hook", "fxsampler"]
+O_KINDS = ["fxsampler", "fxsampler-before", "fxsampler-min0", "offcputime", "sampler-only",
+           "non-target"]
 
 
 def pingpong_once(kind, iters):
@@ -32,8 +45,11 @@ def pingpong_once(kind, iters):
     other = None
     prof = None
     pid = str(pp.pid)
-    if kind == "fxsampler":
+    env = None
+    if kind in ("fxsampler", "fxsampler-before"):
         prof = [FXS, "record", "-q", "--off-cpu", "--no-inherit", "-p", pid, "-o", out]
+        if kind == "fxsampler-before":
+            env = dict(os.environ, FXS_BENCH_OFFCPU_REWALK="off")
     elif kind == "fxsampler-min0":
         prof = [FXS, "record", "-q", "--off-cpu=0", "--no-inherit", "-p", pid, "-o", out]
     elif kind == "sampler-only":
@@ -45,7 +61,8 @@ def pingpong_once(kind, iters):
         prof = ["offcputime", "-p", pid]
     p = None
     if prof:
-        p = subprocess.Popen(prof, stdout=open(out + ".out", "w"), stderr=subprocess.PIPE)
+        p = subprocess.Popen(prof, stdout=open(out + ".out", "w"), stderr=subprocess.PIPE,
+                             env=env)
         # Both attach well within this (fxsampler ~0.1 s; offcputime loads at once).
         time.sleep(1.5)
     os.kill(pp.pid, signal.SIGUSR1)
@@ -54,8 +71,10 @@ def pingpong_once(kind, iters):
     cost = None
     if kind == "offcputime":
         cost = prog_ns_per_run("sched_switch")
-    elif kind in ("fxsampler", "fxsampler-min0", "non-target"):
+    elif kind in ("fxsampler", "fxsampler-before", "fxsampler-min0", "non-target"):
         cost = prog_ns_per_run("fxs_offcpu")
+    # the walk again's hook (bpf/offcpu_rewalk.bpf.h), on every return after a switch
+    resume = prog_ns_per_run("fxs_off_resume") if kind == "fxsampler" else None
     err = ""
     if p:
         if kind in ("offcputime", "non-target") or p.poll() is None:
@@ -72,6 +91,8 @@ def pingpong_once(kind, iters):
         log("   %s: no result: %s" % (kind, err.strip()[-300:]))
         return None, None
     extra = {"prog_cost": cost} if cost else {}
+    if resume:
+        extra["resume_cost"] = resume
     if kind == "offcputime":
         text = open(out + ".out").read()
         extra["stacks_with_pingpong"] = text.count("pingpong")
@@ -80,6 +101,41 @@ def pingpong_once(kind, iters):
         extra["intervals_written"] = int(m.group(1)) if m else None
         extra["intervals_short"] = int(m.group(2)) if m else None
     return ns, extra or None
+
+
+def syscall_once(kind):
+    """ns per getppid() with kind attached (None on failure)."""
+    cmd = [SYSCALLS, str(SYSCALL_ITERS)]
+    prof = other = None
+    if kind == "sys_exit hook":
+        cmd = [LOADER, "sysexit", "--"] + cmd
+    elif kind == "fxsampler":
+        other = subprocess.Popen(["sleep", "600"])
+        prof = subprocess.Popen([FXS, "record", "-q", "--off-cpu", "-p", str(other.pid), "-o",
+                                 os.path.join(TMP, "o.sys.fxt")], stderr=subprocess.PIPE)
+        time.sleep(1.5)
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    if prof:
+        prof.send_signal(signal.SIGINT)
+        prof.communicate()
+        other.kill()
+        other.wait()
+    try:
+        # fxsbench prints its JSON line after the target's
+        return float(out.decode().split()[0])
+    except (ValueError, IndexError):
+        log("   syscalls under %s: no result" % kind)
+        return None
+
+
+def measure_syscalls():
+    runs = {}
+    for r in range(ROUNDS):
+        jobs = list(S_KINDS)
+        random.shuffle(jobs)
+        for kind in jobs:
+            runs.setdefault(kind, []).append(syscall_once(kind))
+    return {k: stats(v) for k, v in runs.items()}
 
 
 def measure():
@@ -119,6 +175,13 @@ def measure():
                  if e.get("prog_cost")]
         if costs:
             sec["switch_prog_ns"][kind] = stats(costs)
+    resume = [e["resume_cost"]["ns_per_run"] for e in extras.get("fxsampler", [])
+              if e.get("resume_cost")]
+    if resume:
+        sec["resume_prog_ns"] = stats(resume)
+    log("   syscalls: getppid() x %d, unprofiled, under a sys_exit hook, under --off-cpu"
+        % SYSCALL_ITERS)
+    sec["syscall_ns"] = measure_syscalls()
     results["sections"][KEY] = sec
     sd = sec["slowdown_pct"]
     if sd.get("fxsampler") and sd.get("offcputime"):
@@ -149,7 +212,14 @@ def table(o):
     for k in O_KINDS:
         print("   %-16s%-26s%s" % (k, fmt(o["slowdown_pct"].get(k), "%", digits=1),
                                    fmt(o.get("switch_prog_ns", {}).get(k))))
-    print("   fxsampler = record --off-cpu -p (default 999 Hz sampler too); -min0 = "
+    if o.get("syscall_ns"):
+        print("   a getppid() system call, ns: %s" % "; ".join(
+            "%s %s" % (k, fmt(o["syscall_ns"].get(k))) for k in S_KINDS))
+    if o.get("resume_prog_ns"):
+        print("   fxsampler's hook on rseq_update (the walk again of stacks that lacked "
+              "their tables): %s ns per run" % fmt(o["resume_prog_ns"]))
+    print("   fxsampler = record --off-cpu -p (default 999 Hz sampler too); -before = the "
+          "same without that hook; -min0 = "
           "--off-cpu=0 (every interval written); sampler-only = no --off-cpu; "
           "non-target = --off-cpu=0 -p of another process; offcputime = libbpf-tools "
           "offcputime -p")

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +88,8 @@ static void bpf_release(void *ctx)
 	b->sb = NULL;
 	bpf_link__destroy(b->off_link);
 	b->off_link = NULL;
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	free(b->links);
 	b->links = NULL;
 	free(b->armed_since);
@@ -215,52 +220,6 @@ static int print_as_debug(enum libbpf_print_level level, const char *fmt, va_lis
 	return cfi_load_print ? cfi_load_print(LIBBPF_DEBUG, fmt, ap) : 0;
 }
 
-/*
- * Whether the Python walk is offered on the running kernel (uname -r): 6.1
- * and later. Measured on Debian 12's 6.1 (the oldest verifier it was made
- * to fit: docs/testing.md, check-vm's python check), Debian 13's 6.12 and
- * the host's 6.18; the releases between prune at least as well as 6.1, and
- * a verifier that refuses the walk anyway gets native frames, said once.
- */
-static bool python_kernel(void)
-{
-	struct utsname u;
-	unsigned a = 0, b = 0;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &a, &b) != 2)
-		return false;
-	return a > 6 || (a == 6 && b >= 1);
-}
-
-bool bpf_sampler_python(const struct bpf_sampler *b, const char **ret_why)
-{
-	if (ret_why)
-		*ret_why = b->py_off;
-	return b->opts.python;
-}
-
-/* Whether the kernel's BPF JIT is off (net.core.bpf_jit_enable 0: Debian's riscv64). */
-static bool jit_off(void)
-{
-	char on = 0;
-	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (read(fd, &on, 1) != 1)
-		on = 0;
-	close(fd);
-	return on == '0';
-}
-
-unsigned bpf_sampler_cfi_cause(void)
-{
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) == 0)
-		return BPF_CFI_NO_LOOP;
-	/* bpf_loop()'s callback runs only in JITed code (Debian's riscv64 kernel: JIT off) */
-	return jit_off() ? BPF_CFI_NO_JIT : BPF_CFI_REJECTED;
-}
-
 unsigned bpf_sampler_cfi_fallback(const struct bpf_sampler *b)
 {
 	return b->cfi_fallback;
@@ -311,19 +270,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	bpf_program__set_autoload(b->skel->progs.fxs_offcpu_sweep, b->opts.offcpu);
 	b->skel->rodata->cfg_offcpu_min_ns = b->opts.offcpu_min_ns;
 	b->skel->rodata->cfg_kernel = b->opts.kernel;
-	/*
-	 * The Python walk from Linux 6.1 (python_kernel()). Not with the JIT
-	 * off: each load's verification then took Debian 13's riscv64 kernel
-	 * under qemu past the VM tier's 300 s, and the interpreter would walk
-	 * it slowly.
-	 */
-	if (b->opts.python && !python_kernel())
-		b->py_off = "the Python walk needs Linux 6.1 or later";
-	else if (b->opts.python && jit_off())
-		b->py_off = "the Python walk needs the BPF JIT (net.core.bpf_jit_enable is 0)";
-	if (b->py_off)
-		b->opts.python = false;
-	b->skel->rodata->cfg_python = b->opts.python;
+	bpf_sampler_offer_python(b);
 	/* make bench's section p: the walks of before, measured beside today's */
 	bpf_sampler_env_knobs(b->skel);
 	b->mmap_on = b->opts.mmap_events;
@@ -351,6 +298,7 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 		b->opts.unwind = FXS_UNWIND_FP;
 	}
 	b->skel->rodata->cfg_unwind = b->opts.unwind;
+	bpf_sampler_offer_rewalk(b);
 	/* bpf/vma.bpf.h: a pc no published range holds, by its file (Linux 5.17) */
 	b->find_vma =
 		b->opts.unwind != FXS_UNWIND_FP && !b->find_vma_refused &&
@@ -462,6 +410,14 @@ static int alloc_once(struct bpf_sampler *b, const struct sampler_config *cfg, u
 	}
 	/* __u64 and uint64_t are the same 64 bits under different names. */
 	*ret_state = (uint64_t *)&b->skel->bss->fxs_state;
+	/*
+	 * libbpf parsed the kernel's BTF (~6 MB) for the load and for each
+	 * tracepoint looked up, and freed it: glibc keeps up to twice a freed
+	 * chunk's size in the heap, ~10 MB of a capture's RSS never used again.
+	 */
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	return 0;
 fail:
 	bpf_release(b);
@@ -564,6 +520,11 @@ static int bpf_arm(void *ctx, uint32_t session)
 		b->off_link = bpf_program__attach(b->skel->progs.fxs_offcpu);
 		if (!b->off_link)
 			return -errno;
+	}
+	/* Not attached: the intervals are written with the stacks of the switch, counted. */
+	if (bpf_program__autoload(b->skel->progs.fxs_off_resume)) {
+		b->resume_link = bpf_program__attach(b->skel->progs.fxs_off_resume);
+		b->skel->bss->offcpu_rewalk_on = b->resume_link != NULL;
 	}
 	for (int cpu = 0; cpu < b->nr_cpus; cpu++) {
 		if (!cpu_is_online(cpu))
@@ -713,6 +674,10 @@ static int bpf_disarm(void *ctx)
 
 	b->armed = false;
 	release_links(b);
+	/* the held intervals too go out through the sweep, never twice */
+	b->skel->bss->offcpu_rewalk_on = 0;
+	bpf_link__destroy(b->resume_link);
+	b->resume_link = NULL;
 	if (b->off_link) {
 		bpf_link__destroy(b->off_link);
 		b->off_link = NULL;

@@ -95,6 +95,11 @@ int bpf_sampler_offcpu_counters(const struct bpf_sampler *b, struct fxs_offcpu_c
  */
 int bpf_sampler_wait(struct bpf_sampler *b, int timeout_ms);
 /*
+ * Every record stamped before this (CLOCK_BOOTTIME) was handed on to
+ * on_sample by the drains so far: nothing from before it is still to come.
+ */
+uint64_t bpf_sampler_horizon(const struct bpf_sampler *b);
+/*
  * An fd that polls readable when a ring woke its reader (an exec, a walk that
  * lacked tables, a ring half full), for a caller's own poll loop; -EBADFD
  * before the rings exist.
@@ -136,6 +141,12 @@ int bpf_sampler_cfi_file(struct bpf_sampler *b, const struct fxs_cfi_file_key *k
  * the capture says), else NULL.
  */
 bool bpf_sampler_python(const struct bpf_sampler *b, const char **ret_why);
+
+/*
+ * Whether off-CPU stacks that lacked their tables are walked again
+ * (bpf/offcpu_rewalk.bpf.h); if not, with --off-cpu and the CFI walker, why.
+ */
+bool bpf_sampler_offcpu_rewalk(const struct bpf_sampler *b, const char **ret_why);
 /*
  * pid's interpreter for the Python walk (bpf/python.bpf.h), or none (p NULL):
  * 0 or -errno; -ENOENT without opts.python.

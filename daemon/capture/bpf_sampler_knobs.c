@@ -44,6 +44,18 @@ static void verifier_log_level(struct sampler_bpf *skel)
 		bpf_program__set_log_level(prog, (uint32_t)atoi(l));
 }
 
+/*
+ * FXS_BENCH_OFFCPU_REWALK=off: off-CPU stacks are not walked again
+ * (bpf/offcpu_rewalk.bpf.h), for make bench's section o to measure the
+ * stacks and the cost of before beside today's in the same run.
+ */
+bool bpf_sampler_knob_no_offcpu_rewalk(void)
+{
+	const char *r = getenv("FXS_BENCH_OFFCPU_REWALK");
+
+	return r && !strcmp(r, "off");
+}
+
 void bpf_sampler_env_knobs(struct sampler_bpf *skel)
 {
 	bench_py_walk(skel);

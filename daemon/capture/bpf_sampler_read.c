@@ -47,6 +47,11 @@ static int hand_on(struct bpf_sampler *b, uint64_t horizon)
 	return ordered_flush(&b->held, horizon, b->opts.on_sample, b->opts.ctx);
 }
 
+uint64_t bpf_sampler_horizon(const struct bpf_sampler *b)
+{
+	return b->read_all_ns;
+}
+
 /*
  * What a drain that starts now may hand on: the records stamped up to it
  * have all landed in their rings, to be read by it. Everything after disarm.
@@ -141,6 +146,9 @@ int bpf_sampler_drain(void *ctx)
 		err = hand_on(b, horizon);
 	if (err)
 		return err;
+	/* a drain cut short left records from before its horizon in the rings */
+	if (!b->over_budget)
+		b->read_all_ns = horizon;
 	return b->over_budget ? (int)b->drained : n;
 }
 

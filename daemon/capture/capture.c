@@ -470,9 +470,9 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 		.max_frames = opts->max_frames,
 	};
 	struct bpf_sampler_opts bopts = {0};
-	const char *py_off = NULL;
+	const char *py_off = NULL, *rewalk_off = NULL;
 	struct capture *c;
-	char line[160];
+	char line[256];
 	int err;
 
 	err = check_opts(opts);
@@ -558,6 +558,13 @@ int capture__new(const struct capture_opts *opts, fxt_sink_fn sink, void *sink_c
 			err = -errno;
 			goto fail;
 		}
+	}
+	if (!bpf_sampler_offcpu_rewalk(c->bpf, &rewalk_off) && rewalk_off && opts->warn) {
+		snprintf(line, sizeof(line),
+			 "off-cpu: %s: a stack taken before its tables were made is not walked "
+			 "again",
+			 rewalk_off);
+		opts->warn(opts->warn_ctx, line);
 	}
 	if (opts->python && !bpf_sampler_python(c->bpf, &py_off) && py_off && opts->warn) {
 		snprintf(line, sizeof(line), "python: %s: native frames only", py_off);
@@ -664,8 +671,12 @@ int capture_poll(struct capture *c, int timeout_ms)
 					cfi_capture_forget(c->cfi, gone[i]);
 				if (c->py)
 					python_capture_forget(c->py, gone[i]);
+				e = capture_target_exited(c, gone[i]);
+				if (e && !c->err)
+					c->err = e;
 			}
 		} while (n == 64);
+		capture_forget_exited(c);
 	} else if (!c->err && clock_ns(CLOCK_MONOTONIC) >= c->perfmap_reap_ns) {
 		/* host-wide, no pidfd tells of an exit: a map is read soon after it */
 		c->perfmap_reap_ns = clock_ns(CLOCK_MONOTONIC) + PERFMAP_REAP_NS;
@@ -736,6 +747,7 @@ void capture__free(struct capture *c)
 	fxt_stream__free(c->fxt);
 	idset_free(&c->pids);
 	idset_free(&c->tids);
+	free(c->exited);
 	thread_names_free(&c->names);
 	modules__free(c->modules);
 	targets__free(c->targets);

@@ -69,6 +69,10 @@ static const char *const offcpu_counter_names[FXS_OC_NR] = {
 	[FXS_OC_AT_STOP] = "closed_at_stop",
 	[FXS_OC_UNSEEN_END] = "dropped_unseen_end",
 	[FXS_OC_FILTERED_CREDS] = "filtered_creds",
+	/* the "offcpu_rewalk" counter's: an FXT record holds 15 arguments at most */
+	[FXS_OC_REWALKED] = "rewalked",
+	[FXS_OC_REWALK_MISSED] = "missed",
+	[FXS_OC_REWALK_NO_HOOK] = "no_hook",
 };
 
 /* The kernel's counters, with the samples we dropped for their credentials moved over. */
@@ -105,7 +109,10 @@ static void adjust_offcpu(const struct capture *c, struct fxs_offcpu_counters *o
 	off->v[FXS_OC_FILTERED_CREDS] += d;
 }
 
-/* The off-CPU totals, a counter event "offcpu" beside "samples". */
+/*
+ * The off-CPU totals, a counter event "offcpu" beside "samples", and how the
+ * stacks that lacked their tables were walked again, "offcpu_rewalk".
+ */
 static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offcpu_counters *off)
 {
 	int err = bpf_sampler_offcpu_counters(c->bpf, off);
@@ -113,8 +120,14 @@ static int write_offcpu_counters(struct capture *c, uint64_t ts, struct fxs_offc
 	if (err)
 		return err;
 	adjust_offcpu(c, off);
-	return fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
-				  (const uint64_t *)off->v, FXS_OC_NR);
+	err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu", 0, offcpu_counter_names,
+				 (const uint64_t *)off->v, FXS_OC_REWALKED);
+	if (!err)
+		err = fxt_stream_counter(c->fxt, ts, 0, 0, "fxsampler", "offcpu_rewalk", 0,
+					 offcpu_counter_names + FXS_OC_REWALKED,
+					 (const uint64_t *)off->v + FXS_OC_REWALKED,
+					 FXS_OC_NR - FXS_OC_REWALKED);
+	return err;
 }
 
 /* The kernel's mapping-event counters, with those we dropped for their credentials moved. */

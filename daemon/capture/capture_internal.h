@@ -37,6 +37,16 @@ struct capture {
 	struct perfmap_capture *perfmap; /* JIT code named from perf maps */
 	uint64_t perfmap_reap_ns;  /* host-wide: when its ended processes are looked for next */
 	struct python_capture *py; /* with opts.python */
+	/*
+	 * Targets that exited, oldest first, whose modules entry goes once
+	 * the sampler has handed on every record from before the exit.
+	 */
+	struct capture_exited {
+		pid_t pid;
+		uint32_t generation; /* modules_generation() at the exit */
+		uint64_t at_ns;	     /* CLOCK_BOOTTIME, after the exit */
+	} * exited;
+	size_t nr_exited, cap_exited;
 	uint64_t kernel_unresolved;
 	/* Per CPU: samples written by the kernel that we dropped for their credentials. */
 	uint64_t creds_dropped[FXS_MAX_CPUS];
@@ -74,6 +84,14 @@ int capture_enter(struct capture *c, uint32_t pid, uint64_t ts, char *dir, size_
 void capture_leave(struct capture *c);
 /* pid is no longer the client's: out of the kernel's targets, forgotten, told once. */
 void capture_target_left(struct capture *c, uint32_t pid, int why);
+/*
+ * pid, a target, exited: its modules entry is dropped by the first
+ * capture_forget_exited() after the sampler's horizon passed now (its
+ * samples, and the fork records of its children, may still be held to be
+ * put in time order). 0 or -ENOMEM.
+ */
+int capture_target_exited(struct capture *c, pid_t pid);
+void capture_forget_exited(struct capture *c);
 /* A sample the kernel wrote and we do not: filtered for its credentials. */
 void capture_drop_for_creds(struct capture *c, const struct fxs_sample *s);
 /*

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture/authz.h"
 #include "capture/bpf_sampler.h"
@@ -14,6 +15,8 @@
 #include "capture/procinfo.h"
 #include "capture/targets.h"
 #include "capture/thread_names.h"
+#include "util/clock.h"
+#include "util/containers.h"
 #include "util/idset.h"
 
 /*
@@ -288,4 +291,31 @@ int capture_refresh_modules(struct capture *c, uint32_t pid, uint64_t ts)
 		err = 0;
 	capture_leave(c);
 	return err;
+}
+
+int capture_target_exited(struct capture *c, pid_t pid)
+{
+	uint32_t generation = modules_generation(c->modules, pid);
+
+	if (!generation)
+		return 0;
+	if (array_reserve((void **)&c->exited, &c->cap_exited, c->nr_exited, sizeof(*c->exited)))
+		return -ENOMEM;
+	c->exited[c->nr_exited++] = (struct capture_exited){
+		.pid = pid, .generation = generation, .at_ns = clock_ns(CLOCK_BOOTTIME)};
+	return 0;
+}
+
+void capture_forget_exited(struct capture *c)
+{
+	uint64_t horizon = bpf_sampler_horizon(c->bpf);
+	size_t n = 0;
+
+	/* a new process on the pid since has another generation, and stays */
+	while (n < c->nr_exited && c->exited[n].at_ns <= horizon) {
+		modules_exited(c->modules, c->exited[n].pid, c->exited[n].generation);
+		n++;
+	}
+	c->nr_exited -= n;
+	memmove(c->exited, c->exited + n, c->nr_exited * sizeof(*c->exited));
 }

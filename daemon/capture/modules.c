@@ -63,6 +63,8 @@ struct proc_ranges {
 	bool emitted;
 	/* The kernel ended its mapping events (a secure exec): /proc is all there is. */
 	bool no_events;
+	/* Which process on the pid: new at each entry and fork (modules_generation()). */
+	uint32_t generation;
 };
 
 struct modules {
@@ -77,8 +79,9 @@ struct modules {
 	struct modules_listener listener[MODULES_MAX_LISTENERS];
 	unsigned nr_listeners;
 	bool has_listener;
-	size_t nr_ranges; /* over every process: MODULES_MAX_RANGES */
-	uint64_t dropped; /* mappings not kept for the caps */
+	size_t nr_ranges;     /* over every process: MODULES_MAX_RANGES */
+	uint32_t generations; /* the last proc_ranges.generation given */
+	uint64_t dropped;     /* mappings not kept for the caps */
 };
 
 int modules_add_listener(struct modules *m, const struct modules_listener *l)
@@ -176,7 +179,7 @@ static struct proc_ranges *get_proc(struct modules *m, pid_t pid)
 		return NULL;
 	memmove(&m->procs[pos + 1], &m->procs[pos], (m->nr_procs - pos) * sizeof(*m->procs));
 	m->nr_procs++;
-	m->procs[pos] = (struct proc_ranges){.pid = pid};
+	m->procs[pos] = (struct proc_ranges){.pid = pid, .generation = ++m->generations};
 	rangemap_init(&m->procs[pos].ranges, sizeof(struct range), MODULES_MAX_PROC_RANGES);
 	return &m->procs[pos];
 }
@@ -217,6 +220,26 @@ void modules_forget(struct modules *m, pid_t pid)
 	proc_ranges_clear(m, p);
 	p->emitted = emitted;
 	p->no_events = no_events;
+}
+
+uint32_t modules_generation(const struct modules *m, pid_t pid)
+{
+	const struct proc_ranges *p = find_proc(m, pid, NULL);
+
+	return p ? p->generation : 0;
+}
+
+void modules_exited(struct modules *m, pid_t pid, uint32_t generation)
+{
+	struct proc_ranges *p = find_proc(m, pid, NULL);
+	size_t pos;
+
+	if (!p || p->generation != generation)
+		return;
+	proc_ranges_clear(m, p);
+	pos = (size_t)(p - m->procs);
+	m->nr_procs--;
+	memmove(&m->procs[pos], &m->procs[pos + 1], (m->nr_procs - pos) * sizeof(*m->procs));
 }
 
 int modules_events_ended(struct modules *m, pid_t pid)
@@ -642,6 +665,7 @@ int modules_fork(struct modules *m, pid_t ppid, pid_t cpid)
 		return -ENOMEM;
 	/* a new process: what was known of its pid was a dead one's */
 	proc_ranges_clear(m, child);
+	child->generation = ++m->generations;
 	/* get_proc may have moved the parent's entry */
 	parent = find_proc(m, ppid, NULL);
 	/* a task without events has none for its children to inherit */

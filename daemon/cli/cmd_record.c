@@ -121,6 +121,13 @@ static void print_offcpu_summary(const struct fxs_offcpu_counters *oc)
 		(unsigned long long)o[FXS_OC_AT_STOP], (unsigned long long)o[FXS_OC_SHORT],
 		(unsigned long long)o[FXS_OC_RING_FULL], (unsigned long long)o[FXS_OC_NO_STORAGE],
 		(unsigned long long)o[FXS_OC_CLOSED_NOT_RUNNING]);
+	/* the stacks taken before their tables were made (bpf/offcpu_rewalk.bpf.h) */
+	if (o[FXS_OC_REWALKED] + o[FXS_OC_REWALK_MISSED] + o[FXS_OC_REWALK_NO_HOOK])
+		cli_say("off-cpu: %llu stacks walked again once their tables were made, %llu could "
+			"not be, %llu not held for it (no hook, or a thread without rseq)",
+			(unsigned long long)o[FXS_OC_REWALKED],
+			(unsigned long long)o[FXS_OC_REWALK_MISSED],
+			(unsigned long long)o[FXS_OC_REWALK_NO_HOOK]);
 }
 
 /* The modules the summary names, before the capture goes. */
