@@ -18,21 +18,18 @@
  * set from the asking pc's own at each hit. Any other pc is keyed by its
  * process and mapping.
  */
-struct entry {
-	const void *file;
-	uint64_t pid, pc;
-	unsigned mapping;
-	bool is_return;
-	uint64_t used; /* the tick it was last used at */
-	uint32_t gen;  /* its process's generation when resolved */
-	struct sym_frame f;
-};
-
 struct entry_key {
 	const void *file;
 	uint64_t pid, pc;
 	unsigned mapping;
 	bool is_return;
+};
+
+struct entry {
+	struct entry_key key;
+	uint64_t used; /* the tick it was last used at */
+	uint32_t gen;  /* its process's generation when resolved */
+	struct sym_frame f;
 };
 
 /*
@@ -81,17 +78,16 @@ void sym_cache__free(struct sym_cache *c)
 	free(c);
 }
 
-static uint64_t entry_hash(const void *file, uint64_t pid, uint64_t pc, bool is_return,
-			   unsigned mapping)
+static uint64_t entry_hash(const struct entry_key *k)
 {
-	uint64_t h = hash_u64(hash_u64(FNV_INIT, (uintptr_t)file), pid);
+	uint64_t h = hash_u64(hash_u64(FNV_INIT, (uintptr_t)k->file), k->pid);
 
-	return hash_u64(hash_u64(hash_u64(h, pc), is_return), mapping);
+	return hash_u64(hash_u64(hash_u64(h, k->pc), k->is_return), k->mapping);
 }
 
 static bool entry_eq(const void *ctx, size_t pos, const void *key)
 {
-	const struct entry *e = &((const struct sym_cache *)ctx)->v[pos];
+	const struct entry_key *e = &((const struct sym_cache *)ctx)->v[pos].key;
 	const struct entry_key *k = key;
 
 	return e->file == k->file && e->pid == k->pid && e->pc == k->pc &&
@@ -114,9 +110,7 @@ static void compact(struct sym_cache *c,
 			continue;
 		}
 		/* the index had room for more: this cannot fail for want of memory twice */
-		if (hash_index_insert(&c->idx,
-				      entry_hash(e->file, e->pid, e->pc, e->is_return, e->mapping),
-				      n)) {
+		if (hash_index_insert(&c->idx, entry_hash(&e->key), n)) {
 			c->st.evicted += c->n - i;
 			break;
 		}
@@ -178,7 +172,8 @@ static int frame_of(struct sym_cache *c, const struct entry *e, uint64_t pid, ui
 		    uint64_t ts, struct sym_frame *ret)
 {
 	*ret = e->f;
-	return e->file ? symbolizer_mapping_at(c->sym, pid, pc, e->is_return, ts, &ret->mapping)
+	return e->key.file
+		       ? symbolizer_mapping_at(c->sym, pid, pc, e->key.is_return, ts, &ret->mapping)
 		       : 0;
 }
 
@@ -195,19 +190,14 @@ static void keep(struct sym_cache *c, const struct entry_key *k, uint32_t gen,
 			sym_cache_clear(c);
 	}
 	if (array_reserve((void **)&c->v, &c->cap, c->n, sizeof(*c->v)) ||
-	    hash_index_insert(&c->idx, entry_hash(k->file, k->pid, k->pc, k->is_return, k->mapping),
-			      c->n))
+	    hash_index_insert(&c->idx, entry_hash(k), c->n))
 		return;
 	e = &c->v[c->n++];
-	e->file = k->file;
-	e->pid = k->pid;
-	e->pc = k->pc;
-	e->mapping = k->mapping;
-	e->is_return = k->is_return;
+	e->key = *k;
 	e->used = c->now;
 	e->gen = gen;
 	e->f = *f;
-	if (e->file)
+	if (k->file)
 		e->f.mapping = NULL; /* the asking pc's own, at each hit */
 }
 
@@ -227,8 +217,7 @@ int sym_cache_resolve(struct sym_cache *c, uint64_t pid, uint64_t pc, bool is_re
 		return symbolizer_resolve(c->sym, pid, pc, is_return, ts, ret);
 	/* a file's entries hold only what lives as long as the symbolizer: never stale */
 	gen = k.file ? 0 : pid_gen(c, pid);
-	if (hash_index_find(&c->idx, entry_hash(k.file, k.pid, k.pc, is_return, k.mapping),
-			    entry_eq, c, &k, &pos)) {
+	if (hash_index_find(&c->idx, entry_hash(&k), entry_eq, c, &k, &pos)) {
 		e = &c->v[pos];
 		e->used = c->now;
 		if (e->gen == gen) {

@@ -328,6 +328,23 @@ static void merge_repeated_rules(struct builder *b)
 	b->nrows = n;
 }
 
+/* A row inserted at rows[at]; the caller has checked max_rows. */
+static int insert_row(struct builder *b, uint32_t at, uint64_t pc, uint32_t rule)
+{
+	if (b->nrows == b->cap) {
+		struct fxs_cfi_row *tmp = realloc(b->rows, (b->nrows + 1) * sizeof(*tmp));
+
+		if (!tmp)
+			return -ENOMEM;
+		b->rows = tmp;
+		b->cap = b->nrows + 1;
+	}
+	memmove(&b->rows[at + 1], &b->rows[at], (b->nrows - at) * sizeof(b->rows[0]));
+	b->rows[at] = (struct fxs_cfi_row){.pc = (uint32_t)pc, .rule = rule};
+	b->nrows++;
+	return 0;
+}
+
 /*
  * The ELF's entry point when no FDE covers it: ld.so's _start (glibc's
  * RTLD_START, assembly without CFI) on Debian's x86-64, arm64 and riscv64.
@@ -340,8 +357,9 @@ static void merge_repeated_rules(struct builder *b)
  */
 static int end_at_entry(struct builder *b, uint64_t entry, uint64_t seg_end)
 {
-	uint32_t lo = 0, hi = b->nrows, i, add;
-	uint64_t gap_end;
+	uint32_t lo = 0, hi = b->nrows, i;
+	bool at_row, last;
+	int err;
 
 	if (!entry || entry >= seg_end || seg_end > UINT32_MAX)
 		return 0;
@@ -357,38 +375,24 @@ static int end_at_entry(struct builder *b, uint64_t entry, uint64_t seg_end)
 	i = lo;
 	if (i && b->rows[i - 1].rule != FXS_CFI_NONE)
 		return 0;
-	gap_end = i < b->nrows ? b->rows[i].pc : seg_end;
-	if (entry >= gap_end)
-		return 0;
 	/* the END row (unless the NONE row at entry becomes it), a NONE row at the segment's end */
-	add = (i && b->rows[i - 1].pc == entry ? 0 : 1) + (i == b->nrows ? 1 : 0);
-	if (add && b->nrows + add > b->max_rows)
+	at_row = i && b->rows[i - 1].pc == entry;
+	last = i == b->nrows;
+	if (b->nrows + !at_row + last > b->max_rows)
 		return 0; /* the cap: the entry stays NONE */
-	if (add && b->nrows + add > b->cap) {
-		struct fxs_cfi_row *tmp = realloc(b->rows, (b->nrows + add) * sizeof(*tmp));
-
-		if (!tmp)
-			return -ENOMEM;
-		b->rows = tmp;
-		b->cap = b->nrows + add;
-	}
-	if (i == b->nrows) {
-		b->rows[b->nrows++] =
-			(struct fxs_cfi_row){.pc = (uint32_t)seg_end, .rule = FXS_CFI_NONE};
-		add--;
-	}
-	if (add) {
-		memmove(&b->rows[i + 1], &b->rows[i], (b->nrows - i) * sizeof(b->rows[0]));
-		b->rows[i] = (struct fxs_cfi_row){.pc = (uint32_t)entry, .rule = FXS_CFI_END};
-		b->nrows++;
-	} else if (i >= 2 && b->rows[i - 2].rule == FXS_CFI_END) {
-		/* an END just before: one row (merged, as add_row() merges) */
-		memmove(&b->rows[i - 1], &b->rows[i], (b->nrows - i) * sizeof(b->rows[0]));
-		b->nrows--;
-	} else {
+	if (at_row) {
 		b->rows[i - 1].rule = FXS_CFI_END;
+	} else {
+		err = insert_row(b, i, entry, FXS_CFI_END);
+		if (err)
+			return err;
 	}
-	/* the next FDE's first row may end the stack too: one row, as add_row() merges */
+	if (last) {
+		err = insert_row(b, b->nrows, seg_end, FXS_CFI_NONE);
+		if (err)
+			return err;
+	}
+	/* an END row just before or after (an FDE's that ends the stack too): one row */
 	merge_repeated_rules(b);
 	b->stats->entry_end = 1;
 	return 0;
