@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <zlib.h>
 
 #include "capture/kpreempt.h"
+#include "util/io.h"
 
 static enum kpreempt by_name(const char *s, size_t len)
 {
@@ -115,35 +115,10 @@ enum kpreempt kpreempt_parse(const char *debugfs, const char *uname_version, con
 /* A small text file, or /proc/config.gz, whole (NULL if it cannot be read). */
 static char *read_text(const char *path)
 {
-	gzFile f = gzopen(path, "rb");
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-	int n;
+	char *text;
+	size_t len;
 
-	if (!f)
-		return NULL;
-	do {
-		if (cap - len < 4096) {
-			char *tmp = realloc(buf, cap += 65536);
-
-			if (!tmp) {
-				free(buf);
-				gzclose(f);
-				return NULL;
-			}
-			buf = tmp;
-		}
-		n = gzread(f, buf + len, (unsigned)(cap - len - 1));
-		if (n > 0)
-			len += (size_t)n;
-	} while (n > 0 && len < (1 << 22));
-	gzclose(f);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
+	return read_whole(path, 1 << 22, &text, &len) ? NULL : text;
 }
 
 enum kpreempt kpreempt_running(void)
@@ -167,18 +142,4 @@ enum kpreempt kpreempt_running(void)
 	free(cmdline);
 	free(config);
 	return m;
-}
-
-const char *kpreempt_name(enum kpreempt m)
-{
-	switch (m) {
-	case KPREEMPT_NONE:
-		return "none";
-	case KPREEMPT_VOLUNTARY:
-		return "voluntary";
-	case KPREEMPT_FULL:
-		return "full";
-	default:
-		return "unknown";
-	}
 }

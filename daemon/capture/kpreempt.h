@@ -31,6 +31,4 @@ enum kpreempt kpreempt_parse(const char *debugfs, const char *uname_version, con
 /* The running kernel's, read from /sys/kernel/debug, uname, /proc/cmdline, its config. */
 enum kpreempt kpreempt_running(void);
 
-const char *kpreempt_name(enum kpreempt m);
-
 #endif /* FXS_DAEMON_KPREEMPT_H */

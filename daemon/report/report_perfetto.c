@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "fxt/fxt.h"
 #include "util/containers.h"
+#include "util/io.h"
 #include "report/perfetto_trace.h"
 #include "report/report_internal.h"
 #include "symbols/symbolizer.h"
@@ -283,46 +283,6 @@ static int encode_trace(struct pf_state *p)
 	return err;
 }
 
-/* The whole .fxt (gzipped or not) into memory. */
-static int read_source(const char *path, uint8_t **ret, size_t *ret_len)
-{
-	uint8_t *data = NULL, *tmp;
-	size_t len = 0, cap = 0;
-	gzFile gz;
-	int n, err = 0;
-
-	gz = gzopen(path, "rb");
-	if (!gz)
-		return errno ? -errno : -ENOMEM;
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			tmp = realloc(data, cap);
-			if (!tmp) {
-				err = -ENOMEM;
-				break;
-			}
-			data = tmp;
-		}
-		n = gzread(gz, data + len, 65536);
-		if (n < 0) {
-			err = -EIO;
-			break;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	gzclose(gz);
-	if (err) {
-		free(data);
-		return err;
-	}
-	*ret = data;
-	*ret_len = len;
-	return 0;
-}
-
 /*
  * The source's whole records, in order, but those Perfetto must not see: the
  * Perfetto blobs of an earlier --perfetto (the new ones replace them), and
@@ -360,7 +320,7 @@ int report_write_perfetto(struct report *r, FILE *out)
 {
 	struct pf_state p = {.r = r};
 	struct fxt_buf blobs = {0};
-	uint8_t *src = NULL;
+	char *src = NULL;
 	size_t src_len = 0;
 	int err;
 
@@ -372,9 +332,9 @@ int report_write_perfetto(struct report *r, FILE *out)
 	if (!err)
 		err = perfetto_fxt_blobs(&blobs, p.trace.data, p.trace.len);
 	if (!err)
-		err = read_source(r->src_path, &src, &src_len);
+		err = read_whole(r->src_path, 0, &src, &src_len);
 	if (!err)
-		err = copy_records(out, src, src_len, r->src_bytes);
+		err = copy_records(out, (const uint8_t *)src, src_len, r->src_bytes);
 	if (!err && blobs.len && fwrite(blobs.data, 1, blobs.len, out) != blobs.len)
 		err = -EIO;
 	if (!err && ferror(out))

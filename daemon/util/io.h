@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The one loop that writes a whole buffer to a file descriptor. */
+/* The loops that write a whole buffer to a file descriptor and read a whole file. */
 #ifndef FXS_DAEMON_IO_H
 #define FXS_DAEMON_IO_H
 
@@ -10,5 +10,13 @@
  * -errno of the write that failed (what came before it stays written).
  */
 int write_all(int fd, const void *buf, size_t len);
+
+/*
+ * The whole file at path into memory, gunzipped if it is gzip (zlib passes
+ * any other file through), with a NUL after its len bytes: 0 with *ret (the
+ * caller frees it) and *ret_len; -EFBIG past max bytes (0: no bound), or
+ * -errno.
+ */
+int read_whole(const char *path, size_t max, char **ret, size_t *ret_len);
 
 #endif /* FXS_DAEMON_IO_H */
