@@ -10,7 +10,10 @@
 #     exited in, read at that file's end too);
 #   - in each such file but node's first (its warm-up), and over all of them,
 #     each function's share of those samples within 3 points of node's own
-#     --cpu-prof profile of the same run;
+#     --cpu-prof profile in the same time (from the file's first sample of
+#     node to its last: the split drifts as V8 tiers the two functions up, and
+#     later under load; a file at 75/24 was 3 points off node's whole run's
+#     78/21);
 #   - samples with an anon+0x... frame <= 2 % in each file;
 #   - the daemon told node's perf map as not used in no file;
 #   - a second node that exits mid-file, its map removed a second after (as a
@@ -57,7 +60,7 @@ wait "$dpid" 2>/dev/null || true
 dpid=
 rm -f "/tmp/perf-$spin.map"
 $shares cpuprofile "$user"/cp/*.cpuprofile spinA spinB >"$tmp/node.shares"
-echo "node --cpu-prof: $(tr '\n' ' ' <"$tmp/node.shares")"
+echo "node --cpu-prof, its whole run: $(tr '\n' ' ' <"$tmp/node.shares")"
 if grep "perf map of pid $spin " "$tmp/log"; then
 	fail "the daemon told node's perf map as not used"
 fi
@@ -65,22 +68,27 @@ fi
 checked=0
 first=yes
 : >"$tmp/all.folded"
+: >"$tmp/all.script"
 for f in "$tmp"/data/*.fxt; do
 	n=$(basename "$f")
-	"$bin" report --tid "$spin" --folded "$f" >"$tmp/$n.folded" 2>/dev/null || continue
+	"$bin" report --tid "$spin" --folded "$f" --perf-script "$tmp/$n.script" >"$tmp/$n.folded" \
+		2>/dev/null || continue
 	cat "$tmp/$n.folded" >>"$tmp/all.folded"
+	cat "$tmp/$n.script" >>"$tmp/all.script"
 	$shares folded-js "$tmp/$n.folded" spinA spinB >"$tmp/$n.ours"
 	js=$(share samples "$tmp/$n.ours")
 	[ "$js" -ge 300 ] || continue
 	$shares folded "$tmp/$n.folded" spinA spinB >"$tmp/$n.all"
-	echo "$n: $(tr '\n' ' ' <"$tmp/$n.ours")| anon of all: $(share anon "$tmp/$n.all") %"
+	$shares cpuprofile-during "$user"/cp/*.cpuprofile "$tmp/$n.script" spinA spinB >"$tmp/$n.node"
+	echo "$n: $(tr '\n' ' ' <"$tmp/$n.ours")| anon of all: $(share anon "$tmp/$n.all") %" \
+		"| node's own then: $(tr '\n' ' ' <"$tmp/$n.node")"
 	"$bin" report --tid "$spin" --top 5 "$f" | grep -q 'spinA /.*spin.js:[0-9]*:[0-9]* \[JIT\]' ||
 		fail "$n: --top does not name spinA [JIT]: $("$bin" report --tid "$spin" --top 5 "$f")"
 	# node's first file holds its warm-up (code not yet optimized): the sum holds it
 	for fn in spinA spinB; do
 		[ "$first" = yes ] && break
-		within "$(share $fn "$tmp/$n.ours")" "$(share $fn "$tmp/node.shares")" ||
-			fail "$n: $fn's share differs from node's own profile by more than 3 points"
+		within "$(share $fn "$tmp/$n.ours")" "$(share $fn "$tmp/$n.node")" ||
+			fail "$n: $fn's share differs from node's own profile then by more than 3 points"
 	done
 	first=no
 	awk '$1 == "anon" { exit !($2 <= 2) }' "$tmp/$n.all" || fail "$n: anon frames over 2 %"
@@ -103,9 +111,10 @@ for f in "$tmp"/data/*.fxt; do
 done
 [ "$named" -ge 1 ] || fail "no file held 300 of the short node's samples in JavaScript"
 $shares folded-js "$tmp/all.folded" spinA spinB >"$tmp/all.ours"
-echo "all $checked files: $(tr '\n' ' ' <"$tmp/all.ours")"
+$shares cpuprofile-during "$user"/cp/*.cpuprofile "$tmp/all.script" spinA spinB >"$tmp/all.node"
+echo "all $checked files: $(tr '\n' ' ' <"$tmp/all.ours")| node's own then: $(tr '\n' ' ' <"$tmp/all.node")"
 for fn in spinA spinB; do
-	within "$(share $fn "$tmp/all.ours")" "$(share $fn "$tmp/node.shares")" ||
+	within "$(share $fn "$tmp/all.ours")" "$(share $fn "$tmp/all.node")" ||
 		fail "the files together: $fn's share differs from node's own by more than 3 points"
 done
 echo "jitcont: passed"
