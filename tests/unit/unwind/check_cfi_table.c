@@ -920,6 +920,30 @@ START_TEST(test_entry_without_fde)
 	ck_assert_uint_eq(t->nrows, 5);
 	ck_assert_ptr_null(cfi_table_lookup(t, 0x7ff));
 	cfi_table_free(t);
+	/*
+	 * before an FDE that ends the stack too (its return address undefined,
+	 * as a program's own _start says): one END row, not two in a row (the
+	 * fuzzer's crash of 8de76f8, seed crash-entry-before-end-fde)
+	 */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1040, 0x10, INSNS(0x0e, 0, 0x07, 16)); /* CFA rsp + 0: rule 0x3 */
+	t = table_with_entry(0x1020, 0x2000);
+	expect_rows(t,
+		    (const struct fxs_cfi_row[]){
+			    {0x1000, X86_ENTRY},
+			    {0x1010, FXS_CFI_NONE},
+			    {0x1020, FXS_CFI_END},
+			    {0x1050, FXS_CFI_NONE},
+		    },
+		    4);
+	ck_assert_uint_eq(t->stats.entry_end, 1);
+	cfi_table_free(t);
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x10, INSNS(0));
+	eh_fde(&w, cie, 0x1040, 0x10, INSNS(0));
 	/* covered by an FDE, no entry, or outside its segment: as before */
 	for (unsigned k = 0; k < 4; k++) {
 		t = table_with_entry(same[k][0], same[k][1]);
