@@ -130,8 +130,8 @@ START_TEST(test_split)
 			      "function %d: %.1f%% against the design's %.0f%%", i, got[i],
 			      want[i]);
 		ck_assert_msg(got[i] > in[i] - 2 && got[i] < in[i] + 2,
-			      "function %d: %.1f%% against its CPU clock's %.1f%%", i,
-			      got[i], in[i]);
+			      "function %d: %.1f%% against its CPU clock's %.1f%%", i, got[i],
+			      in[i]);
 	}
 	ck_assert_msg(py * 100 >= all * 99, "%lu of %lu with Python frames", py, all);
 	ck_assert_msg(below * 100 >= all * 95, "%lu of %lu with Py_RunMain below", below, all);

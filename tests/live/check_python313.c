@@ -111,7 +111,7 @@ static char *folded313(const char *fxt, const char *tid, const char *name)
 struct truth {
 	unsigned pid;
 	double share[3]; /* of the main thread's CPU time, by its own clock */
-	double n;        /* that CPU time, ns */
+	double n;	 /* that CPU time, ns */
 };
 
 static void read_truth(struct truth *t)
