@@ -2,8 +2,8 @@
 /*
  * For the unit tests' fixtures: the committed ones under tests/data, and for
  * the tests that build their fixture programs at test time (check_symbols,
- * check_dwarf) a scratch directory, paths in it, and a shell command that
- * says what failed. One test program includes it once.
+ * check_dwarf) a scratch directory, paths in it, files written there, and a
+ * shell command that says what failed. One test program includes it once.
  */
 #ifndef FXS_TESTS_FIXTURE_H
 #define FXS_TESTS_FIXTURE_H
@@ -45,6 +45,30 @@ static inline const char *fx(const char *name)
 
 	snprintf(b, sizeof(bufs[0]), "%s/%s", tmpdir, name);
 	return b;
+}
+
+/*
+ * tmpdir made afresh as $TMPDIR/prefix.XXXXXX (or under /tmp): a test without
+ * its scratch directory cannot run, so it stops here.
+ */
+static inline void make_tmpdir(const char *prefix)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/%s.XXXXXX", getenv("TMPDIR") ?: "/tmp", prefix);
+	if (!mkdtemp(tmpdir)) {
+		perror(tmpdir);
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* A fixture file written whole; a test without its fixture stops here. */
+static inline void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(EXIT_FAILURE);
+	}
 }
 
 /* system() of the formatted command; a failure is printed with the command. */

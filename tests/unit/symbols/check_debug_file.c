@@ -21,8 +21,7 @@
 #include "symbols/dwarf_lines.h"
 #include "symbols/elf_symbols.h"
 
-#include "fixture.h"
-#include "check_main.h"
+#include "dwarf_fixture.h"
 
 static const char src[] = "__attribute__((noinline)) int fxs_linked_fn(int x)\n"
 			  "{\n"
@@ -44,22 +43,17 @@ static bool have_libdw;
 static void build_fixtures(void)
 {
 	const char *cc = getenv("FXS_TEST_CC") ?: "gcc";
-	FILE *out;
 	int err = 0;
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/fxs_debug_file.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	if (!mkdtemp(tmpdir) || !realpath(tmpdir, realdir)) {
+	make_tmpdir("fxs_debug_file");
+	if (!realpath(tmpdir, realdir)) {
 		perror(tmpdir);
 		exit(EXIT_FAILURE);
 	}
 	/* The debug root holds nothing: only the debuglink beside the file can work. */
 	snprintf(debug_root, sizeof(debug_root), "%s/debug", tmpdir);
 	snprintf(want_debug, sizeof(want_debug), "%s/real/prog.debug", realdir);
-	out = fopen(fx("prog.c"), "we");
-	if (!out || fputs(src, out) < 0 || fclose(out)) {
-		perror("prog.c");
-		exit(EXIT_FAILURE);
-	}
+	write_file(fx("prog.c"), src);
 	err |= run("cd %s && mkdir -p real link debug && "
 		   "%s -O1 -g -fno-inline -Wl,--build-id=none prog.c -o real/prog.full && "
 		   "cd real && objcopy --only-keep-debug prog.full prog.debug && "
@@ -80,18 +74,11 @@ static void build_fixtures(void)
 	}
 }
 
-/* fxs_linked_fn's address in the debug file, from binutils' nm. */
+/* fxs_linked_fn's address in the debug file. */
 static uint64_t fn_addr(void)
 {
-	char cmd[PATH_MAX + 128];
-	unsigned long long a = 0;
-	FILE *p;
+	uint64_t a = nm_addr(want_debug, "fxs_linked_fn", NULL);
 
-	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"fxs_linked_fn\" {print $1}'", want_debug);
-	p = popen(cmd, "r");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(fscanf(p, "%llx", &a), 1);
-	pclose(p);
 	ck_assert_uint_ne(a, 0);
 	return a;
 }
@@ -193,18 +180,8 @@ static Suite *debug_file_suite(void)
 
 int main(void)
 {
-	struct dwarf_lines *probe;
-	int status;
-
-	/* Never ask a debuginfod server here: the fixture is on disk. */
-	unsetenv("DEBUGINFOD_URLS");
-	errno = 0;
-	probe = dwarf_lines__open("/proc/self/exe", NULL, 0, NULL, NULL);
-	have_libdw = probe || errno != EOPNOTSUPP;
-	dwarf_lines__free(probe);
+	/* Not skipped without libdw: the debuglink is ELF symbols' too. */
+	have_libdw = dwarf_fixture_start();
 	build_fixtures();
-	status = check_run(debug_file_suite());
-	if (status == EXIT_SUCCESS && !getenv("FXS_KEEP_FIXTURES"))
-		run("rm -rf '%s'", tmpdir);
-	return status;
+	return check_run_fixtures(debug_file_suite(), getenv("FXS_KEEP_FIXTURES"));
 }

@@ -27,71 +27,26 @@
 #include "report/report.h"
 #include "symbols/symbolizer.h"
 
-#include "fixture.h"
-#include "check_main.h"
-
-static const char src[] =
-	"#include <stdlib.h>\n"
-	"static volatile unsigned long sink;\n"
-	"static inline __attribute__((always_inline)) unsigned long fxs_leaf(unsigned long x)\n"
-	"{\n"
-	"\tunsigned long i, s = 0;\n"
-	"\tfor (i = 0; i < x; i++)\n"
-	"\t\ts += i * i ^ (s >> 3);\n"
-	"\treturn s;\n"
-	"}\n"
-	"static inline __attribute__((always_inline)) unsigned long fxs_mid(unsigned long x)\n"
-	"{\n"
-	"\treturn fxs_leaf(x) + 1;\n"
-	"}\n"
-	"__attribute__((noinline)) unsigned long fxs_outer(unsigned long x)\n"
-	"{\n"
-	"\treturn fxs_mid(x) * 3;\n"
-	"}\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"\tsink += fxs_outer(argc > 1 ? strtoul(argv[1], 0, 0) : 10);\n"
-	"\treturn 0;\n"
-	"}\n";
-
-#define LINE_LEAF_LOOP	7 /* "s += i * i ..." */
-#define LINE_MID_CALL	12
-#define LINE_OUTER_CALL 16
-#define DECL_OUTER	14
+#include "dwarf_fixture.h"
 
 static char debug_dir[PATH_MAX + 16];
 
-#define ID_STRIP "6123456789abcdef0123456789abcdef01234567"
-#define ID_LINK	 "7123456789abcdef0123456789abcdef01234567"
+#define ID_LINK "7123456789abcdef0123456789abcdef01234567"
 
 static void build_fixtures(void)
 {
 	const char *cc = getenv("FXS_TEST_CC") ?: "gcc";
 	const char *f = "-O2 -fno-omit-frame-pointer";
-	FILE *out;
 	int err = 0;
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/fxs_dwarf.XXXXXX", getenv("TMPDIR") ?: "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		exit(EXIT_FAILURE);
-	}
+	make_tmpdir("fxs_dwarf");
 	snprintf(debug_dir, sizeof(debug_dir), "%s/debug", tmpdir);
-	out = fopen(fx("inl.c"), "we");
-	if (!out || fputs(src, out) < 0 || fclose(out)) {
-		perror("inl.c");
-		exit(EXIT_FAILURE);
-	}
+	write_file(fx("inl.c"), inline_chain_src);
 	err |= run("%s %s -gdwarf-4 -o %s %s", cc, f, fx("d4"), fx("inl.c"));
 	err |= run("%s %s -gdwarf-5 -o %s %s", cc, f, fx("d5"), fx("inl.c"));
 	err |= run("%s %s -g -gz=zlib -o %s %s", cc, f, fx("gz"), fx("inl.c"));
 	/* Stripped, the debug file under <debug_dir>/.build-id/. */
-	err |= run("%s %s -g -Wl,--build-id=0x%s -o %s %s", cc, f, ID_STRIP, fx("full"),
-		   fx("inl.c"));
-	err |= run("mkdir -p %s/.build-id/%.2s && objcopy --only-keep-debug %s "
-		   "%s/.build-id/%.2s/%s.debug && strip -o %s %s",
-		   debug_dir, ID_STRIP, fx("full"), debug_dir, ID_STRIP, ID_STRIP + 2,
-		   fx("stripped"), fx("full"));
+	err |= build_stripped_by_build_id(cc, f, debug_dir);
 	/* Stripped, the debug file next to it behind a .gnu_debuglink. */
 	err |= run("%s %s -g -Wl,--build-id=0x%s -o %s %s", cc, f, ID_LINK, fx("lfull"),
 		   fx("inl.c"));
@@ -104,22 +59,6 @@ static void build_fixtures(void)
 		fprintf(stderr, "cannot build the fixtures\n");
 		exit(EXIT_FAILURE);
 	}
-}
-
-static uint64_t nm_addr(const char *bin, const char *sym, uint64_t *ret_size)
-{
-	char cmd[PATH_MAX + 128];
-	unsigned long long a = 0, sz = 0;
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "nm -S %s | awk '$4 == \"%s\" {print $1, $2}'", bin, sym);
-	p = popen(cmd, "r");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(fscanf(p, "%llx %llx", &a, &sz), 2);
-	pclose(p);
-	if (ret_size)
-		*ret_size = sz;
-	return a;
 }
 
 struct a2l_frame {
@@ -565,21 +504,8 @@ static Suite *dwarf_suite(void)
 
 int main(void)
 {
-	struct dwarf_lines *probe;
-	int status;
-
-	/* Never ask a debuginfod server here: the fixtures are all on disk. */
-	unsetenv("DEBUGINFOD_URLS");
-	errno = 0;
-	probe = dwarf_lines__open("/proc/self/exe", NULL, 0, NULL, NULL);
-	dwarf_lines__free(probe);
-	if (!probe && errno == EOPNOTSUPP) {
-		printf("SKIP: check_dwarf: built without libdw (HAVE_LIBDW); NOT RUN\n");
+	if (dwarf_fixture_start_or_skip("check_dwarf"))
 		return EXIT_SUCCESS;
-	}
 	build_fixtures();
-	status = check_run(dwarf_suite());
-	if (status == EXIT_SUCCESS)
-		run("rm -rf %s", tmpdir);
-	return status;
+	return check_run_fixtures(dwarf_suite(), false);
 }

@@ -66,16 +66,6 @@ static char debug_dir[PATH_MAX + 32];
 static char empty_dir[PATH_MAX + 32];
 static bool gz_symtab_compressed, gz_debug_compressed;
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "we");
-
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
-}
-
 static size_t hex_to_bytes(const char *hex, uint8_t *out)
 {
 	size_t n = 0;
