@@ -514,6 +514,21 @@ static bool has_caller(const struct capture_file *f, const struct sample *s, con
 	return false;
 }
 
+/* Appends " WHO: flags F, N frames: inner;...;outer" (a stack that was not what was wanted). */
+static void describe_stack(const struct capture_file *f, const struct sample *s, const char *who,
+			   char *buf, size_t size)
+{
+	size_t len = strlen(buf);
+
+	len += snprintf(buf + len, len < size ? size - len : 0, " %s: flags %#x, %u frames:", who,
+			s->flags, s->n);
+	for (unsigned i = 0; i < s->n && i < 12 && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? ";" : " ",
+				symbolize(f, s, i) ?: "?");
+	if (len < size)
+		snprintf(buf + len, size - len, ";");
+}
+
 /*
  * tests/progs/earlywait, without frame pointers: threads that block in their
  * first millisecond, before the process's CFI tables are published, 200 ms
@@ -532,12 +547,13 @@ START_TEST(test_early_waits)
 	struct intervals *iv = calloc(1, sizeof(*iv));
 	struct run *r = calloc(1, sizeof(*r));
 	struct capture_file *f;
-	char figures[512] = "";
+	char figures[512] = "", missed[2048] = "";
 	double worst = 1;
 
 	ck_assert_ptr_nonnull(iv);
 	ck_assert_ptr_nonnull(r);
-	RUN(r, "record", "-q", "--off-cpu", "-o", path, "--", prog("earlywait"));
+	/* not -q: a failure shows record's summary (its unwind and off-cpu lines) */
+	RUN(r, "record", "--off-cpu", "-o", path, "--", prog("earlywait"));
 	ck_assert_msg(exit_code(r) == 0, "record: %s", r->err);
 	read_intervals(path, iv, false);
 	check_offcpu_accounting(iv);
@@ -547,6 +563,7 @@ START_TEST(test_early_waits)
 	ck_assert_uint_eq(f->nr_offcpu, iv->n);
 	for (unsigned k = 0; k < 3; k++) {
 		uint64_t blocked = 0, good = 0, first_start = UINT64_MAX;
+		size_t first = 0;
 		bool first_good = false;
 		char line[64], *at;
 		int tid = 0;
@@ -568,6 +585,7 @@ START_TEST(test_early_waits)
 			if (v->start < first_start) {
 				first_start = v->start;
 				first_good = whole;
+				first = i;
 			}
 		}
 		ck_assert_msg(blocked > 2000000000ULL, "%s blocked %.1f ms", who[k][0],
@@ -577,6 +595,8 @@ START_TEST(test_early_waits)
 			 100.0 * good / blocked, blocked / 1e6, first_good ? "whole" : "missed");
 		if ((double)good / blocked < worst)
 			worst = (double)good / blocked;
+		if (!first_good)
+			describe_stack(f, &f->offcpu[first], who[k][0], missed, sizeof(missed));
 	}
 	fprintf(stderr,
 		"early waits, the caller of libc in the blocked time:%s rewalked %llu, "
@@ -584,7 +604,8 @@ START_TEST(test_early_waits)
 		figures, (unsigned long long)iv->oc[FXS_OC_REWALKED],
 		(unsigned long long)iv->oc[FXS_OC_REWALK_MISSED],
 		(unsigned long long)iv->oc[FXS_OC_REWALK_NO_HOOK]);
-	ck_assert_msg(worst >= 0.99, "the caller of libc in:%s", figures);
+	ck_assert_msg(worst >= 0.99, "the caller of libc in:%s\nthe first waits missed:%s\n%s",
+		      figures, missed, r->err);
 	unload(f);
 	free(iv);
 	free(r);
