@@ -68,26 +68,34 @@ asan()
 	objs=
 	# The Makefile passes its lists: the library modules and the unit tests.
 	[ -n "${LIB_SRCS:-}" ] && [ -n "${UNIT_SRCS:-}" ] || die "LIB_SRCS and UNIT_SRCS unset: run 'make check-asan'"
-	for src in $LIB_SRCS; do
-		obj=$out/${src%.c}.o
+	# Built SANITIZE_JOBS at once (default: the CPUs): the inner shells get
+	# the flags from the environment and split them as this one would.
+	export CLANG cflags libs check_cflags check_libs out
+	jobs=${SANITIZE_JOBS:-$(nproc)}
+	# shellcheck disable=SC2016,SC2086 # the inner shell's variables; the lists split
+	printf '%s\n' $LIB_SRCS | xargs -P "$jobs" -I{} sh -c '
+		obj=$out/${1%.c}.o
 		mkdir -p "$(dirname "$obj")"
 		echo "  CC-ASAN  $obj"
-		# shellcheck disable=SC2086
-		$CLANG $cflags -c "$src" -o "$obj" || die "cannot build $src"
-		objs="$objs $obj"
+		$CLANG $cflags -c "$1" -o "$obj" || { echo "sanitize.sh: cannot build $1" >&2; exit 1; }' _ {} ||
+		die "the library did not build"
+	for src in $LIB_SRCS; do
+		objs="$objs $out/${src%.c}.o"
 	done
 	rm -f "$out/libfxs.a"
 	# shellcheck disable=SC2086
 	ar rcs "$out/libfxs.a" $objs
-	bins=
-	for src in $UNIT_SRCS; do
-		bin=$out/${src%.c}
+	# shellcheck disable=SC2016,SC2086 # the inner shell's variables; the lists split
+	printf '%s\n' $UNIT_SRCS | xargs -P "$jobs" -I{} sh -c '
+		bin=$out/${1%.c}
 		mkdir -p "$(dirname "$bin")"
 		echo "  CC-ASAN  $bin"
-		# shellcheck disable=SC2086
-		$CLANG $cflags $check_cflags -Itests -Itests/unit "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
-			die "cannot build $src"
-		bins="$bins $bin"
+		$CLANG $cflags $check_cflags -Itests -Itests/unit "$1" "$out/libfxs.a" $libs $check_libs \
+			-o "$bin" || { echo "sanitize.sh: cannot build $1" >&2; exit 1; }' _ {} ||
+		die "the unit tests did not build"
+	bins=
+	for src in $UNIT_SRCS; do
+		bins="$bins $out/${src%.c}"
 	done
 	# detect_leaks also runs in Check's forked children, so a leak in any test
 	# fails it. halt_on_error: the first report ends the process (exit != 0).
