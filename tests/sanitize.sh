@@ -14,7 +14,8 @@
 #                                run the normal unit-test binaries (the ones
 #                                given, else .output/tests/unit/**/check_*, built by
 #                                `make check`) under valgrind with
-#                                --leak-check=full --error-exitcode=1
+#                                --leak-check=full --error-exitcode=1,
+#                                SANITIZE_JOBS at once (default: the CPUs)
 #
 # Run from the top of the tree, after `make` has generated the BPF skeleton
 # (.output/*.skel.h), which daemon/capture/bpf_sampler.c includes. Exits non-zero on
@@ -67,26 +68,34 @@ asan()
 	objs=
 	# The Makefile passes its lists: the library modules and the unit tests.
 	[ -n "${LIB_SRCS:-}" ] && [ -n "${UNIT_SRCS:-}" ] || die "LIB_SRCS and UNIT_SRCS unset: run 'make check-asan'"
-	for src in $LIB_SRCS; do
-		obj=$out/${src%.c}.o
+	# Built SANITIZE_JOBS at once (default: the CPUs): the inner shells get
+	# the flags from the environment and split them as this one would.
+	export CLANG cflags libs check_cflags check_libs out
+	jobs=${SANITIZE_JOBS:-$(nproc)}
+	# shellcheck disable=SC2016,SC2086 # the inner shell's variables; the lists split
+	printf '%s\n' $LIB_SRCS | xargs -P "$jobs" -I{} sh -c '
+		obj=$out/${1%.c}.o
 		mkdir -p "$(dirname "$obj")"
 		echo "  CC-ASAN  $obj"
-		# shellcheck disable=SC2086
-		$CLANG $cflags -c "$src" -o "$obj" || die "cannot build $src"
-		objs="$objs $obj"
+		$CLANG $cflags -c "$1" -o "$obj" || { echo "sanitize.sh: cannot build $1" >&2; exit 1; }' _ {} ||
+		die "the library did not build"
+	for src in $LIB_SRCS; do
+		objs="$objs $out/${src%.c}.o"
 	done
 	rm -f "$out/libfxs.a"
 	# shellcheck disable=SC2086
 	ar rcs "$out/libfxs.a" $objs
-	bins=
-	for src in $UNIT_SRCS; do
-		bin=$out/${src%.c}
+	# shellcheck disable=SC2016,SC2086 # the inner shell's variables; the lists split
+	printf '%s\n' $UNIT_SRCS | xargs -P "$jobs" -I{} sh -c '
+		bin=$out/${1%.c}
 		mkdir -p "$(dirname "$bin")"
 		echo "  CC-ASAN  $bin"
-		# shellcheck disable=SC2086
-		$CLANG $cflags $check_cflags -Itests -Itests/unit "$src" "$out/libfxs.a" $libs $check_libs -o "$bin" ||
-			die "cannot build $src"
-		bins="$bins $bin"
+		$CLANG $cflags $check_cflags -Itests -Itests/unit "$1" "$out/libfxs.a" $libs $check_libs \
+			-o "$bin" || { echo "sanitize.sh: cannot build $1" >&2; exit 1; }' _ {} ||
+		die "the unit tests did not build"
+	bins=
+	for src in $UNIT_SRCS; do
+		bins="$bins $out/${src%.c}"
 	done
 	# detect_leaks also runs in Check's forked children, so a leak in any test
 	# fails it. halt_on_error: the first report ends the process (exit != 0).
@@ -120,15 +129,26 @@ valgrind_run()
 	# The binaries given (the Makefile passes $(UNIT_BINS)), else every one built.
 	[ $# -gt 0 ] || set -- $(find "$OUTPUT"/tests/unit -name 'check_*' -type f | sort)
 	[ -x "$1" ] || die "no unit test binary at '$1': run 'make check' first"
-	failed=
+	# valgrind runs one thread at a time: SANITIZE_JOBS binaries at once
+	# (default: the CPUs; 539 s one after another on the 2-core CI VM), each
+	# one's output kept and shown in order once all ended.
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/fxs-valgrind.XXXXXX")
+	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
+	for bin in "$@"; do
+		[ -x "$bin" ] && printf '%s\n' "$bin"
+	done | xargs -P "${SANITIZE_JOBS:-$(nproc)}" -I{} sh -c '
+		# CK_FORK=no: one process, so valgrind sees all the tests allocate.
+		CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 "$1" \
+			>"$2/$(printf %s "$1" | tr / _)" 2>&1 || printf "%s\n" "$1" >>"$2/failed"' _ {} "$logs"
 	for bin in "$@"; do
 		[ -x "$bin" ] || continue
 		echo "== valgrind $bin"
-		# CK_FORK=no: one process, so valgrind sees every test's allocations.
-		CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 "$bin" ||
-			failed="$failed $bin"
+		cat "$logs/$(printf %s "$bin" | tr / _)"
 	done
-	[ -z "$failed" ] || die "failed under valgrind:$failed"
+	failed=
+	[ ! -f "$logs/failed" ] || failed=$(tr '\n' ' ' <"$logs/failed")
+	rm -rf "$logs"
+	[ -z "$failed" ] || die "failed under valgrind: $failed"
 }
 
 case $mode in

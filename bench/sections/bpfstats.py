@@ -34,14 +34,11 @@ def sample_prog_stats(p):
     return last
 
 
-def cli_prog_cost(depth, args=()):
-    """fxsampler record on a chain; read fxs_sample's stats through bpftool while it runs.
-    Returns (run_time_ns / run_cnt, run_cnt, run_time_ns, samples written)."""
-    res = os.path.join(TMP, "cli.res")
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999", *args, "-o",
-                          os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
-                         stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, env=chain_env(res))
+def record_prog_cost(argv, env=None):
+    """Run record (argv); read fxs_sample's stats through bpftool while it runs.
+    Returns (run_time_ns / run_cnt, run_cnt, run_time_ns, samples written), or
+    None for a run of under 100 firings."""
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     last = sample_prog_stats(p)
     _, err = p.communicate()
     if not last or last[0] < 100:
@@ -49,6 +46,14 @@ def cli_prog_cost(depth, args=()):
     # Per-CPU events: idle CPU firings are filtered early and lower the mean.
     written = fxs_summary(err.decode(errors="replace")).get("samples")
     return last[1] / last[0], last[0], last[1], written
+
+
+def cli_prog_cost(depth, args=()):
+    """record_prog_cost() of fxsampler record on a chain of depth frames."""
+    res = os.path.join(TMP, "cli.res")
+    return record_prog_cost([FXS, "record", "-q", "-F", "9999", *args, "-o",
+                             os.path.join(TMP, "cli.fxt"), "--", CHAIN, str(depth), "2"],
+                            chain_env(res))
 
 
 def filtered_run_cost():

@@ -21,11 +21,9 @@ All in the same rounds, their ratios to "off" side by side.
 """
 import os
 import random
-import subprocess
 
-from .bpfstats import filtered_run_cost, sample_prog_stats
-from .common import (FXS, PYTHON, ROUNDS, TMP, fxs_summary, log, results, stats, sysctl,
-                     target)
+from .bpfstats import filtered_run_cost, record_prog_cost
+from .common import FXS, PYTHON, ROUNDS, TMP, log, results, stats, sysctl, target
 
 LETTER, KEY = "p", "p_python"
 # the walk, the walks of before (FXS_BENCH_PY_WALK), the native walk alone
@@ -43,21 +41,15 @@ down(int(sys.argv[1]) - 2, time.perf_counter() + float(sys.argv[2]))
 
 
 def one(script, mode):
-    """(run_time_ns / run_cnt, run_cnt, run_time_ns, samples written) of one record, or None."""
+    """record_prog_cost() of one record of script with the Python walk as mode says."""
     env = dict(os.environ)
     env.pop("FXS_BENCH_PY_WALK", None)
     if mode in ("old", "leaf", "win1k"):
         env["FXS_BENCH_PY_WALK"] = mode
-    p = subprocess.Popen([FXS, "record", "-q", "-F", "9999",
-                          "--python=" + ("off" if mode == "off" else "on"), "-o",
-                          os.path.join(TMP, "py.fxt"), "--", PYTHON, script, str(FRAMES),
-                          "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    last = sample_prog_stats(p)
-    _, err = p.communicate()
-    if not last or last[0] < 100:
-        return None
-    written = fxs_summary(err.decode(errors="replace")).get("samples")
-    return last[1] / last[0], last[0], last[1], written
+    return record_prog_cost([FXS, "record", "-q", "-F", "9999",
+                             "--python=" + ("off" if mode == "off" else "on"), "-o",
+                             os.path.join(TMP, "py.fxt"), "--", PYTHON, script, str(FRAMES),
+                             "2"], env)
 
 
 def measure():
