@@ -106,21 +106,43 @@ asan()
 	# plain build. A CI run of 2026-12-05 timed out two tests at a load of 10.
 	CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-5}
 	export ASAN_OPTIONS UBSAN_OPTIONS CK_TIMEOUT_MULTIPLIER
-	failed=
-	for bin in $bins; do
-		echo "== $bin"
-		# A report in a forked test child makes Check count that test as an
-		# error, so the runner's own exit status carries it. Run them all,
-		# then name every one that failed.
-		if ! "$bin"; then
-			failed="$failed $bin"
-			# A leak report of a forked test child may not reach the
-			# terminal: run it again in one process to show the report.
-			echo "== $bin again with CK_FORK=no, for the report"
-			CK_FORK=no "$bin" || true
-		fi
+	# A report in a forked test child makes Check count that test as an
+	# error, so the runner's own exit status carries it. A leak report of a
+	# forked test child may not reach its output: a failed one runs again in
+	# one process to show the report.
+	# shellcheck disable=SC2016,SC2086 # the inner shell's $1 and $2; the list splits
+	run_each "" '
+		"$1" >"$2" 2>&1 && exit 0
+		echo "== $1 again with CK_FORK=no, for the report" >>"$2"
+		CK_FORK=no "$1" >>"$2" 2>&1
+		exit 1' $bins
+	[ -z "$failed" ] || die "failed under ASan/UBSan: $failed"
+}
+
+# run_each LABEL SCRIPT BIN...: sh -c SCRIPT for each BIN ($1 the binary, $2
+# the file its output goes to), SANITIZE_JOBS at once (default: the CPUs:
+# valgrind and ASan run one thread at a time; one after another, valgrind
+# took 539 s on the 2-core CI VM), each one's output shown in order once all
+# ended; $failed names the ones whose SCRIPT failed.
+run_each()
+{
+	label=$1 script=$2
+	shift 2
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/fxs-sanitize.XXXXXX")
+	# shellcheck disable=SC2016 # the inner shell's
+	for bin in "$@"; do
+		[ -x "$bin" ] && printf '%s\n' "$bin"
+	done | xargs -P "${SANITIZE_JOBS:-$(nproc)}" -I{} sh -c '
+		log=$2/$(printf %s "$1" | tr / _)
+		sh -c "$3" _ "$1" "$log" || printf "%s\n" "$1" >>"$2/failed"' _ {} "$logs" "$script"
+	for bin in "$@"; do
+		[ -x "$bin" ] || continue
+		echo "== $label$bin"
+		cat "$logs/$(printf %s "$bin" | tr / _)"
 	done
-	[ -z "$failed" ] || die "failed under ASan/UBSan:$failed"
+	failed=
+	[ ! -f "$logs/failed" ] || failed=$(tr '\n' ' ' <"$logs/failed")
+	rm -rf "$logs"
 }
 
 valgrind_run()
@@ -129,25 +151,10 @@ valgrind_run()
 	# The binaries given (the Makefile passes $(UNIT_BINS)), else every one built.
 	[ $# -gt 0 ] || set -- $(find "$OUTPUT"/tests/unit -name 'check_*' -type f | sort)
 	[ -x "$1" ] || die "no unit test binary at '$1': run 'make check' first"
-	# valgrind runs one thread at a time: SANITIZE_JOBS binaries at once
-	# (default: the CPUs; 539 s one after another on the 2-core CI VM), each
-	# one's output kept and shown in order once all ended.
-	logs=$(mktemp -d "${TMPDIR:-/tmp}/fxs-valgrind.XXXXXX")
-	# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
-	for bin in "$@"; do
-		[ -x "$bin" ] && printf '%s\n' "$bin"
-	done | xargs -P "${SANITIZE_JOBS:-$(nproc)}" -I{} sh -c '
-		# CK_FORK=no: one process, so valgrind sees all the tests allocate.
-		CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 "$1" \
-			>"$2/$(printf %s "$1" | tr / _)" 2>&1 || printf "%s\n" "$1" >>"$2/failed"' _ {} "$logs"
-	for bin in "$@"; do
-		[ -x "$bin" ] || continue
-		echo "== valgrind $bin"
-		cat "$logs/$(printf %s "$bin" | tr / _)"
-	done
-	failed=
-	[ ! -f "$logs/failed" ] || failed=$(tr '\n' ' ' <"$logs/failed")
-	rm -rf "$logs"
+	# CK_FORK=no: one process, so valgrind sees all the tests allocate.
+	# shellcheck disable=SC2016 # the inner shell's $1 (the binary) and $2 (its log)
+	run_each "valgrind " '
+		CK_FORK=no valgrind -q --leak-check=full --error-exitcode=1 "$1" >"$2" 2>&1' "$@"
 	[ -z "$failed" ] || die "failed under valgrind: $failed"
 }
 
