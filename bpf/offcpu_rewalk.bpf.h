@@ -83,19 +83,31 @@ static __always_inline bool offcpu_lacked_tables(__u8 end)
 	return reason == FXS_UE_NO_PROC || reason == FXS_UE_NO_TABLE;
 }
 
+/* CLOCK_BOOTTIME ns at which the sched_switch program was attached (user space sets it). */
+__u64 offcpu_armed_ns;
+
 /*
  * Whether a walk of t that ended so should be taken again: it lacked a
  * table, or it met a pc in no module while t's process is in its first
  * seconds (its libraries' ranges not published yet; later it is mostly a
- * JIT's code, and only the tables' lack is worth a second walk).
+ * JIT's code, and only the tables' lack is worth a second walk). Its age
+ * counts from the later of its fork and the capture's start: record --
+ * CMD forks CMD before it loads the capture and execs it after, which may
+ * take more than those seconds on a busy host, and a process that was
+ * there before the capture has none of its ranges published either.
  */
 static __always_inline bool offcpu_wants_rewalk(__u8 end, struct task_struct *t)
 {
+	__u64 born;
+
 	if (offcpu_lacked_tables(end))
 		return true;
-	return FXS_UE_REASON(end) == FXS_UE_NO_MODULE &&
-	       bpf_ktime_get_boot_ns() - BPF_CORE_READ(t, group_leader, start_boottime) <
-		       2000000000ULL;
+	if (FXS_UE_REASON(end) != FXS_UE_NO_MODULE)
+		return false;
+	born = BPF_CORE_READ(t, group_leader, start_boottime);
+	if (born < *(volatile __u64 *)&offcpu_armed_ns)
+		born = *(volatile __u64 *)&offcpu_armed_ns;
+	return bpf_ktime_get_boot_ns() - born < 2000000000ULL;
 }
 
 /* Whether the kernel runs rseq_update for t on its way back to user space. */

@@ -517,6 +517,7 @@ static int bpf_arm(void *ctx, uint32_t session)
 	if (b->opts.offcpu) {
 		/* The program's gate: the state word's session must be this one. */
 		b->skel->bss->fxs_off_session = session;
+		b->skel->bss->offcpu_armed_ns = clock_ns(CLOCK_BOOTTIME);
 		b->off_link = bpf_program__attach(b->skel->progs.fxs_offcpu);
 		if (!b->off_link)
 			return -errno;
