@@ -24,6 +24,9 @@ set -eu
 
 OUTPUT=${OUTPUT:-.output}
 CLANG=${CLANG:-clang}
+# How many compiles and test binaries run at once: valgrind and ASan run one
+# thread at a time.
+jobs=${SANITIZE_JOBS:-$(nproc)}
 mode=${1:-}
 [ $# -eq 0 ] || shift
 
@@ -68,10 +71,9 @@ asan()
 	objs=
 	# The Makefile passes its lists: the library modules and the unit tests.
 	[ -n "${LIB_SRCS:-}" ] && [ -n "${UNIT_SRCS:-}" ] || die "LIB_SRCS and UNIT_SRCS unset: run 'make check-asan'"
-	# Built SANITIZE_JOBS at once (default: the CPUs): the inner shells get
-	# the flags from the environment and split them as this one would.
+	# Built $jobs at once: the inner shells get the flags from the
+	# environment and split them as this one would.
 	export CLANG cflags libs check_cflags check_libs out
-	jobs=${SANITIZE_JOBS:-$(nproc)}
 	# shellcheck disable=SC2016,SC2086 # the inner shell's variables; the lists split
 	printf '%s\n' $LIB_SRCS | xargs -P "$jobs" -I{} sh -c '
 		obj=$out/${1%.c}.o
@@ -120,8 +122,7 @@ asan()
 }
 
 # run_each LABEL SCRIPT BIN...: sh -c SCRIPT for each BIN ($1 the binary, $2
-# the file its output goes to), SANITIZE_JOBS at once (default: the CPUs:
-# valgrind and ASan run one thread at a time; one after another, valgrind
+# the file its output goes to), $jobs at once (one after another, valgrind
 # took 539 s on the 2-core CI VM), each one's output shown in order once all
 # ended; $failed names the ones whose SCRIPT failed.
 run_each()
@@ -132,7 +133,7 @@ run_each()
 	# shellcheck disable=SC2016 # the inner shell's
 	for bin in "$@"; do
 		[ -x "$bin" ] && printf '%s\n' "$bin"
-	done | xargs -P "${SANITIZE_JOBS:-$(nproc)}" -I{} sh -c '
+	done | xargs -P "$jobs" -I{} sh -c '
 		log=$2/$(printf %s "$1" | tr / _)
 		sh -c "$3" _ "$1" "$log" || printf "%s\n" "$1" >>"$2/failed"' _ {} "$logs" "$script"
 	for bin in "$@"; do
