@@ -136,7 +136,7 @@ def v_host_tables():
     rc, o, e, wall, ru = run([FXS, "record", "-a", "-q", "--unwind=auto", "-F", "99", "-d", "3s",
                               "-o", out])
     m = re.search(r"unwind tables: (\d+) modules, (\d+) KiB of (\d+) KiB loaded, (\d+) evicted, "
-                  r"(\d+) without CFI, (\d+) failed; made in (\d+) ms", e)
+                  r"(?:\d+ left out, )?(\d+) without CFI, (\d+) failed; made in (\d+) ms", e)
     if os.path.exists(out):
         os.unlink(out)
     if not m:

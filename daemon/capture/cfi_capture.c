@@ -339,6 +339,41 @@ static void count_lost(struct cfi_capture *cc, const struct fxs_sample *s)
 		cc->lost.unknown++;
 }
 
+/*
+ * While a module in use is left out for room: the tables an on-CPU stack was
+ * walked by, and the one it lost its table in, which say which tables the
+ * room should go to (cfi_tables_demand()). Up to DEMAND_IDS tables a stack.
+ */
+#define DEMAND_IDS 16
+static void count_demand(struct cfi_capture *cc, const struct fxs_sample *s)
+{
+	const uint64_t *frames = (const uint64_t *)(s + 1);
+	uint32_t walked[DEMAND_IDS], lost = UINT32_MAX;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < s->nr_frames && lost == UINT32_MAX; i++) {
+		/* a return address is past its call: the walker looks one byte back */
+		uint64_t look = i ? frames[i] - 1 : frames[i];
+		uint32_t id = UINT32_MAX;
+		size_t k = 0;
+
+		switch (cfi_tables_had(cc->tables, (pid_t)s->pid, look, s->time_ns, &id)) {
+		case CFI_HAD_NO_TABLE:
+			lost = id;
+			break;
+		case CFI_HAD_TABLE:
+			while (k < n && walked[k] != id)
+				k++;
+			if (id != UINT32_MAX && k == n && n < DEMAND_IDS)
+				walked[n++] = id;
+			break;
+		default:
+			break;
+		}
+	}
+	cfi_tables_demand(cc->tables, walked, n, lost);
+}
+
 void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 {
 	uint64_t *v = s->flags & FXS_SF_OFFCPU ? cc->counts.offcpu : cc->counts.samples;
@@ -353,6 +388,8 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 	if ((s->unwind_end & FXS_UE_FP_FALLBACK) && reason == FXS_UE_NO_TABLE &&
 	    !(s->flags & FXS_SF_OFFCPU))
 		count_lost(cc, s);
+	if (!(s->flags & FXS_SF_OFFCPU) && cfi_tables_short(cc->tables))
+		count_demand(cc, s);
 }
 
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)
@@ -436,12 +473,12 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	static const char *const table_names[] = {
 		"tables",   "loaded",	 "generated", "no_cfi", "failed",
 		"evicted",  "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
-		"left_out",
+		"left_out", "swapped",
 	};
 	/* slot 0 (not a CFI walk) is never counted here: the names start at END */
 	const char *names[CFI_COUNT_NR - 1];
 	struct cfi_tables_stats st;
-	uint64_t v[11];
+	uint64_t v[12];
 	struct cfi_mod_info mods[CFI_MODULES_WRITTEN];
 	size_t nr_mods;
 	int err;
@@ -465,9 +502,10 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	v[8] = st.gen_ns;
 	v[9] = st.proc_dropped;
 	v[10] = st.left_out;
+	v[11] = st.swapped;
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "cfi_tables", 0, table_names, v,
-					 11);
+					 12);
 	if (!err)
 		err = write_lost(cc, s, ts);
 	/* each module without a table, once (capture_finish writes this once) */

@@ -350,7 +350,7 @@ static void set_table(struct cfi_tables *t, uint32_t id, uint32_t first, const s
  * about to be): those a walk may need at any moment. Dropped processes have
  * none. used[] has nr_mods entries.
  */
-static void mark_in_use(const struct cfi_tables *t, bool *used)
+void cfi_tables_mark_in_use(const struct cfi_tables *t, bool *used)
 {
 	memset(used, 0, t->nr_mods * sizeof(*used));
 	for (size_t i = 0; i < t->nr_procs; i++) {
@@ -365,8 +365,7 @@ static void mark_in_use(const struct cfi_tables *t, bool *used)
 	}
 }
 
-/* Rows freed and waiting out the walks that may still read them. */
-static uint64_t rows_coming(const struct cfi_tables *t)
+uint64_t cfi_tables_rows_coming(const struct cfi_tables *t)
 {
 	uint64_t coming = 0;
 
@@ -376,12 +375,17 @@ static uint64_t rows_coming(const struct cfi_tables *t)
 	return coming;
 }
 
-static void evict(struct cfi_tables *t, struct mod *m)
+void cfi_tables_unload(struct cfi_tables *t, struct mod *m)
 {
 	set_table(t, (uint32_t)(m - t->mods), 0, NULL);
 	hold(t, m->first, m->n, true);
 	t->stats.row_bytes -= (uint64_t)m->n * sizeof(uint32_t);
 	t->stats.loaded--;
+}
+
+void cfi_tables_evict(struct cfi_tables *t, struct mod *m)
+{
+	cfi_tables_unload(t, m);
 	t->stats.evicted++;
 	m->state = CFI_MOD_EVICTED;
 }
@@ -397,13 +401,13 @@ static void evict(struct cfi_tables *t, struct mod *m)
  */
 static int evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
 {
-	uint64_t coming = rows_coming(t);
+	uint64_t coming = cfi_tables_rows_coming(t);
 	bool first = true, *used;
 
 	used = malloc(t->nr_mods * sizeof(*used) + 1);
 	if (!used)
 		return -ENOMEM;
-	mark_in_use(t, used);
+	cfi_tables_mark_in_use(t, used);
 	while (t->free_rows.total + coming < n || (first && !coming)) {
 		struct mod *lru = NULL;
 
@@ -413,7 +417,7 @@ static int evict_for(struct cfi_tables *t, uint32_t n, size_t keep)
 				lru = &t->mods[i];
 		if (!lru)
 			break;
-		evict(t, lru);
+		cfi_tables_evict(t, lru);
 		coming += lru->n;
 		first = false;
 	}
@@ -574,18 +578,24 @@ static int make_one(struct cfi_tables *t, size_t id)
  */
 static int retry_left_out(struct cfi_tables *t)
 {
-	uint64_t room = t->free_rows.total + rows_coming(t);
+	uint64_t room = t->free_rows.total + cfi_tables_rows_coming(t);
 	bool *used = NULL, any = false;
 
-	for (size_t i = 0; i < t->nr_mods; i++)
-		any |= t->mods[i].state == CFI_MOD_LEFT_OUT &&
-		       (t->mods[i].fd >= 0 || t->mods[i].reopen);
+	for (size_t i = 0; i < t->nr_mods; i++) {
+		const struct mod *m = &t->mods[i];
+
+		/* one queued again waits for its room (cfi_tables_rebalance() made it): none before
+		 */
+		if (m->state == CFI_MOD_QUEUED && m->need)
+			return 0;
+		any |= m->state == CFI_MOD_LEFT_OUT && (m->fd >= 0 || m->reopen);
+	}
 	if (!any)
 		return 0;
 	used = malloc(t->nr_mods * sizeof(*used) + 1);
 	if (!used)
 		return -ENOMEM;
-	mark_in_use(t, used);
+	cfi_tables_mark_in_use(t, used);
 	for (size_t i = 0; i < t->nr_mods; i++)
 		if (t->mods[i].state == CFI_MOD_LOADED && !used[i])
 			room += t->mods[i].n;
@@ -645,7 +655,7 @@ int cfi_tables_work(struct cfi_tables *t, uint64_t budget_ns)
 	t->gen++;
 	sweep(t);
 	release_held(t);
-	if (retry_left_out(t))
+	if (retry_left_out(t) || cfi_tables_rebalance(t))
 		return -ENOMEM;
 	/* Workers make the first CFI_TABLES_MAX_STARTED queued tables (ops.start), in order. */
 	for (size_t i = t->next_queued, started = 0;

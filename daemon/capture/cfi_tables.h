@@ -21,7 +21,9 @@
  * its frames end with FXS_UE_NO_TABLE. A table in use is never evicted: when
  * the modules in use do not fit together, the one that came last is left out
  * (FXS_UE_NO_TABLE too: by frame pointers under auto, marked) and made once
- * room comes (processes that mapped others exit), at most a few times.
+ * room comes (processes that mapped others exit), at most a few times; or
+ * once stacks show they need it more than tables in use that make room for
+ * it, which are left out in its place (cfi_tables_demand()), a few times.
  *
  * Pure: writes the rows and ranges arrays it is given (the mmapped maps), and
  * publishes through the ops; no libbpf.
@@ -108,6 +110,7 @@ struct cfi_tables_stats {
 	uint64_t gen_ns;       /* time spent making tables */
 	uint64_t proc_dropped; /* processes whose ranges did not fit */
 	uint64_t left_out;     /* modules in use without a table: no room (CFI_MOD_LEFT_OUT) */
+	uint64_t swapped;      /* let in for the stacks that lost their table in them */
 };
 
 struct cfi_tables;
@@ -210,6 +213,15 @@ void cfi_tables_stats(const struct cfi_tables *t, struct cfi_tables_stats *ret);
  */
 enum cfi_lost_had cfi_tables_had(const struct cfi_tables *t, pid_t pid, uint64_t look, uint64_t ts,
 				 uint32_t *ret_id);
+/*
+ * When the tables in use do not all fit, which of them the stacks need
+ * (cfi_tables_demand.c): whether a module in use is left out now, so that
+ * stacks are worth counting; and one on-CPU stack's count, the tables it was
+ * walked by (each once) and the one it lost its table in (UINT32_MAX: none).
+ * cfi_tables_work() lets a module left out in for tables fewer stacks walked.
+ */
+bool cfi_tables_short(const struct cfi_tables *t);
+void cfi_tables_demand(struct cfi_tables *t, const uint32_t *walked, size_t nr, uint32_t lost);
 /* Table id's name (cfi_tables_name()), or NULL. */
 const char *cfi_tables_mod_name(const struct cfi_tables *t, uint32_t id);
 

@@ -39,6 +39,12 @@ struct mod {
 	bool started;		   /* ops.start() took it: ops.collect() gives its rows */
 	uint64_t last_used;
 	uint64_t loaded_ns; /* ops.now() when its table was last loaded */
+	/*
+	 * Since the last look (cfi_tables_rebalance()): stacks walked by its
+	 * table, and of them those that lost their table further on; stacks lost in it.
+	 */
+	uint32_t walked, walked_lost, lost;
+	unsigned moves; /* times let in or left out for the stacks' demand */
 };
 
 /*
@@ -85,6 +91,21 @@ struct cfi_tables {
 	size_t nr_ranges;	 /* over every process: CFI_TABLES_MAX_RANGES */
 	size_t nr_fds;		 /* mods' fds open: CFI_TABLES_MAX_FDS */
 	uint64_t ranges_dropped; /* mappings not kept for the caps */
+	uint32_t demand_stacks;	 /* stacks counted since the last look (cfi_tables_demand()) */
 };
+
+/* Which modules a process of the capture maps now; used[] has nr_mods entries. */
+void cfi_tables_mark_in_use(const struct cfi_tables *t, bool *used);
+/* Rows freed and waiting out the walks that may still read them. */
+uint64_t cfi_tables_rows_coming(const struct cfi_tables *t);
+/* A loaded table out of the walker's reach, its rows held until no walk reads them. */
+void cfi_tables_unload(struct cfi_tables *t, struct mod *m);
+/* The same, for good: no process maps it now (CFI_MOD_EVICTED). */
+void cfi_tables_evict(struct cfi_tables *t, struct mod *m);
+/*
+ * Tables in use let in for the ones stacks need more (cfi_tables_demand.c),
+ * once enough stacks were counted: 0 or -ENOMEM.
+ */
+int cfi_tables_rebalance(struct cfi_tables *t);
 
 #endif /* FXS_DAEMON_CFI_TABLES_INTERNAL_H */

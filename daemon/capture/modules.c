@@ -509,13 +509,20 @@ static int write_mapping(struct modules *m, struct fxt_stream *s, uint64_t ts, c
 	return keep_range(m, s, ts, p, &r, !m->lazy);
 }
 
+/* An executable mapping of a file, or the vdso: what a scan tells of. */
+static bool is_code(const struct proc_map *map)
+{
+	return map->perms[2] == 'x' && map->path &&
+	       (map->path[0] != '[' || !strcmp(map->path, "[vdso]"));
+}
+
 int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t pid,
 		     const char *pid_dir)
 {
 	struct proc_map *maps = NULL;
 	struct proc_ranges *p;
 	char path[96], dir[80];
-	size_t n = 0;
+	size_t n = 0, first_x = 0;
 	int err, written = 0;
 
 	if (pid_dir)
@@ -533,12 +540,22 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 	}
 	p->scanned = true;
 	p->last_scan_ns = mono_ns();
-	for (size_t i = 0; i < n; i++) {
-		const struct proc_map *map = &maps[i];
+	while (first_x < n && !is_code(&maps[first_x]))
+		first_x++;
+	/*
+	 * In the order they were mapped, as far as the maps show it: the lowest
+	 * (the program, below the mmap area) first, then from the top down, as
+	 * mmap hands out addresses: ld.so's first are the program's own
+	 * DT_NEEDED, clang's libclang-cpp and libLLVM. That is the order their
+	 * tables are let in (capture/cfi_tables.h): in address order libLLVM's
+	 * small libraries came first, and at --cfi-memory 8M a CI run left
+	 * libclang-cpp out and none of clang's stacks was whole.
+	 */
+	for (size_t k = 0; k < n; k++) {
+		size_t i = k ? n - k : first_x;
+		const struct proc_map *map = &maps[i < n ? i : 0];
 
-		if (map->perms[2] != 'x' || !map->path)
-			continue;
-		if (map->path[0] == '[' && strcmp(map->path, "[vdso]"))
+		if (i >= n || !is_code(map) || (k && i == first_x))
 			continue;
 		if (find_range(p, map->start))
 			continue;

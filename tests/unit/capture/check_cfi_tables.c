@@ -411,6 +411,186 @@ START_TEST(test_in_use_never_evicted)
 END_TEST
 
 /*
+ * Two modules in use, a (loaded) and b (left out: the two do not fit), both
+ * files that can be opened again; 0 when set up.
+ */
+static struct cfi_tables *make_a_in_b_out(int fd, int *a, int *b, bool a_reopenable)
+{
+	struct cfi_tables *t = make();
+
+	fk.gen_rows = 40;
+	*a = a_reopenable ? cfi_tables_module_reopenable(t, "a", 1, fd)
+			  : cfi_tables_module(t, "a", 1, fd);
+	*b = cfi_tables_module_reopenable(t, "b", 1, fd);
+	cfi_tables_name(t, *a, "/usr/lib/libLLVM-14.so.1");
+	cfi_tables_name(t, *b, "/usr/lib/libclang-cpp.so.14");
+	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, *a);
+	cfi_tables_mapping(t, 1, 0x3000, 0x4000, 0, *b);
+	cfi_tables_publish(t, 1);
+	ck_assert(!cfi_tables_short(t));
+	cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[*a].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[*b].nr_rows, 0);
+	ck_assert(cfi_tables_short(t));
+	return t;
+}
+
+/*
+ * A window of 128 stacks: lost of them lost their table in module `lost`,
+ * `first` of those walked by `walked` first; `only` more walked by `walked`
+ * and whole. Then works enough for a table let in to be loaded.
+ */
+static void stacks(struct cfi_tables *t, uint32_t lost, unsigned nr_lost, uint32_t walked,
+		   unsigned first, unsigned only)
+{
+	for (unsigned i = 0; i < nr_lost; i++)
+		cfi_tables_demand(t, &walked, i < first, lost);
+	for (unsigned i = 0; i < only; i++)
+		cfi_tables_demand(t, &walked, 1, UINT32_MAX);
+	for (unsigned i = nr_lost + only; i < 128; i++)
+		cfi_tables_demand(t, NULL, 0, UINT32_MAX);
+	for (int i = 0; i < 4; i++)
+		cfi_tables_work(t, 1000000000ULL);
+}
+
+/*
+ * Issue 37: which of two tables in use gets the room is for the stacks to
+ * say. A CI run left libclang-cpp out for libLLVM (mapped first in the maps'
+ * address order), and as every stack of clang passes through libclang-cpp,
+ * none was whole. The one most stacks lost their table in is let in, the one
+ * fewer walked by is left out in its place, and they do not take each
+ * other's room in turn: back only for twice the stacks again, and at most
+ * four moves each.
+ */
+START_TEST(test_room_to_the_stacks_need)
+{
+	int fd = devnull(), a, b;
+	struct cfi_tables *t = make_a_in_b_out(fd, &a, &b, true);
+	struct cfi_tables_stats st;
+	struct cfi_mod_info info[2];
+
+	/* 112 of 128 stacks lost their table in b, 16 whole by a */
+	stacks(t, (uint32_t)b, 112, (uint32_t)a, 0, 16);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 1);
+	ck_assert_uint_eq(st.left_out, 1);
+	ck_assert_uint_eq(st.evicted, 0);
+	ck_assert_uint_eq(st.loaded, 1);
+	ck_assert_uint_eq(fk.generated, 3); /* b made again from its file */
+	ck_assert_uint_eq(cfi_tables_modules(t, info, 2), 1);
+	ck_assert_str_eq(info[0].name, "/usr/lib/libLLVM-14.so.1");
+	ck_assert_int_eq(info[0].state, CFI_MOD_LEFT_OUT);
+
+	/* a quarter lost in a, but b walked them all: b stays */
+	stacks(t, (uint32_t)a, 32, (uint32_t)b, 0, 96);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 40);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 1);
+
+	/* the program's phases change, all its stacks each way in turn: four moves, then still */
+	for (int i = 0; i < 10; i++) {
+		bool want_a = i % 2 == 0;
+
+		stacks(t, (uint32_t)(want_a ? a : b), 128, 0, 0, 0);
+	}
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 4);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	ck_assert_uint_eq(st.left_out, 1);
+	ck_assert_uint_eq(st.loaded, 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * A table's rows are one stretch: the room made for b is, though leaving out
+ * a (walked by no stack) would free as many rows as leaving out c (walked by
+ * some), as a's rows are not beside the free ones. c goes, a stays.
+ */
+START_TEST(test_room_in_one_stretch)
+{
+	struct cfi_tables *t = make();
+	int fd = devnull(), a, b, c;
+	uint32_t walked;
+	struct cfi_tables_stats st;
+
+	fk.gen_rows = 20;
+	a = cfi_tables_module_reopenable(t, "a", 1, fd);
+	c = cfi_tables_module_reopenable(t, "c", 1, fd);
+	cfi_tables_mapping(t, 1, 0x1000, 0x2000, 0, a);
+	cfi_tables_mapping(t, 1, 0x3000, 0x4000, 0, c);
+	cfi_tables_publish(t, 1);
+	cfi_tables_work(t, 1000000000ULL);
+	fk.gen_rows = 40;
+	b = cfi_tables_module_reopenable(t, "b", 1, fd);
+	cfi_tables_mapping(t, 1, 0x5000, 0x6000, 0, b);
+	cfi_tables_publish(t, 1);
+	cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 20);
+	ck_assert_uint_eq(fk.tables[c].nr_rows, 20);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	walked = (uint32_t)c;
+	for (int i = 0; i < 128; i++)
+		cfi_tables_demand(t, &walked, i < 8, i < 8 ? UINT32_MAX : (uint32_t)b);
+	for (int i = 0; i < 4; i++)
+		cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 20);
+	ck_assert_uint_eq(fk.tables[c].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 1);
+	ck_assert_uint_eq(st.left_out, 1);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
+ * No move: fewer than a quarter of the stacks lost their table in b; the
+ * table in its way walked more than half as many as lost theirs in b; the
+ * table in its way is on stacks that lost theirs in b (walked first: both
+ * are needed, as clang's libLLVM and libclang-cpp); the table in its way
+ * could not be made again (its file not reopenable).
+ */
+START_TEST(test_room_kept_without_demand)
+{
+	int fd = devnull(), a, b;
+	struct cfi_tables *t = make_a_in_b_out(fd, &a, &b, true);
+	struct cfi_tables_stats st;
+
+	stacks(t, (uint32_t)b, 31, 0, 0, 0);
+	stacks(t, (uint32_t)b, 64, (uint32_t)a, 0, 33);
+	stacks(t, (uint32_t)b, 128, (uint32_t)a, 1, 0);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 40);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 0);
+	/* 128 stacks, fewer than the window: nothing looked at yet */
+	for (int i = 0; i < 127; i++)
+		cfi_tables_demand(t, NULL, 0, (uint32_t)b);
+	cfi_tables_work(t, 1000000000ULL);
+	ck_assert_uint_eq(fk.tables[b].nr_rows, 0);
+	cfi_tables_demand(t, NULL, 0, (uint32_t)b);
+	cfi_tables_work(t, 1000000000ULL);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 1);
+	cfi_tables__free(t);
+
+	t = make_a_in_b_out(fd, &a, &b, false);
+	stacks(t, (uint32_t)b, 128, 0, 0, 0);
+	ck_assert_uint_eq(fk.tables[a].nr_rows, 40);
+	cfi_tables_stats(t, &st);
+	ck_assert_uint_eq(st.swapped, 0);
+	close(fd);
+	cfi_tables__free(t);
+}
+END_TEST
+
+/*
  * Tables made off the loop (ops.start/collect) are let in in the order their
  * modules came, whichever is made first: which one is left out when room runs
  * short is no race between the workers.
@@ -920,6 +1100,9 @@ static Suite *cfi_tables_suite(void)
 	tcase_add_test(tc, test_freed_ranges_held);
 	tcase_add_test(tc, test_cap_evicts_least_recent);
 	tcase_add_test(tc, test_in_use_never_evicted);
+	tcase_add_test(tc, test_room_to_the_stacks_need);
+	tcase_add_test(tc, test_room_kept_without_demand);
+	tcase_add_test(tc, test_room_in_one_stretch);
 	tcase_add_test(tc, test_rules_full);
 	tcase_add_test(tc, test_no_code_is_no_failure);
 	tcase_add_test(tc, test_made_off_the_loop_in_order);
