@@ -2,23 +2,25 @@
 /*
  * Which tables in use get the room when they do not all fit (issue 37).
  *
- * The module left out is the one mapped last, and which one that is can
- * depend on the order a process's maps were read in (by address, which ASLR
- * shuffles): a CI run at --cfi-memory 8M let libLLVM in and left clang's
- * libclang-cpp out, and as every stack of clang passes through libclang-cpp,
- * none was whole. So the stacks say which they need: while a module in use is
- * left out, each on-CPU stack counts the tables it was walked by and the one
- * it lost its table in (cfi_tables_demand()). Every DEMAND_WINDOW stacks, the
- * module left out that most of them lost their table in is let in, when at
- * least a quarter did and the tables in use whose rows make room for it
- * walked at most half as many, none of which then lost its table: they are
- * left out in its place (their frames by frame pointers, marked, and
- * named). A table walked by stacks that lost theirs further on is on the
- * same stacks as the one they lost: leaving it out for that one would make
- * none of them whole (a run here left libLLVM out for libclang-cpp; clang's
- * stacks pass through both). A table moves so at most DEMAND_MOVES times
- * in a capture, and the other way only for twice its own stacks again: no
- * two tables take each other's room in turn.
+ * The module left out is the one the capture learned of last, which need
+ * not be the one stacks need least: a CI run at --cfi-memory 8M let libLLVM
+ * and its small libraries in and left clang's libclang-cpp out, and as every
+ * stack of clang passes through libclang-cpp, none was whole; so it is when
+ * another program (llc) holds libLLVM's table in use first.
+ *
+ * So the stacks say which they need. While a module in use is left out, each
+ * on-CPU stack counts the tables it was walked by and the one it lost its
+ * table in (cfi_tables_demand()). Every DEMAND_WINDOW stacks, the module left
+ * out that most of them lost their table in is let in, when at least a
+ * quarter did and the tables in use whose rows make room for it walked at
+ * most half as many, none of which then lost its table: they are left out in
+ * its place (their frames by frame pointers, marked, and named). A table
+ * walked by stacks that lost theirs further on is on the same stacks as the
+ * one they lost: leaving it out for that one would make none of them whole
+ * (a run here left libLLVM out for libclang-cpp; clang's stacks pass through
+ * both). A table moves so at most DEMAND_MOVES times in a capture, and the
+ * other way only for twice its own stacks again: no two tables take each
+ * other's room in turn.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -96,8 +98,7 @@ static bool make_room(struct cfi_tables *t, struct mod *want, const bool *used, 
 			const struct mod *m;
 
 			if (len >= want->need) {
-				/* the same cost: the shorter stretch, which leaves fewer tables out
-				 */
+				/* at the same cost, the shorter: fewer tables out */
 				if (cost < best || len < best_len) {
 					best = cost;
 					best_len = len;
@@ -109,8 +110,7 @@ static bool make_room(struct cfi_tables *t, struct mod *want, const bool *used, 
 			if (j == nr)
 				break;
 			m = &t->mods[slots[j].id];
-			/* a table on stacks that lost theirs further on is needed beside the lost
-			 * one */
+			/* on stacks that lost their table further on: needed beside it */
 			if (used[slots[j].id] && (!can_give_way(m) || m->walked_lost))
 				break;
 			cost += used[slots[j].id] ? m->walked : 0;
