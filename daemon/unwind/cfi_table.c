@@ -109,6 +109,8 @@ static uint32_t rule_of(const struct cfa_arch *a, const struct cfi_cie *cie,
 	 */
 	if ((kind == FXS_CFI_SP || kind == FXS_CFI_FP) && !saves_fit(st, 0) &&
 	    saves_fit(st, st->cfa_off + 8)) {
+		if (cfa > FXS_CFI_LOW_CFA_MAX)
+			ok = false; /* its bit 15 says the base */
 		low_fp = kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0;
 		kind = FXS_CFI_LOW;
 		from = st->cfa_off + 8;

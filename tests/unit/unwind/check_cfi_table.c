@@ -318,6 +318,9 @@ static uint32_t expected_rule(const struct re_row *r, uint16_t machine, bool sig
 
 		if (far && (!parse_c(r->ra, &o) || word8(o + off + 8, &w)) &&
 		    (!parse_c(r->fp, &o2) || word8(o2 + off + 8, &w))) {
+			/* its offset has 12 bits: bit 15 is its base */
+			if (cfa > FXS_CFI_LOW_CFA_MAX)
+				return FXS_CFI_UNSUPPORTED;
 			kind = FXS_CFI_LOW | (kind == FXS_CFI_FP ? FXS_CFI_LOW_FP : 0);
 			from = off + 8;
 		}
@@ -1042,6 +1045,29 @@ START_TEST(test_rules)
 	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0));
 	t = table_of(EM_AARCH64, 0);
 	ck_assert_uint_eq(t->rows[0].rule, FXS_CFI_UNSUPPORTED);
+	cfi_table_free(t);
+
+	/*
+	 * Frames up to 64 KiB: libLLVM-14's optimizer has CFA rsp + 33264, over
+	 * 12 bits of words (bit 15 is the 13th). An arm64 frame record 40000
+	 * bytes below the CFA fits neither form: FXS_CFI_LOW's offset stays 12
+	 * bits, its bit 15 being its base.
+	 */
+	w.n = 0;
+	cie = eh_cie(&w, "", 1, -8, 16, 0x03, X86_CIE_INSNS);
+	eh_fde(&w, cie, 0x1000, 0x20, INSNS(0x41, 0x0e, 0xf0, 0x83, 0x02));
+	t = table_of(EM_X86_64, 0);
+	ck_assert_uint_eq(t->rows[1].rule, RULE(FXS_CFI_SP, 4158, -1, 0));
+	ck_assert_uint_eq(FXS_CFI_RULE_KIND(t->rows[1].rule), FXS_CFI_SP);
+	ck_assert_uint_eq(FXS_CFI_RULE_CFA(t->rows[1].rule), 33264);
+	ck_assert_int_eq(FXS_CFI_RULE_RA(t->rows[1].rule), -8);
+	cfi_table_free(t);
+	w.n = 0;
+	cie = eh_cie(&w, "", 4, -8, 30, 0x03, INSNS(0x0c, 31, 0));
+	eh_fde(&w, cie, 0x1000, 0x20,
+	       INSNS(0x41, 0x0c, 29, 0xc0, 0xb8, 0x02, 0x9d, 0x88, 0x27, 0x9e, 0x87, 0x27));
+	t = table_of(EM_AARCH64, 0);
+	ck_assert_uint_eq(t->rows[1].rule, FXS_CFI_UNSUPPORTED);
 	cfi_table_free(t);
 }
 END_TEST
