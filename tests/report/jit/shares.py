@@ -89,14 +89,14 @@ def span(path):
     return ((min(times) - suspended) // 1000, (max(times) - suspended) // 1000)
 
 
-def cpuprofile(path, names, span=None):
+def cpuprofile(path, names, within=None):
     with open(path, encoding="utf-8") as f:
         prof = json.load(f)
     fn = {n["id"]: n["callFrame"]["functionName"] for n in prof["nodes"]}
     at = list(itertools.accumulate(prof["timeDeltas"], initial=prof["startTime"]))[1:]
     samples = [s for s, t in zip(prof["samples"], at)
                if fn.get(s) not in ("(program)", "(idle)") and
-               (span is None or span[0] <= t <= span[1])]
+               (within is None or within[0] <= t <= within[1])]
     for name in names:
         hit = sum(1 for s in samples if fn.get(s) == name)
         print(name, "%.2f" % (100.0 * hit / max(len(samples), 1)))
