@@ -2,6 +2,9 @@
 # The one build entry for fxsampler. Every artifact goes under .output/.
 
 OUTPUT    := .output
+# The CFI tables the tests' captures keep on disk (daemon/unwind/cfi_cache.h):
+# this clone's own, so that no test depends on what the machine ran before.
+export FXSAMPLER_CFI_CACHE ?= $(abspath $(OUTPUT))/cfi-cache
 CLANG     ?= clang
 BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 CC        ?= cc

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/containers.h"
@@ -11,6 +14,7 @@
 #include "capture/cfi_workers.h"
 #include "capture/mapped_file.h"
 #include "capture/proc_maps.h"
+#include "unwind/cfi_cache.h"
 #include "unwind/cfi_table.h"
 
 /* The modules without a table named in the file, at most (a host has thousands). */
@@ -41,6 +45,8 @@ struct cfi_capture {
 	pid_t lost_pid;	       /* the sample's being looked up (lookup_had's) */
 	struct file_key *keys; /* by table id: how to open its file again (reopen) */
 	size_t nr_keys, cap_keys;
+	int cache_fd;		     /* the tables kept on disk (unwind/cfi_cache.h), or -1 */
+	_Atomic uint64_t from_cache; /* tables read from there (by the workers) */
 };
 
 static const char *const count_names[CFI_COUNT_NR] = {
@@ -111,12 +117,46 @@ unsigned cfi_fallback_cause(const char *arg_name)
 }
 
 /* A table from the file behind fd (opened where the process's maps are read). */
-static int make_rows(int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+/*
+ * Where tables are kept between captures: FXSAMPLER_CFI_CACHE (a directory,
+ * or "off"), else systemd's CacheDirectory= (fxsamplerd.service), else
+ * /var/cache/fxsampler for root; none for anyone else, and none when the
+ * directory is not root's alone (cfi_cache_open()). -1: none.
+ */
+static int open_cache(void)
 {
+	const char *env = getenv("FXSAMPLER_CFI_CACHE"), *sd = getenv("CACHE_DIRECTORY");
+	char dir[4096];
+	int fd;
+
+	if (env && *env) {
+		if (!strcmp(env, "off"))
+			return -1;
+		snprintf(dir, sizeof(dir), "%s", env);
+	} else if (sd && *sd && !strchr(sd, ':')) {
+		snprintf(dir, sizeof(dir), "%s/cfi", sd);
+	} else if (geteuid() == 0) {
+		snprintf(dir, sizeof(dir), "/var/cache/fxsampler/cfi");
+	} else {
+		return -1;
+	}
+	fd = cfi_cache_open(dir);
+	return fd < 0 ? -1 : fd;
+}
+
+static int make_rows(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+{
+	struct cfi_capture *cc = ctx;
 	struct cfi_table *t;
+	struct stat st;
 	char path[64];
+	bool keyed = cc->cache_fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode);
 	int err;
 
+	if (keyed && !cfi_cache_get(cc->cache_fd, &st, ret_rows, ret_n)) {
+		atomic_fetch_add(&cc->from_cache, 1);
+		return 0;
+	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	err = cfi_table_from_path(path, NULL, &t);
 	if (err)
@@ -125,13 +165,14 @@ static int make_rows(int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 	*ret_n = t->nrows;
 	t->rows = NULL;
 	cfi_table_free(t);
+	if (keyed && *ret_n >= CFI_CACHE_MIN_ROWS)
+		cfi_cache_put(cc->cache_fd, &st, *ret_rows, *ret_n, CFI_CACHE_CAP);
 	return 0;
 }
 
 static int generate(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
-	(void)ctx;
-	return make_rows(fd, ret_rows, ret_n);
+	return make_rows(ctx, fd, ret_rows, ret_n);
 }
 
 static bool start(void *ctx, uint32_t id, int fd)
@@ -281,6 +322,7 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 	if (!cc)
 		return NULL;
 	cc->bpf = b;
+	cc->cache_fd = -1;
 	err = bpf_sampler_cfi_maps(b, &ops);
 	if (err) {
 		free(cc);
@@ -289,7 +331,8 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 	}
 	ops.generate = generate;
 	ops.reopen = reopen;
-	cc->workers = cfi_workers__new(CFI_WORKERS, make_rows);
+	cc->cache_fd = open_cache();
+	cc->workers = cfi_workers__new(CFI_WORKERS, make_rows, cc);
 	if (cc->workers) {
 		ops.start = start;
 		ops.collect = collect;
@@ -298,6 +341,8 @@ struct cfi_capture *cfi_capture__new(struct bpf_sampler *b, struct modules *m)
 	cc->tables = cfi_tables__new(&ops);
 	if (!cc->tables) {
 		cfi_workers__free(cc->workers);
+		if (cc->cache_fd >= 0)
+			close(cc->cache_fd);
 		free(cc);
 		return NULL;
 	}
@@ -314,6 +359,8 @@ void cfi_capture__free(struct cfi_capture *cc)
 	cfi_workers__free(cc->workers);
 	cfi_tables__free(cc->tables);
 	cfi_lost_free(&cc->lost);
+	if (cc->cache_fd >= 0)
+		close(cc->cache_fd);
 	for (size_t i = 0; i < cc->nr_keys; i++)
 		free(cc->keys[i].key);
 	free(cc->keys);
@@ -433,6 +480,7 @@ void cfi_capture_counts(const struct cfi_capture *cc, struct cfi_counts *ret)
 void cfi_capture_table_stats(const struct cfi_capture *cc, struct cfi_tables_stats *ret)
 {
 	cfi_tables_stats(cc->tables, ret);
+	ret->from_cache = atomic_load(&cc->from_cache);
 }
 
 size_t cfi_capture_modules(const struct cfi_capture *cc, struct cfi_mod_info *out, size_t max)
@@ -471,14 +519,14 @@ static int write_lost(const struct cfi_capture *cc, struct fxt_stream *s, uint64
 int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 {
 	static const char *const table_names[] = {
-		"tables",   "loaded",	 "generated", "no_cfi", "failed",
-		"evicted",  "row_bytes", "cap_bytes", "gen_ns", "processes_dropped",
-		"left_out", "swapped",
+		"tables",   "loaded",	 "generated",  "no_cfi", "failed",
+		"evicted",  "row_bytes", "cap_bytes",  "gen_ns", "processes_dropped",
+		"left_out", "swapped",	 "from_cache",
 	};
 	/* slot 0 (not a CFI walk) is never counted here: the names start at END */
 	const char *names[CFI_COUNT_NR - 1];
 	struct cfi_tables_stats st;
-	uint64_t v[12];
+	uint64_t v[13];
 	struct cfi_mod_info mods[CFI_MODULES_WRITTEN];
 	size_t nr_mods;
 	int err;
@@ -490,7 +538,7 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "unwind_offcpu", 0, names,
 					 cc->counts.offcpu + 1, CFI_COUNT_NR - 1);
-	cfi_tables_stats(cc->tables, &st);
+	cfi_capture_table_stats(cc, &st);
 	v[0] = st.tables;
 	v[1] = st.loaded;
 	v[2] = st.generated;
@@ -503,9 +551,10 @@ int cfi_capture_write(struct cfi_capture *cc, struct fxt_stream *s, uint64_t ts)
 	v[9] = st.proc_dropped;
 	v[10] = st.left_out;
 	v[11] = st.swapped;
+	v[12] = st.from_cache;
 	if (!err)
 		err = fxt_stream_counter(s, ts, 0, 0, "fxsampler", "cfi_tables", 0, table_names, v,
-					 12);
+					 13);
 	if (!err)
 		err = write_lost(cc, s, ts);
 	/* each module without a table, once (capture_finish writes this once) */

@@ -111,6 +111,7 @@ struct cfi_tables_stats {
 	uint64_t proc_dropped; /* processes whose ranges did not fit */
 	uint64_t left_out;     /* modules in use without a table: no room (CFI_MOD_LEFT_OUT) */
 	uint64_t swapped;      /* let in for the stacks that lost their table in them */
+	uint64_t from_cache;   /* read from disk (unwind/cfi_cache.h), not made: cfi_capture's */
 };
 
 struct cfi_tables;

@@ -33,6 +33,7 @@ struct cfi_workers {
 	unsigned nr_threads, want_threads;
 	bool stop;
 	cfi_make_fn make;
+	void *ctx;
 };
 
 static void *worker(void *arg)
@@ -62,7 +63,7 @@ static void *worker(void *arg)
 		fd = j->fd;
 		pthread_mutex_unlock(&w->lock);
 		t0 = mono_ns();
-		err = w->make(fd, &rows, &n);
+		err = w->make(w->ctx, fd, &rows, &n);
 		t0 = mono_ns() - t0;
 		pthread_mutex_lock(&w->lock);
 		for (size_t i = 0; i < w->nr_jobs; i++)
@@ -84,7 +85,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct cfi_workers *cfi_workers__new(unsigned nr, cfi_make_fn make)
+struct cfi_workers *cfi_workers__new(unsigned nr, cfi_make_fn make, void *ctx)
 {
 	struct cfi_workers *w = calloc(1, sizeof(*w));
 
@@ -94,6 +95,7 @@ struct cfi_workers *cfi_workers__new(unsigned nr, cfi_make_fn make)
 	pthread_cond_init(&w->more, NULL);
 	w->want_threads = nr < 1 ? 1 : nr > MAX_THREADS ? MAX_THREADS : nr;
 	w->make = make;
+	w->ctx = ctx;
 	return w;
 }
 

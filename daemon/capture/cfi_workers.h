@@ -15,11 +15,14 @@
 
 struct cfi_workers;
 
-/* The rows of the file behind fd, as cfi_tables' generate() op gives them. */
-typedef int (*cfi_make_fn)(int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n);
+/*
+ * The rows of the file behind fd, as cfi_tables' generate() op gives them;
+ * ctx is cfi_workers__new()'s, and make runs on several threads at once.
+ */
+typedef int (*cfi_make_fn)(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n);
 
 /* nr threads (1..8), started at the first job. NULL with errno set. */
-struct cfi_workers *cfi_workers__new(unsigned nr, cfi_make_fn make);
+struct cfi_workers *cfi_workers__new(unsigned nr, cfi_make_fn make, void *ctx);
 /* Waits for the jobs being made, drops the others. NULL-safe. */
 void cfi_workers__free(struct cfi_workers *w);
 /* Queue table id's rows from fd (dup'ed). false: not queued (no memory, no thread). */

@@ -43,12 +43,13 @@ static void name_module(const struct fxt_record *rec)
 
 bool record_unwind_read(const struct fxt_record *rec, struct capture_stats *ret)
 {
-	static const char *const tables[] = {"tables",	"row_bytes", "cap_bytes",
-					     "evicted", "no_cfi",    "failed",
-					     "gen_ns",	"left_out",  "swapped"};
-	uint64_t *t[] = {&ret->cfi.tables,  &ret->cfi.row_bytes, &ret->cfi.cap_bytes,
-			 &ret->cfi.evicted, &ret->cfi.no_cfi,	 &ret->cfi.failed,
-			 &ret->cfi.gen_ns,  &ret->cfi.left_out,	 &ret->cfi.swapped};
+	static const char *const tables[] = {"tables",	"row_bytes", "cap_bytes", "evicted",
+					     "no_cfi",	"failed",    "gen_ns",	  "left_out",
+					     "swapped", "from_cache"};
+	uint64_t *t[] = {&ret->cfi.tables,    &ret->cfi.row_bytes, &ret->cfi.cap_bytes,
+			 &ret->cfi.evicted,   &ret->cfi.no_cfi,	   &ret->cfi.failed,
+			 &ret->cfi.gen_ns,    &ret->cfi.left_out,  &ret->cfi.swapped,
+			 &ret->cfi.from_cache};
 	uint64_t *v = !strcmp(rec->name, "unwind") ? ret->unwind.samples : ret->unwind.offcpu;
 	bool is_tables = !strcmp(rec->name, "cfi_tables");
 
@@ -115,6 +116,10 @@ void record_unwind_print(const struct capture_stats *st)
 		(unsigned long long)st->cfi.cap_bytes / 1024, (unsigned long long)st->cfi.evicted,
 		(unsigned long long)st->cfi.left_out, (unsigned long long)st->cfi.no_cfi,
 		(unsigned long long)st->cfi.failed, (unsigned long long)st->cfi.gen_ns / 1000000);
+	if (st->cfi.from_cache)
+		cli_say("unwind tables: %llu read from the cache of tables made before, not made "
+			"again",
+			(unsigned long long)st->cfi.from_cache);
 	if (st->cfi.swapped)
 		cli_say("unwind tables: %llu let in for the stacks that lost their table in them, "
 			"in place of tables in use that fewer stacks were walked by",

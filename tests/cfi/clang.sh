@@ -87,13 +87,16 @@ CPP
 printf '#!/bin/sh\nexec clang++ -std=c++17 -O2 -c %s -o %s\n' "$tmp/tmpl.cpp" "$tmp/tmpl.o" >"$tmp/cc.sh"
 chmod +x "$tmp/cc.sh"
 
-# fxsampler with the options given, running $cc: $tmp/ours.$1.{fxt,err,folded}
+# fxsampler with the options given, running $cc: $tmp/ours.$1.{fxt,err,folded};
+# the tables kept on disk in $cache, else none: each run makes its own.
 cc=$tmp/cc.sh
+cache=
 record_ours()
 {
 	tag=$1
 	shift
-	locked "$bin" record -F 999 "$@" -o "$tmp/ours.$tag.fxt" -- "$cc" \
+	locked env FXSAMPLER_CFI_CACHE="${cache:-$tmp/cache.$tag}" \
+		"$bin" record -F 999 "$@" -o "$tmp/ours.$tag.fxt" -- "$cc" \
 		2>"$tmp/ours.$tag.err" || { echo "FAIL record: $(cat "$tmp/ours.$tag.err")"; return 1; }
 	"$bin" report --folded "$tmp/ours.$tag.fxt" 2>/dev/null | fold_ours clang >"$tmp/ours.$tag.folded"
 }
@@ -142,6 +145,26 @@ if [ $((bps_ours * 100)) -gt "$bps_perf" ]; then
 fi
 if [ -z "$trunc" ] || [ $((trunc * 100)) -gt "$ours_n" ]; then
 	echo "FAIL clang: ${trunc:-?} of $ours_n stacks truncated (more than 1 %)"; failed=1
+fi
+
+# The same compile with the tables the first run kept on disk: read back,
+# not made, so the first milliseconds' stacks wait for them no more.
+cache=$tmp/cache.default
+record_ours warm || { failed=1; exit 1; }
+cache=
+set -- $(entry_share "$tmp/ours.warm.folded"); warm=$1 warm_n=$2
+no_table()
+{
+	sed -n 's/.*ended early:.* \([0-9]*\) no_table.*/\1/p' "$1"
+}
+cold_nt=$(no_table "$tmp/ours.default.err") warm_nt=$(no_table "$tmp/ours.warm.err")
+printf 'clang++ with the tables kept on disk: %d.%d%% of %d reach the entry; %s stacks without a table (%s the first time)\n' \
+	$((warm / 10)) $((warm % 10)) "$warm_n" "${warm_nt:-0}" "${cold_nt:-0}"
+grep 'unwind' "$tmp/ours.warm.err" | sed 's/^/  /'
+if ! grep -q 'unwind tables: [1-9][0-9]* read from the cache' "$tmp/ours.warm.err"; then
+	echo "FAIL clang with the tables kept on disk: none read back"; failed=1
+elif [ $((${warm_nt:-0} * 3)) -gt "${cold_nt:-0}" ]; then
+	echo "FAIL clang with the tables kept on disk: ${warm_nt:-0} stacks without a table, not under a third of the first run's ${cold_nt:-0}"; failed=1
 fi
 
 # Below the working set: what fits stays, the rest is named, no collapse.

@@ -15,10 +15,11 @@
 #include "check_main.h"
 
 /* rows: as many as the fd's file has bytes (a pipe: -EBADMSG) */
-static int fake_make(int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+static int fake_make(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	struct stat st;
 
+	(void)ctx;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return -EBADMSG;
 	usleep(20000);
@@ -54,7 +55,7 @@ static int wait_collect(struct cfi_workers *w, uint32_t id, struct fxs_cfi_row *
 
 START_TEST(test_jobs_by_id)
 {
-	struct cfi_workers *w = cfi_workers__new(2, fake_make);
+	struct cfi_workers *w = cfi_workers__new(2, fake_make, NULL);
 	int a = file_of(10), b = file_of(30), p[2];
 	struct fxs_cfi_row *rows = NULL;
 	uint32_t n = 0;
@@ -87,7 +88,7 @@ END_TEST
 /* Jobs still queued or being made when the capture ends: waited for, dropped. */
 START_TEST(test_free_with_jobs)
 {
-	struct cfi_workers *w = cfi_workers__new(1, fake_make);
+	struct cfi_workers *w = cfi_workers__new(1, fake_make, NULL);
 	int a = file_of(5);
 
 	for (uint32_t id = 0; id < 20; id++)
