@@ -11,7 +11,8 @@
  * as symbols are), low 32 bits: a module whose code lies above 4 GiB of
  * vaddr gets no table.
  *
- * A rule is one 32-bit word:
+ * A rule is one 32-bit word (tables are kept on disk as struct fxs_cfi_row:
+ * change CFI_CACHE_VERSION, daemon/unwind/cfi_cache.h, with either):
  *   bits  0..2   kind (FXS_CFI_*)
  *   bits  3..14  CFA offset / 8, unsigned (the CFA is base register + offset)
  *   bit  15      FXS_CFI_LOW: the base register is fp (else sp); elsewhere the

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "unwind/cfi_cache.h"
 
-#define MAGIC "FXSCFI\0"
+#define MAGIC	"FXSCFI\0"
+#define STALE_S 600 /* a temporary file older is no writer's */
 
 /* What a file holds before its rows: the module file's identity and the format's. */
 struct head {
@@ -209,8 +211,15 @@ static int trim(int dirfd, uint64_t cap)
 		size_t len = strlen(de->d_name);
 		struct stat st;
 
-		if (len < 6 || len >= sizeof(v->name) || strcmp(de->d_name + len - 5, ".rows") ||
+		if (len >= sizeof(v->name) ||
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		/* a file a capture that ended mid-write left */
+		if (strstr(de->d_name, ".tmp.") && st.st_mtim.tv_sec + STALE_S < time(NULL)) {
+			unlinkat(dirfd, de->d_name, 0);
+			continue;
+		}
+		if (len < 6 || strcmp(de->d_name + len - 5, ".rows"))
 			continue;
 		if (nr == alloc) {
 			struct kept *nv = realloc(v, (alloc ? alloc * 2 : 64) * sizeof(*v));

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "unwind/cfi_cache.h"
@@ -155,6 +156,25 @@ START_TEST(test_cap_least_recently_used)
 }
 END_TEST
 
+/* A temporary file a capture left mid-write goes at the next write, once old. */
+START_TEST(test_stale_temporaries)
+{
+	int dir = cfi_cache_open(fx("cache"));
+	struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+	struct stat st;
+
+	ck_assert_int_ge(dir, 0);
+	write_file(fx("cache/x.rows.tmp.1"), "half");
+	write_file(fx("cache/y.rows.tmp.2"), "being written");
+	ck_assert_int_eq(utimensat(AT_FDCWD, fx("cache/x.rows.tmp.1"), old, 0), 0);
+	module_file("lib.so", "code", &st);
+	ck_assert_int_eq(cfi_cache_put(dir, &st, rows, NR, CFI_CACHE_CAP), 0);
+	ck_assert_int_eq(access(fx("cache/x.rows.tmp.1"), F_OK), -1);
+	ck_assert_int_eq(access(fx("cache/y.rows.tmp.2"), F_OK), 0);
+	close(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("cfi_cache");
@@ -164,6 +184,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_round_trip_and_misses);
 	tcase_add_test(tc, test_directory_ours_alone);
 	tcase_add_test(tc, test_cap_least_recently_used);
+	tcase_add_test(tc, test_stale_temporaries);
 	suite_add_tcase(s, tc);
 	return s;
 }
