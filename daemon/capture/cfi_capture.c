@@ -116,12 +116,11 @@ unsigned cfi_fallback_cause(const char *arg_name)
 	return 0;
 }
 
-/* A table from the file behind fd (opened where the process's maps are read). */
 /*
  * Where tables are kept between captures: FXSAMPLER_CFI_CACHE (a directory,
- * or "off"), else systemd's CacheDirectory= (fxsamplerd.service), else
- * /var/cache/fxsampler for root; none for anyone else, and none when the
- * directory is not root's alone (cfi_cache_open()). -1: none.
+ * or "off"), else systemd's CacheDirectory= (fxsamplerd.service) + "/cfi",
+ * else /var/cache/fxsampler/cfi for root; none for anyone else, and none
+ * when the directory is not its owner's alone (cfi_cache_open()). -1: none.
  */
 static int open_cache(void)
 {
@@ -144,6 +143,11 @@ static int open_cache(void)
 	return fd < 0 ? -1 : fd;
 }
 
+/*
+ * A table from the file behind fd (opened where the process's maps are
+ * read): read back when kept on disk, else made, and kept when big enough.
+ * On the workers' threads.
+ */
 static int make_rows(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	struct cfi_capture *cc = ctx;
