@@ -357,7 +357,8 @@ static struct module_file *file_by_key(struct modules *m, const char *key)
 static struct module_file *get_file(struct modules *m, const char *dir, const struct proc_map *map,
 				    const uint8_t *kernel_id, size_t kernel_id_len)
 {
-	const struct elf_symbols_opts opts = {.no_debug_file = true};
+	/* a capture names no function: the build id and segments alone */
+	const struct elf_symbols_opts opts = {.no_debug_file = true, .no_symbols = true};
 	char fd_path[64];
 	int fd;
 	struct module_file *f;

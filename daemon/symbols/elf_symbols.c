@@ -293,6 +293,8 @@ static struct elf_symbols *load(struct elf_file *f, const GElf_Ehdr *ehdr, const
 
 	dq.build_id = es->build_id;
 	dq.build_id_len = es->build_id_len;
+	if (opts && opts->no_symbols)
+		goto out;
 	if (elf_has_section_type(f->elf, SHT_SYMTAB)) {
 		err = load_symtab(f->elf, SHT_SYMTAB, &rs);
 	} else if (!(opts && opts->no_debug_file) &&

@@ -26,6 +26,12 @@ struct elf_symbols_opts {
 	const char *debug_dir;
 	/* Do not look for a separate debug file at all. */
 	bool no_debug_file;
+	/*
+	 * No function symbols: the build id and load segments alone, what a
+	 * capture needs of every module it learns of (libLLVM-14's 100 k
+	 * symbols took 20 ms of the drain, and a new program's tables waited).
+	 */
+	bool no_symbols;
 };
 
 struct elf_segment {

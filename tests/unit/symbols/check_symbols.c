@@ -369,6 +369,37 @@ START_TEST(test_elf_pie)
 }
 END_TEST
 
+/*
+ * What a capture opens every module for: its build id and load segments,
+ * the same as with symbols, and no symbol loaded (no_symbols).
+ */
+START_TEST(test_elf_no_symbols)
+{
+	const struct elf_symbols_opts opts = {.no_debug_file = true, .no_symbols = true};
+	struct elf_symbols *all = elf_symbols__open(fx("pie"), NULL);
+	struct elf_symbols *es = elf_symbols__open(fx("pie"), &opts);
+	const struct elf_segment *a, *b;
+	size_t len = 0, len_all = 0, n;
+	const uint8_t *id, *id_all;
+
+	ck_assert_ptr_nonnull(all);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_gt(elf_symbols__count(all), 0);
+	ck_assert_uint_eq(elf_symbols__count(es), 0);
+	ck_assert_ptr_null(elf_symbols__lookup(es, 0x1000, NULL));
+	id = elf_symbols__build_id(es, &len);
+	id_all = elf_symbols__build_id(all, &len_all);
+	ck_assert_ptr_nonnull(id);
+	ck_assert_uint_eq(len, len_all);
+	ck_assert_mem_eq(id, id_all, len);
+	n = elf_symbols__segments(es, &b);
+	ck_assert_uint_eq(n, elf_symbols__segments(all, &a));
+	ck_assert_mem_eq(a, b, n * sizeof(*a));
+	elf_symbols__free(es);
+	elf_symbols__free(all);
+}
+END_TEST
+
 START_TEST(test_elf_nopie)
 {
 	struct elf_symbols *es = elf_symbols__open(fx("nopie"), NULL);
@@ -1290,6 +1321,7 @@ static Suite *elf_symbols_suite(void)
 	tcase_set_timeout(dbg, 60);
 	tcase_set_timeout(err, 60);
 	tcase_add_test(tc, test_elf_pie);
+	tcase_add_test(tc, test_elf_no_symbols);
 	tcase_add_test(tc, test_elf_nopie);
 	tcase_add_test(tc, test_elf_unsized_and_nested);
 	tcase_add_test(tc, test_elf_segments);
