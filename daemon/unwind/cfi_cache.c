@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/io.h"
 #include "unwind/cfi_cache.h"
 
 #define MAGIC	"FXSCFI\0"
@@ -102,41 +103,6 @@ int cfi_cache_open(const char *dir)
 	return fd;
 }
 
-static int read_all(int fd, void *buf, size_t len, off_t at)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t r = pread(fd, p, len, at);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -ENOENT;
-		p += r;
-		len -= (size_t)r;
-		at += r;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int cfi_cache_get(int dirfd, const struct stat *st, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	struct fxs_cfi_row *rows = NULL;
@@ -150,7 +116,7 @@ int cfi_cache_get(int dirfd, const struct stat *st, struct fxs_cfi_row **ret_row
 	if (fd < 0)
 		return -ENOENT;
 	if (fstat(fd, &fst) || !S_ISREG(fst.st_mode) || !ours_alone(&fst) ||
-	    read_all(fd, &h, sizeof(h), 0))
+	    pread_all(fd, &h, sizeof(h), 0))
 		goto out;
 	want = head_of(st, h.n, h.crc);
 	if (memcmp(&h, &want, sizeof(h)) ||
@@ -161,7 +127,7 @@ int cfi_cache_get(int dirfd, const struct stat *st, struct fxs_cfi_row **ret_row
 		err = -ENOMEM;
 		goto out;
 	}
-	if (read_all(fd, rows, (size_t)h.n * sizeof(*rows), sizeof(h)) ||
+	if (pread_all(fd, rows, (size_t)h.n * sizeof(*rows), sizeof(h)) ||
 	    crc_of(rows, h.n) != h.crc)
 		goto out;
 	/* used now: the last the cap removes */

@@ -25,6 +25,27 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int pread_all(int fd, void *buf, size_t len, off_t at)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, at);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		at += n;
+	}
+	return 0;
+}
+
 int read_whole(const char *path, size_t max, char **ret, size_t *ret_len)
 {
 	char *data = NULL, *tmp;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,27 @@ static void assert_pattern(const char *text, size_t len, size_t want)
 }
 
 /* Plain and gzipped alike, across many reads and reallocations, NUL-terminated. */
+/* Bytes at an offset, whole; a file that ends before them says so. */
+START_TEST(test_pread_all)
+{
+	char *want = pattern(100000), got[5000];
+	FILE *f = fopen(path, "we");
+	int fd;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(want, 1, 100000, f), 100000);
+	fclose(f);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread_all(fd, got, sizeof(got), 90000), 0);
+	ck_assert_mem_eq(got, want + 90000, sizeof(got));
+	ck_assert_int_eq(pread_all(fd, got, sizeof(got), 99000), -EIO);
+	close(fd);
+	ck_assert_int_eq(pread_all(-1, got, 1, 0), -EBADF);
+	free(want);
+}
+END_TEST
+
 START_TEST(test_read_whole)
 {
 	static const size_t sizes[] = {0, 1, 65535, 65536, 65537, 1000000};
@@ -102,6 +124,7 @@ static Suite *io_suite(void)
 	TCase *tc = tcase_create("read_whole");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_pread_all);
 	tcase_add_test(tc, test_read_whole);
 	tcase_add_test(tc, test_read_whole_errors);
 	suite_add_tcase(s, tc);
