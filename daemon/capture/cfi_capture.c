@@ -378,57 +378,34 @@ static enum cfi_lost_had lookup_had(void *ctx, uint64_t look, uint64_t ts, uint3
 	return cfi_tables_had(cc->tables, cc->lost_pid, look, ts, ret_id);
 }
 
-/* An on-CPU stack that went by frame pointers for want of a table: which module's. */
-static void count_lost(struct cfi_capture *cc, const struct fxs_sample *s)
+/*
+ * An on-CPU stack's frames, looked up once: when it went by frame pointers
+ * for want of a table (fell_back), which module's; while a module in use is
+ * left out for room (demand), the tables it was walked by and the one it
+ * lost its table in, which say which tables the room should go to
+ * (cfi_tables_demand()).
+ */
+static void count_tables(struct cfi_capture *cc, const struct fxs_sample *s, bool fell_back,
+			 bool demand)
 {
+	struct cfi_walked walked = {0};
 	uint32_t id = UINT32_MAX;
+	int at;
 
 	cc->lost_pid = (pid_t)s->pid;
-	if (cfi_lost_frame((const uint64_t *)(s + 1), s->nr_frames, s->time_ns, lookup_had, cc,
-			   &id) < 0 ||
-	    id == UINT32_MAX || cfi_lost_add(&cc->lost, id))
+	at = cfi_lost_frame((const uint64_t *)(s + 1), s->nr_frames, s->time_ns, lookup_had, cc,
+			    &id, demand ? &walked : NULL);
+	if (fell_back && (at < 0 || id == UINT32_MAX || cfi_lost_add(&cc->lost, id)))
 		cc->lost.unknown++;
-}
-
-/*
- * While a module in use is left out for room: the tables an on-CPU stack was
- * walked by, and the one it lost its table in, which say which tables the
- * room should go to (cfi_tables_demand()). Up to DEMAND_IDS tables a stack.
- */
-#define DEMAND_IDS 16
-static void count_demand(struct cfi_capture *cc, const struct fxs_sample *s)
-{
-	const uint64_t *frames = (const uint64_t *)(s + 1);
-	uint32_t walked[DEMAND_IDS], lost = UINT32_MAX;
-	size_t n = 0;
-
-	for (unsigned i = 0; i < s->nr_frames && lost == UINT32_MAX; i++) {
-		/* a return address is past its call: the walker looks one byte back */
-		uint64_t look = i ? frames[i] - 1 : frames[i];
-		uint32_t id = UINT32_MAX;
-		size_t k = 0;
-
-		switch (cfi_tables_had(cc->tables, (pid_t)s->pid, look, s->time_ns, &id)) {
-		case CFI_HAD_NO_TABLE:
-			lost = id;
-			break;
-		case CFI_HAD_TABLE:
-			while (k < n && walked[k] != id)
-				k++;
-			if (id != UINT32_MAX && k == n && n < DEMAND_IDS)
-				walked[n++] = id;
-			break;
-		default:
-			break;
-		}
-	}
-	cfi_tables_demand(cc->tables, walked, n, lost);
+	if (demand)
+		cfi_tables_demand(cc->tables, walked.id, walked.n, at < 0 ? UINT32_MAX : id);
 }
 
 void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 {
 	uint64_t *v = s->flags & FXS_SF_OFFCPU ? cc->counts.offcpu : cc->counts.samples;
 	unsigned reason = FXS_UE_REASON(s->unwind_end);
+	bool fell_back, demand;
 
 	v[reason < FXS_UE_NR ? reason : FXS_UE_NONE]++;
 	if (s->unwind_end & FXS_UE_FP_FALLBACK)
@@ -436,11 +413,12 @@ void cfi_capture_count(struct cfi_capture *cc, const struct fxs_sample *s)
 	if (s->unwind_end & FXS_UE_BY_FILE)
 		v[CFI_COUNT_BY_FILE]++;
 	/* the frames follow an on-CPU sample's header (an off-CPU one's come later) */
-	if ((s->unwind_end & FXS_UE_FP_FALLBACK) && reason == FXS_UE_NO_TABLE &&
-	    !(s->flags & FXS_SF_OFFCPU))
-		count_lost(cc, s);
-	if (!(s->flags & FXS_SF_OFFCPU) && cfi_tables_short(cc->tables))
-		count_demand(cc, s);
+	if (s->flags & FXS_SF_OFFCPU)
+		return;
+	fell_back = (s->unwind_end & FXS_UE_FP_FALLBACK) && reason == FXS_UE_NO_TABLE;
+	demand = cfi_tables_short(cc->tables);
+	if (fell_back || demand)
+		count_tables(cc, s, fell_back, demand);
 }
 
 int cfi_capture_work(struct cfi_capture *cc, uint64_t handed_ns)

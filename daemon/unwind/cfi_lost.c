@@ -8,15 +8,35 @@
 #include "util/sorted.h"
 #include "unwind/cfi_lost.h"
 
+/* id in walked, once. */
+static void walked_add(struct cfi_walked *walked, uint32_t id)
+{
+	for (size_t k = 0; k < walked->n; k++)
+		if (walked->id[k] == id)
+			return;
+	if (walked->n < CFI_WALKED_MAX)
+		walked->id[walked->n++] = id;
+}
+
 int cfi_lost_frame(const uint64_t *frames, unsigned nr, uint64_t ts, cfi_lost_lookup_fn lookup,
-		   void *ctx, uint32_t *ret_id)
+		   void *ctx, uint32_t *ret_id, struct cfi_walked *walked)
 {
 	for (unsigned i = 0; i < nr; i++) {
 		/* a return address is past its call: the walker looks one byte back */
 		uint64_t look = i ? frames[i] - 1 : frames[i];
+		uint32_t id = UINT32_MAX;
 
-		if (lookup(ctx, look, ts, ret_id) == CFI_HAD_NO_TABLE)
+		switch (lookup(ctx, look, ts, &id)) {
+		case CFI_HAD_NO_TABLE:
+			*ret_id = id;
 			return (int)i;
+		case CFI_HAD_TABLE:
+			if (walked && id != UINT32_MAX)
+				walked_add(walked, id);
+			break;
+		default:
+			break;
+		}
 	}
 	return -1;
 }

@@ -35,13 +35,24 @@ enum cfi_lost_had {
 typedef enum cfi_lost_had (*cfi_lost_lookup_fn)(void *ctx, uint64_t look, uint64_t ts,
 						uint32_t *ret_id);
 
+/* The modules whose tables a walk went by before it lost one: each once, leaf first. */
+#define CFI_WALKED_MAX 16
+struct cfi_walked {
+	uint32_t id[CFI_WALKED_MAX];
+	size_t n;
+};
+
 /*
  * The frame of frames[0..nr) (the sampled pc first, then return addresses)
  * where the walk lost its table: its index and *ret_id, or -1 when every
  * frame's module had one (the lookup came too late, or knows no module).
+ * walked (may be NULL) gets the modules the frames before it had tables of
+ * (at most CFI_WALKED_MAX; a lookup that gives no id, as frame pointers'
+ * code, adds none): which tables the room should go to when not all fit
+ * (capture/cfi_tables_demand.c).
  */
 int cfi_lost_frame(const uint64_t *frames, unsigned nr, uint64_t ts, cfi_lost_lookup_fn lookup,
-		   void *ctx, uint32_t *ret_id);
+		   void *ctx, uint32_t *ret_id, struct cfi_walked *walked);
 
 struct cfi_lost_ent {
 	uint32_t id;

@@ -39,15 +39,15 @@ START_TEST(test_frame)
 	uint32_t id = 0;
 
 	/* at 200, module 2 had no table yet: the walk lost it at frame 2 */
-	ck_assert_int_eq(cfi_lost_frame(frames, 4, 200, lookup, &calls, &id), 2);
+	ck_assert_int_eq(cfi_lost_frame(frames, 4, 200, lookup, &calls, &id, NULL), 2);
 	ck_assert_uint_eq(id, 2);
 	ck_assert_uint_eq(calls, 3);
 	/* at 50 the leaf's module had none either: the first one */
-	ck_assert_int_eq(cfi_lost_frame(frames, 4, 50, lookup, &calls, &id), 0);
+	ck_assert_int_eq(cfi_lost_frame(frames, 4, 50, lookup, &calls, &id, NULL), 0);
 	ck_assert_uint_eq(id, 1);
 	/* at 600 every module had one: not found */
-	ck_assert_int_eq(cfi_lost_frame(frames, 4, 600, lookup, &calls, &id), -1);
-	ck_assert_int_eq(cfi_lost_frame(frames, 0, 50, lookup, &calls, &id), -1);
+	ck_assert_int_eq(cfi_lost_frame(frames, 4, 600, lookup, &calls, &id, NULL), -1);
+	ck_assert_int_eq(cfi_lost_frame(frames, 0, 50, lookup, &calls, &id, NULL), -1);
 }
 END_TEST
 
@@ -59,10 +59,33 @@ START_TEST(test_return_address)
 	uint32_t id = 0;
 
 	/* the pc 0x3000 is module 3's (exact); the return address 0x2000 is module 1's call */
-	ck_assert_int_eq(cfi_lost_frame(frames, 2, 50, lookup, &calls, &id), 1);
+	ck_assert_int_eq(cfi_lost_frame(frames, 2, 50, lookup, &calls, &id, NULL), 1);
 	ck_assert_uint_eq(id, 1);
 	/* at 200 module 1 had its table, and 0x1fff is not module 2's */
-	ck_assert_int_eq(cfi_lost_frame(frames, 2, 200, lookup, &calls, &id), -1);
+	ck_assert_int_eq(cfi_lost_frame(frames, 2, 200, lookup, &calls, &id, NULL), -1);
+}
+END_TEST
+
+/*
+ * The tables the frames before the lost one were walked by: each once,
+ * frame pointers' code none; all of them when none was lost.
+ */
+START_TEST(test_walked)
+{
+	const uint64_t frames[] = {0x1800, 0x1900, 0x3010, 0x2010, 0x1a00};
+	struct cfi_walked walked = {0};
+	unsigned calls = 0;
+	uint32_t id = 0;
+
+	ck_assert_int_eq(cfi_lost_frame(frames, 5, 200, lookup, &calls, &id, &walked), 3);
+	ck_assert_uint_eq(id, 2);
+	ck_assert_uint_eq(walked.n, 1);
+	ck_assert_uint_eq(walked.id[0], 1);
+	walked.n = 0;
+	ck_assert_int_eq(cfi_lost_frame(frames, 5, 600, lookup, &calls, &id, &walked), -1);
+	ck_assert_uint_eq(walked.n, 2);
+	ck_assert_uint_eq(walked.id[0], 1);
+	ck_assert_uint_eq(walked.id[1], 2);
 }
 END_TEST
 
@@ -103,6 +126,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_frame);
 	tcase_add_test(tc, test_return_address);
+	tcase_add_test(tc, test_walked);
 	tcase_add_test(tc, test_top);
 	suite_add_tcase(s, tc);
 	return s;
