@@ -584,8 +584,7 @@ static int retry_left_out(struct cfi_tables *t)
 	for (size_t i = 0; i < t->nr_mods; i++) {
 		const struct mod *m = &t->mods[i];
 
-		/* one queued again waits for its room (cfi_tables_rebalance() made it): none before
-		 */
+		/* one let in again waits for the room made for it: none goes before */
 		if (m->state == CFI_MOD_QUEUED && m->need)
 			return 0;
 		any |= m->state == CFI_MOD_LEFT_OUT && (m->fd >= 0 || m->reopen);

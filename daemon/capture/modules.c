@@ -554,11 +554,13 @@ int modules_scan_dir(struct modules *m, struct fxt_stream *s, uint64_t ts, pid_t
 	 */
 	for (size_t k = 0; k < n; k++) {
 		size_t i = k ? n - k : first_x;
-		const struct proc_map *map = &maps[i < n ? i : 0];
+		const struct proc_map *map;
 
-		if (i >= n || !is_code(map) || (k && i == first_x))
+		/* first_x once, first (n when the maps hold no code) */
+		if (i >= n || (k && i == first_x))
 			continue;
-		if (find_range(p, map->start))
+		map = &maps[i];
+		if (!is_code(map) || find_range(p, map->start))
 			continue;
 		err = write_mapping(m, s, ts, dir, false, p, map, NULL, 0);
 		if (err)

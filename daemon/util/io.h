@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The loops that write a whole buffer to a file descriptor, read one back, and read a whole file.
- */
+/* Whole buffers written to and read from a file descriptor, and whole files read. */
 #ifndef FXS_DAEMON_IO_H
 #define FXS_DAEMON_IO_H
 
