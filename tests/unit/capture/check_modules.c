@@ -278,6 +278,61 @@ static void read_back(struct sink *sink, struct written *w)
 }
 
 /*
+ * A scan tells a process's code in the order it was mapped, as far as the
+ * maps show it (which is the order its tables are let in): the program (the
+ * lowest) first, then from the top down, as ld.so's mmaps came. In address
+ * order, clang's libLLVM's small libraries came before its libclang-cpp.
+ */
+START_TEST(test_modules_scan_order)
+{
+	static const char *const names[] = {"prog", "libneeded.so", "libdep.so"};
+	char path[PATH_MAX], elf[3][PATH_MAX];
+	struct sink sink = {0};
+	struct modules *m;
+	struct fxt_stream *s;
+	struct written w;
+	struct stat st[3];
+	FILE *f;
+
+	make_root();
+	for (int i = 0; i < 3; i++) {
+		snprintf(elf[i], sizeof(elf[i]), "%s/%s", root, names[i]);
+		copy_self(elf[i]);
+		ck_assert_int_eq(stat(elf[i], &st[i]), 0);
+	}
+	snprintf(path, sizeof(path), "%s/4242/maps", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	/* address order: the program's read-only part, its code, libdep (mapped last), libneeded */
+	fprintf(f, "555555550000-555555554000 r--p 00000000 %02x:%02x %llu %s\n",
+		major(st[0].st_dev), minor(st[0].st_dev), (unsigned long long)st[0].st_ino, elf[0]);
+	fprintf(f, "555555554000-555555556000 r-xp 00004000 %02x:%02x %llu %s\n",
+		major(st[0].st_dev), minor(st[0].st_dev), (unsigned long long)st[0].st_ino, elf[0]);
+	fprintf(f, "7f0000001000-7f0000002000 r-xp 00001000 %02x:%02x %llu %s\n",
+		major(st[2].st_dev), minor(st[2].st_dev), (unsigned long long)st[2].st_ino, elf[2]);
+	fprintf(f, "7f8000001000-7f8000002000 r-xp 00001000 %02x:%02x %llu %s\n",
+		major(st[1].st_dev), minor(st[1].st_dev), (unsigned long long)st[1].st_ino, elf[1]);
+	fprintf(f, "7ffe00000000-7ffe00021000 rw-p 00000000 00:00 0 [stack]\n");
+	fclose(f);
+	m = modules__new(root);
+	ck_assert_ptr_nonnull(m);
+	s = fxt_stream__new(sink_write, &sink, "test", 1000000000);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(modules_scan_dir(m, s, 1, 4242, NULL), 3);
+	ck_assert_int_eq(fxt_stream_flush(s), 0);
+	read_back(&sink, &w);
+	ck_assert_uint_eq(w.maps, 3);
+	ck_assert_uint_eq(w.starts[0], 0x555555554000ULL);
+	ck_assert_uint_eq(w.starts[1], 0x7f8000001000ULL);
+	ck_assert_uint_eq(w.starts[2], 0x7f0000001000ULL);
+	fxt_stream__free(s);
+	modules__free(m);
+	free(sink.data);
+	remove_root();
+}
+END_TEST
+
+/*
  * A mapping event of a file since deleted: its module record keeps the
  * kernel's build id and the path without " (deleted)". A process's mappings
  * are kept until it is sampled (modules_emit), then written as they come; a
@@ -505,6 +560,7 @@ static Suite *modules_suite(void)
 	tcase_add_test(modules, test_modules_swapped_path_not_read);
 	tcase_add_test(modules, test_modules_fifo_not_opened);
 	tcase_add_test(modules, test_modules_vdso_after_exec);
+	tcase_add_test(modules, test_modules_scan_order);
 	tcase_add_test(modules, test_modules_events);
 	tcase_add_test(modules, test_modules_events_ended);
 	tcase_add_test(modules, test_modules_exec_replaces);
