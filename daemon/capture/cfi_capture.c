@@ -14,6 +14,7 @@
 #include "capture/cfi_workers.h"
 #include "capture/mapped_file.h"
 #include "capture/proc_maps.h"
+#include "symbols/elf_file.h"
 #include "unwind/cfi_cache.h"
 #include "unwind/cfi_table.h"
 
@@ -143,6 +144,22 @@ static int open_cache(void)
 	return fd < 0 ? -1 : fd;
 }
 
+/* The cache's key for the module file behind fd, whose ELF is elf. */
+static bool cache_key(int fd, Elf *elf, struct cfi_cache_key *key)
+{
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len = 0;
+
+	memset(key, 0, sizeof(*key));
+	if (fstat(fd, &key->st) || !S_ISREG(key->st.st_mode))
+		return false;
+	if (elf_find_build_id(elf, id, &len) == 1 && len <= sizeof(key->build_id)) {
+		memcpy(key->build_id, id, len);
+		key->build_id_len = (uint8_t)len;
+	}
+	return true;
+}
+
 /*
  * A table from the file behind fd (opened where the process's maps are
  * read): read back when kept on disk, else made, and kept when big enough.
@@ -151,18 +168,26 @@ static int open_cache(void)
 static int make_rows(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
 {
 	struct cfi_capture *cc = ctx;
+	struct cfi_cache_key key;
 	struct cfi_table *t;
-	struct stat st;
+	struct elf_file f;
+	GElf_Ehdr ehdr;
 	char path[64];
-	bool keyed = cc->cache_fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode);
+	bool keyed;
 	int err;
 
-	if (keyed && !cfi_cache_get(cc->cache_fd, &st, ret_rows, ret_n)) {
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = elf_file_open(path, &f, &ehdr);
+	if (err)
+		return err;
+	keyed = cc->cache_fd >= 0 && cache_key(fd, f.elf, &key);
+	if (keyed && !cfi_cache_get(cc->cache_fd, &key, ret_rows, ret_n)) {
+		elf_file_close(&f);
 		atomic_fetch_add(&cc->from_cache, 1);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	err = cfi_table_from_path(path, NULL, &t);
+	err = cfi_table_from_elf(f.elf, NULL, &t);
+	elf_file_close(&f);
 	if (err)
 		return err;
 	*ret_rows = t->rows;
@@ -170,7 +195,7 @@ static int make_rows(void *ctx, int fd, struct fxs_cfi_row **ret_rows, uint32_t 
 	t->rows = NULL;
 	cfi_table_free(t);
 	if (keyed && *ret_n >= CFI_CACHE_MIN_ROWS)
-		cfi_cache_put(cc->cache_fd, &st, *ret_rows, *ret_n, CFI_CACHE_CAP);
+		cfi_cache_put(cc->cache_fd, &key, *ret_rows, *ret_n, CFI_CACHE_CAP);
 	return 0;
 }
 

@@ -22,12 +22,19 @@ struct head {
 	char magic[8];
 	uint32_t version, row_size;
 	uint64_t dev, ino, size;
-	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
-	uint32_t n, crc;
+	int64_t mtime_sec, mtime_nsec;
+	/* the module's ctime when it has no build id, else 0 */
+	int64_t ctime_sec, ctime_nsec;
+	uint32_t build_id_len, n, crc, zero;
+	uint8_t build_id[CFI_CACHE_BUILD_ID_MAX];
 };
+/* compared with memcmp(): no padding */
+_Static_assert(sizeof(struct head) == 88 + CFI_CACHE_BUILD_ID_MAX, "struct head has padding");
 
-static struct head head_of(const struct stat *st, uint32_t n, uint32_t crc)
+static struct head head_of(const struct cfi_cache_key *key, uint32_t n, uint32_t crc)
 {
+	const struct stat *st = &key->st;
+	bool by_id = key->build_id_len && key->build_id_len <= CFI_CACHE_BUILD_ID_MAX;
 	struct head h = {
 		.version = CFI_CACHE_VERSION,
 		.row_size = sizeof(struct fxs_cfi_row),
@@ -36,22 +43,25 @@ static struct head head_of(const struct stat *st, uint32_t n, uint32_t crc)
 		.size = (uint64_t)st->st_size,
 		.mtime_sec = (int64_t)st->st_mtim.tv_sec,
 		.mtime_nsec = (int64_t)st->st_mtim.tv_nsec,
-		.ctime_sec = (int64_t)st->st_ctim.tv_sec,
-		.ctime_nsec = (int64_t)st->st_ctim.tv_nsec,
+		.ctime_sec = by_id ? 0 : (int64_t)st->st_ctim.tv_sec,
+		.ctime_nsec = by_id ? 0 : (int64_t)st->st_ctim.tv_nsec,
+		.build_id_len = by_id ? key->build_id_len : 0,
 		.n = n,
 		.crc = crc,
 	};
 
 	memcpy(h.magic, MAGIC, sizeof(h.magic));
+	if (by_id)
+		memcpy(h.build_id, key->build_id, key->build_id_len);
 	return h;
 }
 
+/* One name per module file: written again, its rows take its old ones' place. */
 static void name_of(const struct stat *st, char *buf, size_t len)
 {
-	snprintf(buf, len, "%llx-%llx-%llx-%llx.%lx-%llx.%lx.rows", (unsigned long long)st->st_dev,
+	snprintf(buf, len, "%llx-%llx-%llx-%llx.%lx.rows", (unsigned long long)st->st_dev,
 		 (unsigned long long)st->st_ino, (unsigned long long)st->st_size,
-		 (unsigned long long)st->st_mtim.tv_sec, (unsigned long)st->st_mtim.tv_nsec,
-		 (unsigned long long)st->st_ctim.tv_sec, (unsigned long)st->st_ctim.tv_nsec);
+		 (unsigned long long)st->st_mtim.tv_sec, (unsigned long)st->st_mtim.tv_nsec);
 }
 
 static uint32_t crc_of(const struct fxs_cfi_row *rows, uint32_t n)
@@ -103,7 +113,8 @@ int cfi_cache_open(const char *dir)
 	return fd;
 }
 
-int cfi_cache_get(int dirfd, const struct stat *st, struct fxs_cfi_row **ret_rows, uint32_t *ret_n)
+int cfi_cache_get(int dirfd, const struct cfi_cache_key *key, struct fxs_cfi_row **ret_rows,
+		  uint32_t *ret_n)
 {
 	struct fxs_cfi_row *rows = NULL;
 	struct head h, want;
@@ -111,14 +122,14 @@ int cfi_cache_get(int dirfd, const struct stat *st, struct fxs_cfi_row **ret_row
 	char name[160];
 	int fd, err = -ENOENT;
 
-	name_of(st, name, sizeof(name));
+	name_of(&key->st, name, sizeof(name));
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
 	if (fstat(fd, &fst) || !S_ISREG(fst.st_mode) || !ours_alone(&fst) ||
 	    pread_all(fd, &h, sizeof(h), 0))
 		goto out;
-	want = head_of(st, h.n, h.crc);
+	want = head_of(key, h.n, h.crc);
 	if (memcmp(&h, &want, sizeof(h)) ||
 	    (uint64_t)fst.st_size != sizeof(h) + (uint64_t)h.n * sizeof(*rows) || !h.n)
 		goto out;
@@ -213,16 +224,16 @@ static int trim(int dirfd, uint64_t cap)
 	return err;
 }
 
-int cfi_cache_put(int dirfd, const struct stat *st, const struct fxs_cfi_row *rows, uint32_t n,
-		  uint64_t cap)
+int cfi_cache_put(int dirfd, const struct cfi_cache_key *key, const struct fxs_cfi_row *rows,
+		  uint32_t n, uint64_t cap)
 {
-	struct head h = head_of(st, n, crc_of(rows, n));
+	struct head h = head_of(key, n, crc_of(rows, n));
 	char name[160], tmp[192];
 	int fd, err;
 
 	if (!n || sizeof(h) + (uint64_t)n * sizeof(*rows) > cap)
 		return -E2BIG;
-	name_of(st, name, sizeof(name));
+	name_of(&key->st, name, sizeof(name));
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", name, (long)gettid());
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * unwind/cfi_cache: rows kept for a module file come back only for that very
- * file (same device, inode, size, mtime and ctime), whole (CRC), from a
- * directory that is its owner's alone; past the cap the least recently used
- * go.
+ * file (same device, inode, size and mtime, and the same build id, or the
+ * same ctime when it has none), whole (CRC), from a directory that is its
+ * owner's alone; past the cap the least recently used go.
  */
 #include <check.h>
 #include <errno.h>
@@ -36,11 +36,30 @@ static void teardown(void)
 	run("rm -rf '%s'", tmpdir);
 }
 
-/* A module file of its own; its fstat() in *st. */
-static void module_file(const char *name, const char *text, struct stat *st)
+/* A module file of its own; its key in *key, with build id id ("": none). */
+static void module_file(const char *name, const char *text, const char *id,
+			struct cfi_cache_key *key)
 {
+	memset(key, 0, sizeof(*key));
 	write_file(fx(name), text);
-	ck_assert_int_eq(stat(fx(name), st), 0);
+	ck_assert_int_eq(stat(fx(name), &key->st), 0);
+	key->build_id_len = (uint8_t)strlen(id);
+	memcpy(key->build_id, id, key->build_id_len);
+}
+
+/* How many files the cache holds. */
+static int kept_files(void)
+{
+	char cmd[PATH_MAX + 64];
+	int nr = -1;
+	FILE *ls;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s'/cache/*.rows | wc -l", tmpdir);
+	ls = popen(cmd, "r");
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_int_eq(fscanf(ls, "%d", &nr), 1);
+	pclose(ls);
+	return nr;
 }
 
 /* The one file the cache holds (by its suffix), or "". */
@@ -62,42 +81,69 @@ static const char *kept_file(void)
 START_TEST(test_round_trip_and_misses)
 {
 	int dir = cfi_cache_open(fx("cache"));
+	struct cfi_cache_key key, other;
 	struct fxs_cfi_row *got = NULL;
-	struct stat st, other;
 	uint32_t n = 0;
 	int fd;
 
 	ck_assert_int_ge(dir, 0);
-	module_file("lib.so", "code", &st);
-	ck_assert_int_eq(cfi_cache_get(dir, &st, &got, &n), -ENOENT);
-	ck_assert_int_eq(cfi_cache_put(dir, &st, rows, NR, CFI_CACHE_CAP), 0);
-	ck_assert_int_eq(cfi_cache_get(dir, &st, &got, &n), 0);
+	module_file("lib.so", "code", "id-1", &key);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), -ENOENT);
+	ck_assert_int_eq(cfi_cache_put(dir, &key, rows, NR, CFI_CACHE_CAP), 0);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), 0);
 	ck_assert_uint_eq(n, NR);
 	ck_assert_int_eq(memcmp(got, rows, sizeof(rows)), 0);
 	free(got);
 
 	/* another file: a miss */
-	module_file("other.so", "code", &other);
+	module_file("other.so", "code", "id-1", &other);
 	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), -ENOENT);
-	/* the file written again in place (same size): its ctime moves, a miss */
-	usleep(20000);
-	write_file(fx("lib.so"), "CODE");
-	ck_assert_int_eq(stat(fx("lib.so"), &other), 0);
-	ck_assert_uint_eq(other.st_ino, st.st_ino);
+	/* the same file with another build id (written again in place, mtime set back): a miss */
+	other = key;
+	other.build_id[0] = 'X';
+	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), -ENOENT);
+	other.build_id_len = 0;
 	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), -ENOENT);
 
-	/* one byte of the rows changed on disk: its CRC says so, a miss */
-	ck_assert_int_eq(cfi_cache_get(dir, &st, &got, &n), 0);
+	/* a hard link moves its ctime (as perf record's ~/.debug does): still a hit */
+	usleep(20000);
+	ck_assert_int_eq(link(fx("lib.so"), fx("lib.so.link")), 0);
+	ck_assert_int_eq(stat(fx("lib.so"), &other.st), 0);
+	ck_assert_int_ne(other.st.st_ctim.tv_nsec, key.st.st_ctim.tv_nsec);
+	other = (struct cfi_cache_key){.st = other.st, .build_id_len = 4};
+	memcpy(other.build_id, "id-1", 4);
+	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), 0);
 	free(got);
+
+	/* one byte of the rows changed on disk: its CRC says so, a miss */
 	fd = open(kept_file(), O_WRONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, "x", 1, 200), 1);
 	close(fd);
-	ck_assert_int_eq(cfi_cache_get(dir, &st, &got, &n), -ENOENT);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), -ENOENT);
 	/* cut short: a miss */
-	ck_assert_int_eq(cfi_cache_put(dir, &st, rows, NR, CFI_CACHE_CAP), 0);
+	ck_assert_int_eq(cfi_cache_put(dir, &key, rows, NR, CFI_CACHE_CAP), 0);
 	ck_assert_int_eq(truncate(kept_file(), 100), 0);
-	ck_assert_int_eq(cfi_cache_get(dir, &st, &got, &n), -ENOENT);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), -ENOENT);
+
+	/* without a build id, its ctime tells: moved, a miss */
+	module_file("plain.so", "code", "", &key);
+	ck_assert_int_eq(cfi_cache_put(dir, &key, rows, NR, CFI_CACHE_CAP), 0);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), 0);
+	free(got);
+	usleep(20000);
+	ck_assert_int_eq(chmod(fx("plain.so"), 0600), 0);
+	ck_assert_int_eq(stat(fx("plain.so"), &other.st), 0);
+	other.build_id_len = 0;
+	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), -ENOENT);
+	/* kept again, in the place of its old rows */
+	ck_assert_int_eq(kept_files(), 2);
+	ck_assert_int_eq(cfi_cache_put(dir, &other, rows, NR, CFI_CACHE_CAP), 0);
+	ck_assert_int_eq(kept_files(), 2);
+	ck_assert_int_eq(cfi_cache_get(dir, &key, &got, &n), -ENOENT);
+	ck_assert_int_eq(cfi_cache_get(dir, &other, &got, &n), 0);
+	free(got);
+
 	close(dir);
 }
 END_TEST
@@ -128,14 +174,14 @@ START_TEST(test_cap_least_recently_used)
 {
 	int dir = cfi_cache_open(fx("cache"));
 	uint64_t one = sizeof(rows) + 256, cap = 2 * one + one / 2;
+	struct cfi_cache_key a, b, c;
 	struct fxs_cfi_row *got;
-	struct stat a, b, c;
 	uint32_t n;
 
 	ck_assert_int_ge(dir, 0);
-	module_file("a.so", "a", &a);
-	module_file("b.so", "b", &b);
-	module_file("c.so", "c", &c);
+	module_file("a.so", "a", "id-a", &a);
+	module_file("b.so", "b", "", &b);
+	module_file("c.so", "c", "id-c", &c);
 	ck_assert_int_eq(cfi_cache_put(dir, &a, rows, NR, cap), 0);
 	usleep(20000);
 	ck_assert_int_eq(cfi_cache_put(dir, &b, rows, NR, cap), 0);
@@ -161,14 +207,14 @@ START_TEST(test_stale_temporaries)
 {
 	int dir = cfi_cache_open(fx("cache"));
 	struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
-	struct stat st;
+	struct cfi_cache_key key;
 
 	ck_assert_int_ge(dir, 0);
 	write_file(fx("cache/x.rows.tmp.1"), "half");
 	write_file(fx("cache/y.rows.tmp.2"), "being written");
 	ck_assert_int_eq(utimensat(AT_FDCWD, fx("cache/x.rows.tmp.1"), old, 0), 0);
-	module_file("lib.so", "code", &st);
-	ck_assert_int_eq(cfi_cache_put(dir, &st, rows, NR, CFI_CACHE_CAP), 0);
+	module_file("lib.so", "code", "id", &key);
+	ck_assert_int_eq(cfi_cache_put(dir, &key, rows, NR, CFI_CACHE_CAP), 0);
 	ck_assert_int_eq(access(fx("cache/x.rows.tmp.1"), F_OK), -1);
 	ck_assert_int_eq(access(fx("cache/y.rows.tmp.2"), F_OK), 0);
 	close(dir);
