@@ -3,14 +3,16 @@
 Section v: whole stacks by CFI beside perf --call-graph dwarf and perf -g
 (issue 22). A python3.11 loop's slowdown and the output's bytes per sample
 under each (v_slowdown), the unwind tables of a whole-host capture
-(v_host_tables), and how soon a program of 40 modules without frame pointers
-gets whole stacks after its exec (v_whole_after_exec).
+(v_host_tables), how soon a program of 40 modules without frame pointers
+gets whole stacks after its exec (v_whole_after_exec), and how soon clang++'s
+do with its tables made anew and read back from the cache (v_cache).
 """
 import os
 import random
 import re
+import shutil
 
-from .common import (FXS, OUT, PYTHON, ROUNDS, TMP, chain_env, fmt, fxs_summary, have, log,
+from .common import (FXS, OUT, PYTHON, ROUNDS, TMP, TOP, chain_env, fmt, fxs_summary, have, log,
                      perf_samples, read_chain, results, run, stats, target)
 
 LETTER, KEY = "v", "v_cfi_peers"
@@ -150,6 +152,26 @@ def v_host_tables():
             "samples": s.get("samples")}
 
 
+def perf_script_blocks(fxt, comm):
+    """(ts_ns, [(symbol, module path)]) of each sample of comm in fxt, in order."""
+    script = os.path.join(TMP, "v_blocks.ps")
+    run([FXS, "report", fxt, "--no-debuginfod", "--perf-script", script])
+    try:
+        text = open(script).read()
+    except OSError:
+        return []
+    blocks = []
+    for block in text.split("\n\n"):
+        lines = block.strip().splitlines()
+        m = re.search(r" (\d+)\.(\d{9}): ", lines[0]) if lines else None
+        if not m or not lines[0].startswith(comm + " "):
+            continue
+        frames = [(ln.split()[1], ln.rsplit("(", 1)[-1].rstrip(")")) for ln in lines[1:]
+                  if len(ln.split()) > 1]
+        blocks.append((int(m.group(1)) * 10**9 + int(m.group(2)), frames))
+    return blocks
+
+
 V_MODS = 40
 
 
@@ -183,29 +205,16 @@ def v_whole_after_exec(rounds, known=False):
         except (OSError, ValueError):
             log("   mods40: no exec mark (rc %d): %s" % (rc, e.strip()[-300:]))
             continue
-        script = os.path.join(TMP, "v_mods.ps")
-        run([FXS, "report", out, "--no-debuginfod", "--perf-script", script])
         t_first = t_whole = None
-        try:
-            text = open(script).read()
-        except OSError:
-            text = ""
-        for block in text.split("\n\n"):
-            lines = block.strip().splitlines()
-            if not lines or not lines[0].startswith("mods40 "):
-                continue
-            m = re.search(r" (\d+)\.(\d{9}): ", lines[0])
-            if not m:
-                continue
-            ts = int(m.group(1)) * 10**9 + int(m.group(2))
+        for ts, frames in perf_script_blocks(out, "mods40"):
             if ts < exec_ns:
                 continue
             if t_first is None:
                 t_first = ts
-            syms = set(l.split()[1] for l in lines[1:] if len(l.split()) > 1)
+            syms = set(sym for sym, _ in frames)
             if all(w in syms for w in want):
                 t_whole = ts
-                nframes.append(len(lines) - 1)
+                nframes.append(len(frames))
                 break
         if t_first is not None:
             first.append((t_first - exec_ns) / 1e6)
@@ -216,6 +225,78 @@ def v_whole_after_exec(rounds, known=False):
     return {"method": " ".join(v_whole_after_exec.__doc__.split()), "modules": V_MODS,
             "exec_to_whole_ms": stats(whole), "exec_to_first_sample_ms": stats(first),
             "whole_stack_frames": stats(nframes)}
+
+
+# Marks CLOCK_BOOTTIME in argv[1], then execs argv[2:] (the same pid).
+EXEC_SHIM = ("import os, sys, time\n"
+             "open(sys.argv[1], 'w').write(str(time.clock_gettime_ns(time.CLOCK_BOOTTIME)))\n"
+             "os.execv(sys.argv[2], sys.argv[2:])\n")
+
+
+FXT_BT_FLAG_FP_FALLBACK = 0x40  # daemon/fxt/fxt.h
+V_WINDOW_NS = 500 * 10**6
+
+
+def v_cache(rounds):
+    """What the tables kept on disk (daemon/unwind/cfi_cache) change in a
+    new program's first milliseconds. clang++ -O2 -c of
+    tests/report/demangle/templates.cpp under record -F 999 (python3.11
+    marks CLOCK_BOOTTIME and execs clang, same pid), side by side in each
+    round, in random order: FXSAMPLER_CFI_CACHE=off (every table made anew)
+    and a cache directory a run before filled (libLLVM's and libclang-cpp's
+    read back). Per run: of the samples in the 500 ms after the exec, how
+    many went on by frame pointers (marked FXT_BT_FLAG_FP_FALLBACK in
+    fxsampler dump: a table not there yet, most of them) and how long after the exec the
+    last of them came; record's count of stacks ended without a table
+    (no_table), the tables read back, and the share of the compile's stacks
+    that reach __libc_start_call_main (clang's constructors, under ld.so,
+    do not)."""
+    clang = shutil.which("clang++")
+    src = os.path.join(TOP, "tests", "report", "demangle", "templates.cpp")
+    if not clang:
+        return {"status": "NOT RUN: clang++ missing"}
+    real = os.path.realpath(clang)
+    cache = os.path.join(TMP, "v_cache.dir")
+    shutil.rmtree(cache, ignore_errors=True)
+    mark, out = os.path.join(TMP, "v_cache.mark"), os.path.join(TMP, "v_cache.fxt")
+    obj = os.path.join(TMP, "v_cache.o")
+
+    def one(cache_dir):
+        env = dict(os.environ, FXSAMPLER_CFI_CACHE=cache_dir)
+        rc, o, e, wall, ru = run([FXS, "record", "-F", "999", "--unwind=auto", "-o", out, "--",
+                                  PYTHON, "-c", EXEC_SHIM, mark, real, "-O2", "-c", src, "-o",
+                                  obj], env=env)
+        try:
+            exec_ns = int(open(mark).read())
+        except (OSError, ValueError):
+            log("   v cache: no exec mark (rc %d): %s" % (rc, e.strip()[-300:]))
+            return None
+        m = re.search(r"ended early:.* (\d+) no_table", e)
+        r = {"no_table": int(m.group(1)) if m else 0, "marked": 0, "last_marked_ms": 0.0}
+        m = re.search(r"unwind tables: (\d+) read from the cache", e)
+        r["read_back"] = int(m.group(1)) if m else 0
+        rc, o, e, _, _ = run([FXS, "dump", out])
+        for m in re.finditer(r" backtrace ts=(\d+) .*flags=0x([0-9a-f]+)", o):
+            ts, flags = int(m.group(1)), int(m.group(2), 16)
+            if exec_ns <= ts < exec_ns + V_WINDOW_NS and flags & FXT_BT_FLAG_FP_FALLBACK:
+                r["marked"] += 1
+                r["last_marked_ms"] = (ts - exec_ns) / 1e6
+        entry = [any(sym == "__libc_start_call_main" for sym, _ in f)
+                 for ts, f in perf_script_blocks(out, "clang") if ts >= exec_ns]
+        r["entry_share"] = 100.0 * sum(entry) / len(entry) if entry else None
+        return r
+
+    one(cache)  # fills the cache
+    runs = {"off": [], "kept": []}
+    for r in range(rounds):
+        for kind in random.sample(list(runs), 2):
+            runs[kind].append(one("off" if kind == "off" else cache))
+    sec = {"method": " ".join(v_cache.__doc__.split())}
+    for kind, rs in runs.items():
+        rs = [x for x in rs if x]
+        sec[kind] = {k: stats([x.get(k) for x in rs])
+                     for k in ["marked", "last_marked_ms", "no_table", "read_back", "entry_share"]}
+    return sec
 
 
 def measure():
@@ -230,6 +311,7 @@ def measure():
     if os.path.exists(MODS40):
         sec["mods40"] = v_whole_after_exec(rounds)
         sec["mods40_known"] = v_whole_after_exec(rounds, known=True)
+    sec["cache"] = v_cache(rounds)
     results["sections"][KEY] = sec
     sd, bps = sec["cpu_slowdown_pct"], sec["bytes_per_sample"]
     f, p = sd.get("fxsampler@1000"), sd.get("perf-dwarf@1000")
@@ -280,3 +362,16 @@ def table(v):
               "first whole stack %s ms (exec -> first sample %s ms)" % (
                   fmt(m["exec_to_whole_ms"], digits=1),
                   fmt(m["exec_to_first_sample_ms"], digits=1)))
+    c = v.get("cache")
+    if c and "status" in c:
+        print("   clang++ with its tables kept on disk: %s" % c["status"])
+    elif c:
+        for kind, what in [("off", "tables made anew (cache off)"),
+                           ("kept", "tables read back from the cache")]:
+            k = c[kind]
+            print("   clang++ -O2 -c, %-32s in the 500 ms after its exec %s stacks went on by "
+                  "frame pointers, the last %s ms after it; no_table %s; read "
+                  "back %s; reach the entry %s" % (
+                      what + ":", fmt(k["marked"]), fmt(k["last_marked_ms"], digits=1),
+                      fmt(k["no_table"]), fmt(k["read_back"]),
+                      fmt(k["entry_share"], "%", digits=1)))

@@ -4,7 +4,7 @@
  * a module's rows (daemon/unwind/cfi_table) took 40 to 80 ms each for
  * clang++'s libLLVM and libclang-cpp, and a new program's stacks waited for
  * them (160 of a compile's first samples went by frame pointers). Read back,
- * libLLVM's 8 MB take about 35 ms, most of it the CRC.
+ * libLLVM's 8 MB take about 35 ms (into new memory, then the CRC).
  *
  * One file per module file, named by where the file is and when it was
  * written as fstat() gives them: device, inode, size and mtime (a package
