@@ -7,6 +7,7 @@
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -156,6 +157,45 @@ START_TEST(test_detect)
 }
 END_TEST
 
+/*
+ * The symbols found by the GNU hash table are the ones a scan of .dynsym
+ * finds: the same python3.11 without its .gnu.hash section (objcopy) is
+ * read by the scan.
+ */
+START_TEST(test_detect_by_hash_as_by_scan)
+{
+	char copy[] = "/tmp/fxs-py-nohash-XXXXXX", cmd[256];
+	struct py_image by_hash, by_scan;
+	int fd = open("/usr/bin/python3.11", O_RDONLY), tmp;
+
+	if (fd < 0) {
+		fprintf(stderr, "SKIP test_detect_by_hash_as_by_scan: no /usr/bin/python3.11\n");
+		return;
+	}
+	ck_assert_int_eq(py_image_detect(fd, &by_hash), 0);
+	close(fd);
+	tmp = mkstemp(copy);
+	ck_assert_int_ge(tmp, 0);
+	close(tmp);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --remove-section .gnu.hash /usr/bin/python3.11 %s && "
+		 "! readelf -S %s | grep -q GNU_HASH",
+		 copy, copy);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+	fd = open(copy, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(py_image_detect(fd, &by_scan), 0);
+	close(fd);
+	unlink(copy);
+	ck_assert_int_eq(by_hash.kind, PY_IMAGE_OK);
+	ck_assert_int_eq(by_scan.kind, PY_IMAGE_OK);
+	ck_assert_uint_eq(by_hash.runtime, by_scan.runtime);
+	ck_assert_uint_eq(by_hash.code_type, by_scan.code_type);
+	ck_assert_uint_eq(by_hash.none, by_scan.none);
+	ck_assert_uint_eq(by_hash.minor, by_scan.minor);
+}
+END_TEST
+
 static Suite *python_code_suite(void)
 {
 	Suite *s = suite_create("python_code");
@@ -165,6 +205,7 @@ static Suite *python_code_suite(void)
 	tcase_add_test(tc, test_str);
 	tcase_add_test(tc, test_code_refs);
 	tcase_add_test(tc, test_detect);
+	tcase_add_test(tc, test_detect_by_hash_as_by_scan);
 	suite_add_tcase(s, tc);
 	return s;
 }
