@@ -150,9 +150,9 @@ fi
 # The same compile with the tables the first run kept on disk: every one it
 # kept (libLLVM's and libclang-cpp's among them) read back, none made again.
 # How many stacks then go without a table is printed, not held to a bound:
-# it is mostly the time from the exec to the ranges published, which a busy
-# host stretches (a CI run read all 8 back and still had 69, against 74
-# cold; 21 against 60 here). Measuring it is bench's, side by side.
+# the tables are made or read back beside the compile, and a busy host
+# stretches that (a CI run read all 8 back and still had 69, against 74
+# cold; 21 against 60 here). Measuring it is bench v's (v_cache), side by side.
 # perf record links each module it sampled into ~/.debug the first time it
 # sees it, which moves the module's ctime: a CI run read 7 of 8 back when
 # the cache's key held the ctime. A link of libclang-cpp's moves it here
